@@ -1,0 +1,61 @@
+"""Exceptions raised by wavefront.
+
+Every error a user can cause has its own type and a message that says what to
+change. Each subclasses the builtin a Python user would catch for it
+(``ValueError``, ``MemoryError``, ...) as well as :class:`WavefrontError`.
+"""
+from __future__ import annotations
+
+
+class WavefrontError(Exception):
+    """Base class of every wavefront error."""
+
+
+class GraphFormatError(WavefrontError, ValueError):
+    """A graph file is malformed. Names the file and, where known, the line."""
+
+    def __init__(self, message: str, path=None, line: int | None = None):
+        self.path = None if path is None else str(path)
+        self.line = line
+        self.reason = message
+        where = self.path or "<input>"
+        if line is not None:
+            where = f"{where}:{line}"
+        super().__init__(f"{where}: {message}")
+
+
+class VertexError(WavefrontError, ValueError):
+    """A vertex id (a source, a target) is outside the graph."""
+
+
+class WeightError(WavefrontError, ValueError):
+    """Edge weights are unusable for the request: negative, NaN or infinite."""
+
+
+class UnknownMethodError(WavefrontError, ValueError):
+    """The requested method is not registered for the graph's device."""
+
+
+class BackendUnavailableError(WavefrontError, RuntimeError):
+    """A backend (CUDA, MPI) was requested but cannot run here."""
+
+
+class GPUMemoryError(WavefrontError, MemoryError):
+    """A graph or search does not fit in the GPU's free memory."""
+
+    def __init__(self, what: str, needed_bytes: int, free_bytes: int):
+        self.needed_bytes = int(needed_bytes)
+        self.free_bytes = int(free_bytes)
+        super().__init__(
+            f"{what} needs {needed_bytes / 2**30:.2f} GiB of GPU memory but only "
+            f"{free_bytes / 2**30:.2f} GiB is free; use a smaller graph, free GPU "
+            f"memory, or run it with backend='cpu'"
+        )
+
+
+class ValidationError(WavefrontError, AssertionError):
+    """A search result broke a Graph500 validation rule; ``rule`` names it."""
+
+    def __init__(self, rule: str, message: str):
+        self.rule = rule
+        super().__init__(f"[{rule}] {message}")

@@ -1,0 +1,268 @@
+"""The Graph container: CSR (plus CSC for directed graphs) on the CPU or a GPU.
+
+Conventions every backend relies on:
+
+* ``indptr`` is int64 of length ``n + 1``; ``indices`` is int32 while
+  ``n < 2**31`` and int64 beyond (see :func:`index_dtype`).
+* ``m`` counts stored arcs. An undirected graph stores each edge in both
+  directions, so ``m`` is twice its edge count. Self-loops are never stored;
+  parallel arcs are merged by the builders (keeping the smallest weight).
+* For an undirected graph the CSC *is* the CSR (``in_indptr is indptr``); a
+  directed graph carries its own CSC for pull (bottom-up) steps.
+* ``weights`` is None or one of float32, float64, int32, int64 (aligned with
+  ``indices``; ``in_weights`` with ``in_indices``).
+* ``input_degree[v]`` counts the input edge tuples (duplicates included,
+  self-loops excluded) with an endpoint at ``v``: Graph500 counts traversed
+  edges from these, not from the deduplicated CSR.
+* ``labels`` (optional, int64) maps an internal vertex id to the caller's id,
+  set when the builder relabelled vertices (by degree). Public entry points
+  translate sources and results through it, so users only ever see their ids.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .._xp import array_module, check_device, device_of, to_device
+
+INT32_LIMIT = 2**31 - 1
+WEIGHT_DTYPES = (np.float32, np.float64, np.int32, np.int64)
+
+
+def index_dtype(n: int):
+    """Column-index dtype for a graph of ``n`` vertices."""
+    return np.int32 if n <= INT32_LIMIT else np.int64
+
+
+class Graph:
+    """A graph in compressed sparse row form, on the CPU (NumPy) or a GPU (CuPy).
+
+    Build one with :meth:`from_edges`, :meth:`from_scipy` or
+    :func:`wavefront.read_graph`; move it with :meth:`to`.
+    """
+
+    def __init__(
+        self,
+        indptr,
+        indices,
+        *,
+        n: int,
+        weights=None,
+        directed: bool = False,
+        in_indptr=None,
+        in_indices=None,
+        in_weights=None,
+        input_degree=None,
+        num_input_edges: int | None = None,
+        labels=None,
+        check: bool = True,
+    ):
+        self.n = int(n)
+        self.directed = bool(directed)
+        self.indptr = indptr
+        self.indices = indices
+        self.weights = weights
+        if self.directed:
+            self._in = (in_indptr, in_indices, in_weights)
+        else:
+            self._in = None
+        self.input_degree = input_degree
+        self.num_input_edges = None if num_input_edges is None else int(num_input_edges)
+        self.labels = labels
+        self._inverse_labels = None
+        self._weights_checked = None  # cached result of the SSSP weight check
+        if check:
+            self._check()
+
+    # -- structure -------------------------------------------------------
+    def _check(self) -> None:
+        n = self.n
+        if n < 0:
+            raise ValueError(f"n must be non-negative, got {n}")
+        if self.indptr.dtype != np.int64 or self.indptr.shape != (n + 1,):
+            raise ValueError(f"indptr must be int64 of length n+1={n + 1}")
+        if self.indices.dtype != index_dtype(n):
+            raise ValueError(
+                f"indices must be {np.dtype(index_dtype(n)).name} for n={n}, "
+                f"got {self.indices.dtype}"
+            )
+        if self.weights is not None:
+            if self.weights.dtype not in WEIGHT_DTYPES:
+                raise ValueError(f"unsupported weight dtype {self.weights.dtype}")
+            if self.weights.shape != self.indices.shape:
+                raise ValueError("weights must align with indices")
+        if self.directed:
+            ip, ix, w = self._in
+            if ip is None or ix is None:
+                raise ValueError("a directed graph needs its CSC (in_indptr, in_indices)")
+            if ix.shape != self.indices.shape:
+                raise ValueError("CSC and CSR must hold the same number of arcs")
+            if (w is None) != (self.weights is None):
+                raise ValueError("in_weights must be given exactly when weights are")
+        devices = {device_of(a) for a in self._arrays().values() if a is not None}
+        if len(devices) > 1:
+            raise ValueError("all arrays of a Graph must live on one device")
+
+    @property
+    def m(self) -> int:
+        """Stored arcs (an undirected edge counts twice)."""
+        return int(self.indices.shape[0])
+
+    @property
+    def device(self) -> str:
+        return device_of(self.indptr)
+
+    @property
+    def weighted(self) -> bool:
+        return self.weights is not None
+
+    @property
+    def in_indptr(self):
+        return self._in[0] if self.directed else self.indptr
+
+    @property
+    def in_indices(self):
+        return self._in[1] if self.directed else self.indices
+
+    @property
+    def in_weights(self):
+        return self._in[2] if self.directed else self.weights
+
+    @property
+    def xp(self):
+        """The array module of this graph's arrays (numpy or cupy)."""
+        return array_module(self.indptr)
+
+    def degree(self):
+        """Out-degree of every vertex (int64, on the graph's device)."""
+        return self.xp.diff(self.indptr)
+
+    def in_degree(self):
+        return self.xp.diff(self.in_indptr)
+
+    @property
+    def nbytes(self) -> int:
+        return sum(int(a.nbytes) for a in self._arrays().values() if a is not None)
+
+    def _arrays(self) -> dict:
+        arrays = {
+            "indptr": self.indptr,
+            "indices": self.indices,
+            "weights": self.weights,
+            "input_degree": self.input_degree,
+            "labels": self.labels,
+        }
+        if self.directed:
+            arrays.update(in_indptr=self._in[0], in_indices=self._in[1], in_weights=self._in[2])
+        return arrays
+
+    # -- devices ---------------------------------------------------------
+    def to(self, device: str) -> "Graph":
+        """A copy of this graph on ``"cpu"`` or ``"cuda"`` (self if already there)."""
+        check_device(device)
+        if device == self.device:
+            return self
+        if device == "cuda":
+            from ..backends import require_cuda
+
+            require_cuda()
+            from ..backends.cuda.memory import check_fits
+
+            check_fits("moving the graph to the GPU", self.nbytes)
+        moved = {k: to_device(a, device) for k, a in self._arrays().items()}
+        return Graph(
+            moved["indptr"],
+            moved["indices"],
+            n=self.n,
+            weights=moved["weights"],
+            directed=self.directed,
+            in_indptr=moved.get("in_indptr"),
+            in_indices=moved.get("in_indices"),
+            in_weights=moved.get("in_weights"),
+            input_degree=moved["input_degree"],
+            num_input_edges=self.num_input_edges,
+            labels=moved["labels"],
+            check=False,
+        )
+
+    # -- vertex ids ------------------------------------------------------
+    def internal_id(self, vertex) -> int:
+        """The internal id of a caller's vertex id; raises VertexError if absent."""
+        from ..errors import VertexError
+
+        try:
+            v = int(vertex)
+        except (TypeError, ValueError) as exc:
+            raise VertexError(f"vertex id must be an integer, got {vertex!r}") from exc
+        if isinstance(vertex, float) and vertex != v:
+            raise VertexError(f"vertex id must be an integer, got {vertex!r}")
+        if not 0 <= v < self.n:
+            raise VertexError(f"vertex {v} is out of range: the graph has vertices 0..{self.n - 1}")
+        if self.labels is None:
+            return v
+        return int(self.inverse_labels[v])
+
+    @property
+    def inverse_labels(self):
+        """Caller id -> internal id (None when the graph was not relabelled)."""
+        if self.labels is None:
+            return None
+        if self._inverse_labels is None:
+            xp = self.xp
+            inv = xp.empty_like(self.labels)
+            inv[self.labels] = xp.arange(self.n, dtype=self.labels.dtype)
+            self._inverse_labels = inv
+        return self._inverse_labels
+
+    # -- Graph500 edge counting -------------------------------------------
+    def traversed_edges(self, reached) -> int:
+        """Input edge tuples inside the set ``reached`` (a boolean mask).
+
+        Graph500 divides this by the search time to get TEPS. For an
+        undirected graph a search's component is closed, so every tuple with
+        one endpoint reached has both reached and is counted through the
+        per-vertex ``input_degree`` (each tuple adds one to both endpoints).
+        Without input tuples it falls back to the stored arcs.
+        """
+        xp = self.xp
+        if self.input_degree is not None:
+            total = int(self.input_degree[reached].sum())
+        else:
+            total = int(self.degree()[reached].sum())
+        return total if self.directed else total // 2
+
+    # -- construction shortcuts -------------------------------------------
+    @classmethod
+    def from_edges(cls, src, dst, weights=None, n=None, directed=False, **options) -> "Graph":
+        """Build a graph from edge arrays; see :func:`wavefront.graph.build.from_edges`."""
+        from .build import from_edges
+
+        return from_edges(src, dst, weights=weights, n=n, directed=directed, **options)
+
+    @classmethod
+    def from_scipy(cls, matrix, directed: bool = True, **options) -> "Graph":
+        """Build from a SciPy sparse matrix (entry (i, j) is an arc i -> j)."""
+        import scipy.sparse as sp
+
+        coo = sp.coo_matrix(matrix)
+        if coo.shape[0] != coo.shape[1]:
+            raise ValueError(f"adjacency matrix must be square, got shape {coo.shape}")
+        return cls.from_edges(
+            coo.row, coo.col, weights=coo.data, n=coo.shape[0], directed=directed, **options
+        )
+
+    def to_scipy(self):
+        """The CSR as a ``scipy.sparse.csr_array`` (on the CPU), in internal ids.
+
+        Unweighted graphs get unit weights.
+        """
+        import scipy.sparse as sp
+
+        g = self.to("cpu")
+        data = g.weights if g.weights is not None else np.ones(g.m, dtype=np.float64)
+        return sp.csr_array((data, g.indices, g.indptr), shape=(g.n, g.n))
+
+    def __repr__(self) -> str:
+        kind = "directed" if self.directed else "undirected"
+        w = f", weights={self.weights.dtype}" if self.weights is not None else ""
+        rel = ", relabelled" if self.labels is not None else ""
+        return f"Graph(n={self.n}, m={self.m}, {kind}{w}{rel}, device={self.device!r})"

@@ -1,0 +1,56 @@
+"""Method registry: (kernel, device, method name) -> implementation.
+
+Each backend package declares its methods in a plain ``METHODS`` dict of
+``"module:function"`` strings, so listing methods imports nothing heavy and a
+method's module (numba, CuPy) is imported only when it is first called.
+``register`` adds methods at run time (plugins, experiments).
+"""
+from __future__ import annotations
+
+import importlib
+
+from .errors import UnknownMethodError
+
+KERNELS = ("bfs", "sssp")
+_BACKEND_PACKAGES = {"cpu": "wavefront.backends.cpu", "cuda": "wavefront.backends.cuda"}
+_extra: dict = {}
+
+
+def _declared(kernel: str, device: str) -> dict:
+    if kernel not in KERNELS:
+        raise ValueError(f"kernel must be one of {KERNELS}, got {kernel!r}")
+    package = importlib.import_module(_BACKEND_PACKAGES[device])
+    table = dict(package.METHODS.get(kernel, {}))
+    table.update(_extra.get((kernel, device), {}))
+    return table
+
+
+def methods(kernel: str, device: str = "cpu") -> list[str]:
+    """Names accepted by ``wavefront.<kernel>(..., method=...)`` on ``device``."""
+    return sorted(_declared(kernel, device))
+
+
+def register(kernel: str, device: str, name: str, function) -> None:
+    """Add (or replace) a method: ``function(graph, source, **options) -> result``.
+
+    ``function`` may be a callable or a ``"module:function"`` string.
+    """
+    if device not in _BACKEND_PACKAGES:
+        raise ValueError(f"device must be one of {tuple(_BACKEND_PACKAGES)}, got {device!r}")
+    _declared(kernel, device)  # validates kernel
+    _extra.setdefault((kernel, device), {})[name] = function
+
+
+def resolve(kernel: str, device: str, name: str):
+    """The callable behind a method name, importing its module on first use."""
+    table = _declared(kernel, device)
+    if name not in table:
+        raise UnknownMethodError(
+            f"no {kernel} method {name!r} for a graph on {device!r}; "
+            f"choose one of {', '.join(sorted(table))}"
+        )
+    target = table[name]
+    if callable(target):
+        return target
+    module, _, attr = target.partition(":")
+    return getattr(importlib.import_module(module), attr)

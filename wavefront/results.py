@@ -1,0 +1,188 @@
+"""Search results and their per-level (per-phase) traces.
+
+Sentinels, the same on every backend:
+
+* ``parents``: int64, ``parents[source] == source``, ``-1`` for unreached.
+* ``levels``: int32 BFS depth, ``-1`` for unreached.
+* ``distances``: float (float32 for float32 weights, float64 otherwise),
+  ``inf`` for unreached.
+
+Arrays live where the graph lived (NumPy or CuPy); ``.to("cpu")`` moves them.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields, replace
+from typing import ClassVar
+
+import numpy as np
+
+from ._xp import array_module, to_device
+
+
+@dataclass
+class TraceRow:
+    """One BFS level or SSSP phase.
+
+    ``kind`` is the direction ("top-down", "bottom-up", ...) or mode ("all",
+    "frontier", ...) that ran; ``frontier`` the vertices it started from;
+    ``edges`` the edges it examined (``-1`` when the step does not count
+    them); ``reason`` why the policy chose this step.
+    """
+
+    step: int
+    kind: str
+    frontier: int
+    edges: int
+    seconds: float
+    reason: str = ""
+
+
+class Trace(list):
+    """A list of :class:`TraceRow`, with a table view."""
+
+    def add(self, step, kind, frontier, edges, seconds, reason="") -> TraceRow:
+        row = TraceRow(int(step), str(kind), int(frontier), int(edges), float(seconds), reason)
+        self.append(row)
+        return row
+
+    @property
+    def seconds(self) -> float:
+        return sum(r.seconds for r in self)
+
+    @property
+    def edges(self) -> int:
+        return sum(max(r.edges, 0) for r in self)
+
+    def edges_by_kind(self) -> dict:
+        out: dict = {}
+        for r in self:
+            out[r.kind] = out.get(r.kind, 0) + max(r.edges, 0)
+        return out
+
+    def to_records(self) -> np.ndarray:
+        """The trace as a NumPy structured array (one record per row)."""
+        dtype = [
+            ("step", np.int32),
+            ("kind", "U24"),
+            ("frontier", np.int64),
+            ("edges", np.int64),
+            ("seconds", np.float64),
+            ("reason", "U80"),
+        ]
+        return np.array([tuple(getattr(r, f.name) for f in fields(r)) for r in self], dtype=dtype)
+
+    def table(self, title: str = "trace"):
+        """A ``rich.table.Table`` of the rows (rich is imported here, lazily)."""
+        from rich.table import Table
+
+        t = Table(title=title)
+        for name, justify in (
+            ("step", "right"),
+            ("kind", "left"),
+            ("frontier", "right"),
+            ("edges", "right"),
+            ("ms", "right"),
+            ("reason", "left"),
+        ):
+            t.add_column(name, justify=justify)
+        for r in self:
+            t.add_row(
+                str(r.step), r.kind, f"{r.frontier:,}", f"{r.edges:,}" if r.edges >= 0 else "-",
+                f"{r.seconds * 1e3:.3f}", r.reason,
+            )
+        return t
+
+
+@dataclass
+class _Result:
+    source: int
+    parents: object
+    trace: Trace = field(default_factory=Trace)
+    method: str = ""
+    backend: str = "cpu"
+    seconds: float = float("nan")
+
+    _array_fields: ClassVar[tuple] = ("parents",)
+
+    @property
+    def reached(self):
+        return self.parents >= 0
+
+    @property
+    def num_reached(self) -> int:
+        return int(self.reached.sum())
+
+    def to(self, device: str):
+        """A copy with every array on ``device`` ("cpu" or "cuda")."""
+        moved = {name: to_device(getattr(self, name), device) for name in self._array_fields}
+        return replace(self, **moved)
+
+    @property
+    def xp(self):
+        return array_module(self.parents)
+
+
+@dataclass
+class BFSResult(_Result):
+    """Breadth-first search from ``source``: ``parents``, ``levels``, ``trace``."""
+
+    levels: object = None
+    _array_fields: ClassVar[tuple] = ("parents", "levels")
+
+    @property
+    def depth(self) -> int:
+        """The largest level reached (0 when only the source is)."""
+        return int(self.levels.max())
+
+
+@dataclass
+class SSSPResult(_Result):
+    """Shortest paths from ``source``: ``distances``, ``parents``, ``trace``."""
+
+    distances: object = None
+    _array_fields: ClassVar[tuple] = ("parents", "distances")
+
+
+def path(result: _Result, target) -> np.ndarray:
+    """Vertices from the search's source to ``target`` along ``result.parents``.
+
+    Raises :class:`~wavefront.errors.VertexError` when ``target`` is out of
+    range and ``ValueError`` when it was not reached.
+    """
+    from .errors import VertexError
+
+    parents = to_device(result.parents, "cpu")
+    n = parents.shape[0]
+    t = int(target)
+    if not 0 <= t < n:
+        raise VertexError(f"target {t} is out of range: the graph has vertices 0..{n - 1}")
+    if parents[t] < 0:
+        raise ValueError(f"vertex {t} is not reachable from source {result.source}")
+    out = [t]
+    while out[-1] != result.source:
+        out.append(int(parents[out[-1]]))
+        if len(out) > n:
+            raise ValueError("the parent array has a cycle; the result is corrupt")
+    return np.array(out[::-1], dtype=np.int64)
+
+
+def to_caller_ids(graph, result: _Result, source: int) -> _Result:
+    """Translate a result computed in a relabelled graph's internal ids back
+    to the caller's ids (a no-op when the graph was not relabelled)."""
+    if graph.labels is None:
+        return result
+    xp = array_module(result.parents)
+    labels = graph.labels
+    changes = {}
+    internal = result.parents
+    parents = xp.full_like(internal, -1)
+    reached = internal >= 0
+    parents[labels[reached]] = labels[internal[reached]]
+    changes["parents"] = parents
+    for name in result._array_fields:
+        if name != "parents":
+            values = getattr(result, name)
+            out = xp.empty_like(values)
+            out[labels] = values
+            changes[name] = out
+    return replace(result, source=int(source), **changes)

@@ -1,0 +1,55 @@
+"""Single-source shortest paths: the public entry point.
+
+``wavefront.sssp(graph, source, method="auto")`` runs on the graph's device.
+Weights must be non-negative and finite; an unweighted graph counts hops.
+"""
+from __future__ import annotations
+
+import time
+
+from .. import registry
+from ..errors import WeightError
+from ..results import SSSPResult, path, to_caller_ids
+
+__all__ = ["sssp", "SSSPResult", "path", "check_weights"]
+
+
+def check_weights(graph) -> None:
+    """Raise :class:`WeightError` unless every weight is finite and >= 0 (cached)."""
+    if graph.weights is None or graph._weights_checked:
+        return
+    w = graph.weights
+    xp = graph.xp
+    if w.dtype.kind == "f":
+        bad = ~xp.isfinite(w)
+        if bool(bad.any()):
+            i = int(xp.argmax(bad))
+            raise WeightError(
+                f"edge weights must be finite: arc {i} has weight {float(w[i])}; "
+                "remove or fix NaN/infinite weights before calling sssp"
+            )
+    if w.size and bool((w < 0).any()):
+        i = int(xp.argmax(w < 0))
+        raise WeightError(
+            f"edge weights must be non-negative: arc {i} has weight {w[i].item()}; "
+            "shortest paths with negative weights need Bellman-Ford with cycle "
+            "detection (e.g. scipy.sparse.csgraph.bellman_ford)"
+        )
+    graph._weights_checked = True
+
+
+def sssp(graph, source, method: str = "auto", **options) -> SSSPResult:
+    """Shortest paths from ``source`` (a caller's vertex id).
+
+    Common options, where the method supports them: ``cutoff`` (leave
+    vertices farther than this unreached), ``delta`` (delta-stepping bucket
+    width). Returns a :class:`~wavefront.results.SSSPResult` on the graph's
+    device; ``wavefront.path(result, target)`` rebuilds a path.
+    """
+    run = registry.resolve("sssp", graph.device, method)
+    internal = graph.internal_id(source)
+    check_weights(graph)
+    start = time.perf_counter()
+    result = run(graph, internal, **options)
+    result.seconds = time.perf_counter() - start
+    return to_caller_ids(graph, result, int(source))
