@@ -64,3 +64,11 @@ def choose_backend(requested: str = "auto") -> tuple[str, str]:
     if ok:
         return "cuda", f"auto: {reason}"
     return "cpu", f"auto: CUDA unavailable ({reason})"
+
+
+def synchronize(device: str) -> None:
+    """Wait until queued work on ``device`` is done (so a host timer is honest)."""
+    if device == "cuda":
+        import cupy
+
+        cupy.cuda.get_current_stream().synchronize()
