@@ -70,6 +70,9 @@ class Graph:
         self.labels = labels
         self._inverse_labels = None
         self._weights_checked = None  # cached result of the SSSP weight check
+        # Backend-owned derived data (COO, bitmaps, degree masks, ...), built
+        # once per graph on first use; keys are "<backend>.<what>".
+        self.derived: dict = {}
         if check:
             self._check()
 
