@@ -33,7 +33,9 @@ _LAZY = {
     "write_graph": ("wavefront.io", "write_graph"),
     "kronecker": ("wavefront.generators", "kronecker"),
     "kronecker_edges": ("wavefront.generators", "kronecker_edges"),
+    "kronecker_chunks": ("wavefront.generators", "kronecker_chunks"),
     "grid": ("wavefront.generators", "grid"),
+    "uniform_random": ("wavefront.generators", "uniform_random"),
     "road_like": ("wavefront.generators", "road_like"),
 }
 
