@@ -1,0 +1,49 @@
+"""Helpers shared by the benchmark scripts: roots, statistics, machine facts, tables."""
+from __future__ import annotations
+
+import platform
+import statistics
+
+import numpy as np
+
+
+def pick_roots(graph, count: int = 64, seed: int = 1) -> np.ndarray:
+    """Up to ``count`` distinct random vertices of degree >= 1 (internal ids), as Graph500 picks roots."""
+    degree = np.asarray(graph.to("cpu").degree())
+    eligible = np.flatnonzero(degree > 0)
+    rng = np.random.default_rng(seed)
+    return rng.choice(eligible, size=min(count, eligible.size), replace=False)
+
+
+def harmonic_mean(values) -> float:
+    values = np.asarray(values, dtype=np.float64)
+    return float(values.size / np.sum(1.0 / values))
+
+
+def median(values) -> float:
+    return float(statistics.median(values))
+
+
+def cpu_model() -> str:
+    """The CPU's model name (from /proc/cpuinfo where there is one)."""
+    try:
+        with open("/proc/cpuinfo") as info:
+            for line in info:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def print_table(title: str, columns: list[str], rows: list[list], caption: str | None = None) -> None:
+    """Print rows as a rich table; columns after the first two are right-aligned."""
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title=title, caption=caption)
+    for i, name in enumerate(columns):
+        table.add_column(name, justify="left" if i < 2 else "right")
+    for row in rows:
+        table.add_row(*[str(cell) for cell in row])
+    Console().print(table)
