@@ -1,0 +1,218 @@
+"""CUDA BFS methods against a SciPy oracle (hop distances from csgraph), and
+the memory-lean Graph500 build path that lets SCALE 26 fit a GPU.
+
+Every method must reproduce the oracle's levels exactly and return a valid
+BFS tree: parents[source] == source, every other reached vertex's parent is
+one level closer and an arc parent -> vertex exists, unreached vertices keep
+-1. Graphs: random directed / undirected ones with isolated vertices and
+several components, a Kronecker graph, the Seattle road network, and a small
+graph forced onto the 64-bit vertex-id kernels.
+"""
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy.sparse.csgraph import shortest_path
+
+import wavefront as wf
+from wavefront.bfs.policy import BOTTOM_UP, TOP_DOWN, GAPPolicy, Seed000Policy
+from wavefront.graph.container import Graph
+
+from conftest import road_file
+
+gpu = pytest.mark.gpu
+
+METHODS = [
+    "vertex-push", "vertex-pull", "edge", "frontier", "frontier-privatized",
+    "load-balanced", "bottom-up", "single-block", "hybrid", "auto",
+]
+
+
+def oracle_levels(graph_cpu, source):
+    hops = shortest_path(graph_cpu.to_scipy(), unweighted=True, indices=source, directed=True)
+    return np.where(np.isinf(hops), -1, hops).astype(np.int64)
+
+
+def check_result(graph_cpu, result, source):
+    levels = result.levels.get()
+    parents = result.parents.get()
+    assert result.levels.dtype == np.int32 and result.parents.dtype == np.int64
+    expected = oracle_levels(graph_cpu, source)
+    mismatch = np.flatnonzero(levels != expected)
+    assert mismatch.size == 0, f"{result.method}: levels differ at {mismatch[:10]}"
+    assert parents[source] == source
+    reached = np.flatnonzero((levels > 0))
+    assert np.all(parents[levels < 0] == -1)
+    p = parents[reached]
+    assert np.all(p >= 0), f"{result.method}: reached vertex without a parent"
+    assert np.all(levels[p] == levels[reached] - 1), f"{result.method}: parent not one level up"
+    rows = np.repeat(np.arange(graph_cpu.n, dtype=np.int64), np.diff(graph_cpu.indptr))
+    arcs = rows * graph_cpu.n + graph_cpu.indices
+    assert np.all(np.isin(p * graph_cpu.n + reached, arcs)), f"{result.method}: parent is not a neighbour"
+
+
+def random_graph(rng, n, arcs, directed):
+    """Sparse random graph; the top tenth of the ids get no edges (isolated)."""
+    hot = int(n * 0.9)
+    src = rng.integers(0, hot, arcs)
+    dst = rng.integers(0, hot, arcs)
+    return Graph.from_edges(src, dst, n=n, directed=directed)
+
+
+@pytest.fixture(scope="module")
+def random_graphs():
+    rng = np.random.default_rng(7)
+    graphs = []
+    for directed in (False, True):
+        for n, arcs in ((1, 0), (40, 30), (700, 900), (3000, 12000)):
+            g = random_graph(rng, n, arcs, directed)
+            graphs.append((g, g.to("cuda")))
+    return graphs
+
+
+@gpu
+@pytest.mark.parametrize("method", METHODS)
+def test_random_graphs_match_oracle(method, random_graphs):
+    rng = np.random.default_rng(11)
+    for g, gd in random_graphs:
+        sources = {0, g.n - 1} | set(rng.integers(0, g.n, 3).tolist())
+        for s in sorted(sources):  # n - 1 is isolated whenever n >= 10
+            result = wf.bfs(gd, s, method=method)
+            assert result.backend == "cuda"
+            check_result(g, result, s)
+
+
+@pytest.fixture(scope="module")
+def kron():
+    g = wf.kronecker(13, seed=5, weighted=False)
+    return g, g.to("cuda")
+
+
+@gpu
+@pytest.mark.parametrize("method", METHODS)
+def test_kronecker_matches_oracle(method, kron):
+    g, gd = kron
+    degree = np.diff(g.indptr)
+    for s in (int(np.argmax(degree)), int(np.flatnonzero(degree == 1)[0])):
+        check_result(g, wf.bfs(gd, s, method=method), s)
+
+
+@gpu
+@pytest.mark.parametrize("policy", ["gap", "seed000", GAPPolicy(alpha=5, beta=30), Seed000Policy()])
+def test_hybrid_policies_switch_direction_and_stay_correct(policy, kron):
+    g, gd = kron
+    s = int(np.argmax(np.diff(g.indptr)))
+    result = wf.bfs(gd, s, method="hybrid", policy=policy)
+    check_result(g, result, s)
+    kinds = [row.kind for row in result.trace]
+    assert BOTTOM_UP in kinds and kinds[0] == TOP_DOWN, kinds
+    assert sum(row.frontier for row in result.trace) == int((result.levels >= 0).sum())
+
+
+@gpu
+def test_hybrid_without_single_block_and_depth_limit(kron):
+    g, gd = kron
+    s = int(np.argmax(np.diff(g.indptr)))
+    check_result(g, wf.bfs(gd, s, method="hybrid", single_block=False), s)
+    limited = wf.bfs(gd, s, method="hybrid", depth_limit=1).levels.get()
+    expected = oracle_levels(g, s)
+    assert np.array_equal(limited, np.where(expected <= 1, expected, -1))
+
+
+@gpu
+def test_relabelled_graph_reports_caller_ids(kron):
+    g, _ = kron
+    src = np.repeat(np.arange(g.n), np.diff(g.indptr))
+    relabelled = Graph.from_edges(src, g.indices, n=g.n, relabel="degree").to("cuda")
+    s = 17
+    result = wf.bfs(relabelled, s, method="hybrid")
+    check_result(g, result, s)
+
+
+@gpu
+def test_seattle_road_network():
+    g = wf.read_graph(road_file("seattle.gr.gz"), weighted=False)
+    gd = g.to("cuda")
+    for s in (0, 12345, g.n - 1):
+        result = wf.bfs(gd, s, method="hybrid")
+        check_result(g, result, s)
+        assert result.depth > 100  # a road network: hundreds of levels
+        assert any("single block" in row.reason for row in result.trace)
+    check_result(g, wf.bfs(gd, 99, method="frontier-privatized"), 99)
+
+
+@gpu
+def test_int64_index_path():
+    rng = np.random.default_rng(3)
+    for directed in (False, True):
+        g = random_graph(rng, 500, 1500, directed)
+        wide = Graph(
+            g.indptr, g.indices.astype(np.int64), n=g.n, directed=directed,
+            in_indptr=g.in_indptr if directed else None,
+            in_indices=g.in_indices.astype(np.int64) if directed else None,
+            check=False,
+        ).to("cuda")
+        assert wide.indices.dtype == np.int64
+        for method in METHODS:
+            check_result(g, wf.bfs(wide, 3, method=method), 3)
+
+
+@gpu
+def test_prepare_then_search(kron):
+    from wavefront.backends.cuda.bfs import prepare
+
+    g, _ = kron
+    gd = g.to("cuda")
+    prepare(gd)
+    assert "cuda.bfs" in gd.derived
+    check_result(g, wf.bfs(gd, 1, method="hybrid"), 1)
+
+
+@gpu
+def test_gpu_memory_error_before_allocating(monkeypatch, kron):
+    from wavefront.backends.cuda import memory
+
+    g, _ = kron
+    gd = g.to("cuda")
+    monkeypatch.setattr(memory, "free_bytes", lambda: 1024)
+    with pytest.raises(wf.GPUMemoryError) as info:
+        wf.bfs(gd, 0, method="hybrid")
+    assert "needs" in str(info.value) and "free" in str(info.value)
+    assert info.value.free_bytes == 1024 and info.value.needed_bytes > 1024
+    assert "cuda.bfs" not in gd.derived
+
+
+@gpu
+def test_bad_source_raises():
+    gd = Graph.from_edges([0, 1], [1, 2]).to("cuda")
+    with pytest.raises(wf.VertexError):
+        wf.bfs(gd, 3, method="hybrid")
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    n=st.integers(1, 40),
+    edges=st.lists(st.tuples(st.integers(0, 39), st.integers(0, 39)), max_size=120),
+    chunk=st.integers(1, 50),
+    relabel=st.sampled_from([None, "degree"]),
+)
+def test_lean_undirected_build_equals_general_path(n, edges, chunk, relabel):
+    """The chunked packed-key builder (no weights) must equal the general
+    path (here forced by unit weights), chunk boundaries and duplicates included."""
+    from wavefront.graph import build
+
+    src = np.array([min(a, n - 1) for a, _ in edges], dtype=np.int64)
+    dst = np.array([min(b, n - 1) for _, b in edges], dtype=np.int64)
+    saved, build.LEAN_CHUNK = build.LEAN_CHUNK, chunk
+    try:
+        lean = build.from_edges(src, dst, n=n, relabel=relabel)
+    finally:
+        build.LEAN_CHUNK = saved
+    general = build.from_edges(src, dst, weights=np.ones(src.size), n=n, relabel=relabel)
+    assert np.array_equal(lean.indptr, general.indptr)
+    assert np.array_equal(lean.indices, general.indices) and lean.indices.dtype == general.indices.dtype
+    assert np.array_equal(lean.input_degree, general.input_degree)
+    assert lean.num_input_edges == general.num_input_edges
+    assert (lean.labels is None) == (general.labels is None)
+    if lean.labels is not None:
+        assert np.array_equal(lean.labels, general.labels)

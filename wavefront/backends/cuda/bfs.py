@@ -1,0 +1,334 @@
+"""CUDA BFS: the driver loops and the methods registered in ``METHODS["bfs"]``.
+
+Each method is ``f(graph, source, **options) -> BFSResult`` on a graph that
+lives on the GPU, in internal vertex ids. Per level the host launches the
+step kernels (``bfs_steps``) and makes one small device -> host copy of the
+step counters (frontier size n_f, its out-degree sum m_f, edges examined),
+which feeds the trace and the direction policy; buffers come from the
+per-graph workspace (``device_graph``), so a search allocates only its
+results.
+
+Methods and where they come from:
+
+=====================  =====================================================
+vertex-push            Harish & Narayanan; PMPP 15.3 fig. 15.6 (seeds 003/004)
+vertex-pull            PMPP 15.3 fig. 15.8: bottom-up with early exit, CSC
+edge                   PMPP 15.4 fig. 15.10: edge-centric over a COO
+frontier               PMPP 15.5: atomicCAS visit, global queue
+frontier-privatized    PMPP 15.6, seed 003: block + warp-aggregated queues
+load-balanced          PMPP 15.8: edge-balanced top-down (scan + search)
+bottom-up              seed 000 figs. 4 and 6 over bitmaps, every level
+single-block           PMPP 15.7: small-frontier levels in one block,
+                       edge-balanced steps for the rest (top-down only)
+hybrid (= auto)        seed 000 / Beamer direction optimization: the policy
+                       of ``wavefront.bfs.policy`` picks the direction per
+                       level; small top-down stretches run in the single
+                       block; queue <-> bitmap conversions on the GPU
+=====================  =====================================================
+
+The hybrid's default policy for CUDA is GAP's (alpha=15, beta=18): seed 000's
+measured the same within run-to-run spread (docs/notes-cuda-bfs.md). Two
+CUDA-specific rules sit on top of the policy: the root level always runs
+top-down in the single block (its degree comes back from that launch instead
+of costing a round trip), and a bottom-up choice is overridden while the
+frontier fits the single block (a grid-wide bottom-up level costs tens of
+microseconds, a single-block level a few). Seed 002's degree-sorted
+relabelling is ``from_edges(..., relabel="degree")``: the builder's CSR keeps
+each row sorted by id, so a vertex's neighbours then come by decreasing
+degree and a bottom-up scan meets the likely parents (hubs) first.
+"""
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from ...bfs.policy import BOTTOM_UP, TOP_DOWN, FixedPolicy, LevelState, make_policy
+from ...errors import VertexError
+from ...results import BFSResult, Trace, TraceRow
+from . import bfs_steps as steps
+from .device_graph import (
+    CNT_EDGES,
+    CNT_FLAG,
+    CNT_FRONTIER,
+    CNT_LEVELS_RUN,
+    CNT_NEXT_COUNT,
+    CNT_NEXT_DEGREE,
+    SINGLE_BLOCK_MAX_LEVELS,
+    coo_sources,
+    result_bytes,
+    workspace,
+)
+from .memory import check_fits
+
+BACKEND = "cuda"
+# A top-down level whose frontier has at most this many out-edges runs in the
+# single-block kernel (16 edges per thread of its 1024): below it a grid
+# launch plus a host round trip costs more than the block spends.
+SINGLE_BLOCK_EDGES = 16384
+
+
+def prepare(graph) -> None:
+    """Build everything a CUDA BFS on ``graph`` needs (workspace, degree masks)
+    and load every kernel, so the first timed search pays for neither.
+    Graph500 counts this as part of graph construction."""
+    import cupy
+
+    _check_graph(graph)
+    steps.compile_all(graph.indices.dtype.itemsize == 8)
+    workspace(graph)
+    probe = cupy.ones(4, dtype=cupy.int64)  # compiles the scan kernel used by the balanced step
+    cupy.cumsum(probe[:2], out=probe[2:])
+    cupy.cuda.get_current_stream().synchronize()
+
+
+# -- shared plumbing ------------------------------------------------------------
+def _check_graph(graph) -> None:
+    if graph.device != "cuda":
+        raise ValueError(f"the CUDA BFS needs a graph on the GPU, got one on {graph.device!r}; use graph.to('cuda')")
+
+
+def _start(graph, source: int):
+    """Workspace, fresh result arrays and an initialised search from ``source``."""
+    import cupy
+
+    _check_graph(graph)
+    if not 0 <= source < graph.n:
+        raise VertexError(f"vertex {source} is out of range: the graph has vertices 0..{graph.n - 1}")
+    ws = workspace(graph)
+    check_fits(f"the BFS result arrays for {graph!r}", result_bytes(graph))
+    levels = cupy.empty(graph.n, dtype=cupy.int32)
+    parents = cupy.empty(graph.n, dtype=cupy.int64)
+    steps.init_search(graph, ws, source, levels, parents)
+    return ws, levels, parents
+
+
+def _level_limit(graph, depth_limit) -> int:
+    if depth_limit is None:
+        return max(graph.n, 1)
+    if int(depth_limit) < 0:
+        raise ValueError(f"depth_limit must be >= 0, got {depth_limit}")
+    return int(depth_limit)
+
+
+def _edge_limit(value) -> int:
+    limit = int(value)
+    if not 0 <= limit <= 2**20:  # the single block counts a level's edges in 32 bits
+        raise ValueError(f"single_block_edges must be in [0, 2**20], got {value}")
+    return limit
+
+
+def _result(source, levels, parents, trace, method) -> BFSResult:
+    return BFSResult(source=int(source), parents=parents, trace=trace, method=method, backend=BACKEND, levels=levels)
+
+
+def _flag_driven(graph, source, depth_limit, method, launch, frontier_of):
+    """Driver for the vertex- and edge-centric methods: one launch per level
+    until a level visits nothing. ``frontier_of(counters, previous_new)``
+    gives the trace's frontier size for the level just run."""
+    ws, levels, parents = _start(graph, source)
+    trace = Trace()
+    limit = _level_limit(graph, depth_limit)
+    new = 1  # the level-0 frontier: the source
+    for level in range(1, limit + 1):
+        t0 = time.perf_counter()
+        steps.reset_counters(ws)
+        launch(ws, level, levels, parents)
+        c = steps.read_counters(ws)
+        trace.add(level, method, frontier_of(c, new), int(c[CNT_EDGES]), time.perf_counter() - t0)
+        new = int(c[CNT_NEXT_COUNT])
+        if not c[CNT_FLAG]:
+            break
+    return _result(source, levels, parents, trace, method)
+
+
+# -- vertex- and edge-centric ---------------------------------------------------
+def vertex_push(graph, source: int, depth_limit=None) -> BFSResult:
+    """One thread per vertex, push (top-down), idempotent visited flag."""
+    return _flag_driven(
+        graph, source, depth_limit, "vertex-push",
+        lambda ws, level, lv, par: steps.vertex_push(graph, ws, level, lv, par),
+        lambda c, previous: int(c[CNT_FRONTIER]),
+    )
+
+
+def vertex_pull(graph, source: int, depth_limit=None) -> BFSResult:
+    """One thread per unvisited vertex, pull (bottom-up) over the CSC, early exit."""
+    return _flag_driven(
+        graph, source, depth_limit, "vertex-pull",
+        lambda ws, level, lv, par: steps.vertex_pull(graph, ws, level, lv, par),
+        lambda c, previous: previous,
+    )
+
+
+def edge(graph, source: int, depth_limit=None) -> BFSResult:
+    """One thread per arc of a COO (built once per graph). Every level
+    examines all m arcs; it does not count its frontier (trace shows -1)."""
+    sources = coo_sources(graph)
+    result = _flag_driven(
+        graph, source, depth_limit, "edge",
+        lambda ws, level, lv, par: steps.edge(graph, ws, sources, level, lv, par),
+        lambda c, previous: -1,
+    )
+    for row in result.trace:
+        row.edges = graph.m
+    return result
+
+
+# -- queue-driven top-down --------------------------------------------------------
+def _queue_driven(graph, source, depth_limit, method, privatized):
+    ws, levels, parents = _start(graph, source)
+    trace = Trace()
+    limit = _level_limit(graph, depth_limit)
+    count, level = 1, 1
+    while count and level <= limit:
+        t0 = time.perf_counter()
+        steps.reset_counters(ws)
+        steps.frontier(graph, ws, count, level, levels, parents, privatized)
+        c = steps.read_counters(ws)
+        trace.add(level, method, count, int(c[CNT_EDGES]), time.perf_counter() - t0)
+        count = int(c[CNT_NEXT_COUNT])
+        ws.swap_queues()
+        level += 1
+    return _result(source, levels, parents, trace, method)
+
+
+def frontier(graph, source: int, depth_limit=None) -> BFSResult:
+    """Thread per frontier vertex; atomicCAS visit; global queue with an atomic tail."""
+    return _queue_driven(graph, source, depth_limit, "frontier", privatized=False)
+
+
+def frontier_privatized(graph, source: int, depth_limit=None) -> BFSResult:
+    """As ``frontier``, through a shared-memory block queue with warp-aggregated
+    reservations, flushed with one atomicAdd per block; overflow goes global."""
+    return _queue_driven(graph, source, depth_limit, "frontier-privatized", privatized=True)
+
+
+# -- direction-optimizing family ------------------------------------------------------
+def _out_degree(graph, v: int) -> int:
+    ends = graph.indptr[v : v + 2].get()
+    return int(ends[1] - ends[0])
+
+
+def _direction_optimizing(graph, source, depth_limit, method, policy, use_single_block, single_block_edges):
+    """The hybrid driver; the fixed-direction methods are this with a FixedPolicy.
+
+    The frontier lives in ``ws.queue_in`` while going top-down and in
+    ``ws.frontier`` (a bitmap) while going bottom-up; a change of direction
+    converts it on the GPU.
+    """
+    ws, levels, parents = _start(graph, source)
+    trace = Trace()
+    limit = _level_limit(graph, depth_limit)
+    capacity = steps.single_block_capacity(ws)
+    count = 1
+    # m_f of the frontier and m_u (GAP's policy), kept on the host. With the
+    # single block on, the root's degree comes back from its first launch
+    # instead of costing a round trip of its own.
+    degree = None if use_single_block else _out_degree(graph, source)
+    unexplored = None if degree is None else graph.m - degree
+    previous_count = 0
+    direction = TOP_DOWN
+    as_bitmap = False
+    level = 1
+    while count and level <= limit:
+        fits_single_block = use_single_block and count <= capacity and (degree is None or degree <= single_block_edges)
+        if degree is None:
+            choice, reason = TOP_DOWN, "root: top-down"
+        else:
+            state = LevelState(level, graph.n, graph.m, count, degree, unexplored, previous_count, direction)
+            choice, reason = policy.choose(state)
+            if choice == BOTTOM_UP and fits_single_block:
+                # A grid-wide bottom-up level costs a bitmap sweep and a host
+                # round trip; a frontier this small is cheaper top-down in the block.
+                choice, reason = TOP_DOWN, reason + "; frontier fits the single block"
+        t0 = time.perf_counter()
+        if choice == TOP_DOWN:
+            if as_bitmap:
+                steps.reset_counters(ws)
+                steps.bitmap_to_queue(ws)
+                as_bitmap = False
+            if fits_single_block:
+                last = min(limit, level + SINGLE_BLOCK_MAX_LEVELS - 1)
+                steps.reset_counters(ws)
+                steps.single_block(graph, ws, count, level, last, single_block_edges, levels, parents)
+                c = steps.read_counters(ws)
+                run = int(c[CNT_LEVELS_RUN])
+                count, returned_degree = int(c[CNT_NEXT_COUNT]), int(c[CNT_NEXT_DEGREE])
+                ws.swap_queues()
+                if run == 0:  # the level is too big for the block: the frontier came back as it was
+                    degree = returned_degree
+                    if unexplored is None:
+                        unexplored = graph.m - degree
+                    continue
+                start_ns, rows = steps.read_level_stats(ws, run)
+                _add_single_block_rows(trace, level, start_ns, rows, reason)
+                if unexplored is None:
+                    unexplored = graph.m - int(rows[0, 1])
+                unexplored -= int(rows[1:, 1].sum()) + returned_degree
+                degree = returned_degree
+                previous_count = int(rows[-1, 0])
+                direction = TOP_DOWN
+                level += run
+                continue
+            steps.reset_counters(ws)
+            steps.top_down_balanced(graph, ws, count, degree, level, levels, parents)
+            c = steps.read_counters(ws)
+            edges = degree
+            ws.swap_queues()
+        else:
+            if not as_bitmap:
+                steps.queue_to_bitmap(ws, count)
+                as_bitmap = True
+            steps.reset_counters(ws)
+            steps.bottom_up(graph, ws, level, levels, parents)
+            c = steps.read_counters(ws)
+            edges = int(c[CNT_EDGES])
+            ws.swap_bitmaps()
+        trace.add(level, choice, count, edges, time.perf_counter() - t0, reason)
+        previous_count = count
+        count, degree = int(c[CNT_NEXT_COUNT]), int(c[CNT_NEXT_DEGREE])
+        unexplored -= degree
+        direction = choice
+        level += 1
+    return _result(source, levels, parents, trace, method)
+
+
+def _add_single_block_rows(trace, first_level, start_ns, rows, reason) -> None:
+    """One trace row per level the single-block kernel ran (GPU-timer durations)."""
+    count = rows.shape[0]
+    seconds = (np.diff(rows[:, 2], prepend=start_ns) * 1e-9).tolist()
+    reasons = [reason + " [single block]"] + ["[single block]"] * (count - 1)
+    # map() over columns: a road network adds hundreds of rows per search.
+    trace.extend(
+        map(TraceRow, range(first_level, first_level + count), [TOP_DOWN] * count,
+            rows[:, 0].tolist(), rows[:, 1].tolist(), seconds, reasons)
+    )
+
+
+def hybrid(graph, source: int, policy=None, alpha=None, beta=None, depth_limit=None,
+           single_block: bool = True, single_block_edges: int = SINGLE_BLOCK_EDGES) -> BFSResult:
+    """Direction-optimizing BFS. ``policy``: a DirectionPolicy or "gap" (default),
+    "seed000", "top-down", "bottom-up"; ``alpha``/``beta`` override its constants.
+    ``single_block=False`` runs every top-down level as a grid-wide step."""
+    return _direction_optimizing(
+        graph, source, depth_limit, "hybrid", make_policy(policy, alpha, beta), single_block,
+        _edge_limit(single_block_edges),
+    )
+
+
+def load_balanced(graph, source: int, depth_limit=None) -> BFSResult:
+    """Top-down only, every level an edge-balanced step (scan over frontier degrees)."""
+    return _direction_optimizing(graph, source, depth_limit, "load-balanced", FixedPolicy(TOP_DOWN), False, 0)
+
+
+def bottom_up(graph, source: int, depth_limit=None) -> BFSResult:
+    """Bottom-up over bitmaps at every level (seed 000 figs. 4 and 6)."""
+    return _direction_optimizing(graph, source, depth_limit, "bottom-up", FixedPolicy(BOTTOM_UP), False, 0)
+
+
+def single_block(graph, source: int, depth_limit=None, single_block_edges: int = SINGLE_BLOCK_EDGES) -> BFSResult:
+    """Top-down only; consecutive small-frontier levels run in one thread block."""
+    return _direction_optimizing(
+        graph, source, depth_limit, "single-block", FixedPolicy(TOP_DOWN), True, _edge_limit(single_block_edges)
+    )

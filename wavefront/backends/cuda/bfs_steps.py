@@ -1,0 +1,253 @@
+"""Python launchers for the BFS step kernels in ``kernels/bfs_*.cu``.
+
+One function per kernel (or per fused pair): each picks the grid, passes the
+graph's arrays and the workspace buffers, and returns without synchronizing;
+:func:`read_counters` is the one host round trip a level makes. Kernels come
+from the compile-once cache, instantiated for 32- or 64-bit vertex ids to
+match ``graph.indices``.
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+
+from .compile import kernel
+from .device_graph import STATS_FIELDS, BFSWorkspace, index64
+
+BLOCK = 256  # threads per block of the one-thread-per-item kernels; also
+# CONVERT_BLOCK (bitmap_to_queue) and BU_LARGE_BLOCK (bottom_up_large), whose
+# block-wide reductions are sized at compile time
+BOTTOM_UP_BLOCK = 128  # BU_BLOCK in bfs_bottom_up.cu
+BALANCED_BLOCK = 256  # LB_BLOCK in bfs_load_balanced.cu
+BALANCED_CHUNK = BALANCED_BLOCK * 4  # edge slots per block: LB_BLOCK * LB_ITEMS
+SINGLE_BLOCK_THREADS = 1024  # SB_THREADS in bfs_single_block.cu
+
+
+def single_block_capacity(ws: BFSWorkspace) -> int:
+    """SB_QUEUE_CAPACITY in bfs_single_block.cu: the largest frontier it keeps in shared memory."""
+    return 2048 if ws.index64 else 3072
+
+
+@lru_cache(maxsize=None)
+def _function(filename: str, name: str, wide: bool, device_id: int):
+    return kernel(filename, name, {"WF_INDEX64": int(wide)})
+
+
+def _get(filename: str, name: str, wide: bool):
+    import cupy
+
+    return _function(filename, name, wide, cupy.cuda.Device().id)
+
+
+def _blocks(items: int, per_block: int = BLOCK) -> int:
+    return max(1, -(-int(items) // per_block))
+
+
+def _i64(x) -> np.int64:
+    return np.int64(x)
+
+
+def compile_all(wide: bool) -> None:
+    """Load every BFS kernel now, so no search pays for compilation."""
+    for filename, names in KERNELS.items():
+        for name in names:
+            _get(filename, name, wide)
+
+
+KERNELS = {
+    "bfs_convert.cu": ("init_search", "queue_to_bitmap", "bitmap_to_queue", "frontier_degrees"),
+    "bfs_vertex.cu": ("vertex_push_step", "vertex_pull_step"),
+    "bfs_edge.cu": ("edge_step", "expand_rows"),
+    "bfs_frontier.cu": ("frontier_step", "frontier_privatized_step"),
+    "bfs_load_balanced.cu": ("top_down_balanced_step",),
+    "bfs_bottom_up.cu": ("build_degree_masks", "bottom_up_small", "bottom_up_large"),
+    "bfs_single_block.cu": ("single_block_levels",),
+}
+
+
+# -- setup and counters ---------------------------------------------------------
+def build_degree_masks(graph, ws: BFSWorkspace) -> None:
+    """The once-per-graph bitmaps: in-degree >= 32 (large) and in-degree 0 (unreachable)."""
+    fn = _get("bfs_bottom_up.cu", "build_degree_masks", ws.index64)
+    fn(
+        (_blocks(ws.words),),
+        (BLOCK,),
+        (_i64(graph.n), _i64(ws.words), graph.in_indptr, ws.large, ws.unreachable),
+    )
+
+
+def expand_rows(graph):
+    import cupy
+
+    wide = index64(graph)
+    sources = cupy.empty(graph.m, dtype=np.int64 if wide else np.int32)
+    fn = _get("bfs_edge.cu", "expand_rows", wide)
+    fn((_blocks(graph.n),), (BLOCK,), (_i64(graph.n), graph.indptr, sources))
+    return sources
+
+
+def init_search(graph, ws: BFSWorkspace, source: int, levels, parents) -> None:
+    """levels = -1, parents = -1, visited = {source} + unreachable vertices; queue_in = [source]."""
+    fn = _get("bfs_convert.cu", "init_search", ws.index64)
+    items = max(graph.n, ws.words)
+    fn(
+        (_blocks(items),),
+        (BLOCK,),
+        (
+            _i64(graph.n), _i64(ws.words), ws.vid_dtype(source), levels, parents,
+            ws.unreachable, ws.visited, ws.queue_in,
+        ),
+    )
+
+
+def reset_counters(ws: BFSWorkspace) -> None:
+    import cupy
+
+    stream = cupy.cuda.get_current_stream()
+    cupy.cuda.runtime.memsetAsync(ws.counters.data.ptr, 0, ws.counters.nbytes, stream.ptr)
+
+
+def read_counters(ws: BFSWorkspace) -> np.ndarray:
+    """Copy the step counters to the (pinned) host mirror; synchronizes."""
+    ws.counters.get(out=ws.host_counters)
+    return ws.host_counters
+
+
+def read_level_stats(ws: BFSWorkspace, levels_run: int) -> tuple[int, np.ndarray]:
+    """(start_ns, rows) of the last single-block launch; rows are
+    (frontier, edges, end_ns) per level run."""
+    raw = ws.level_stats[: 1 + STATS_FIELDS * levels_run].get()
+    return int(raw[0]), raw[1:].reshape(levels_run, STATS_FIELDS)
+
+
+# -- frontier conversions -------------------------------------------------------
+def queue_to_bitmap(ws: BFSWorkspace, count: int) -> None:
+    """frontier bitmap = set of queue_in[:count]."""
+    import cupy
+
+    stream = cupy.cuda.get_current_stream()
+    cupy.cuda.runtime.memsetAsync(ws.frontier.data.ptr, 0, ws.frontier.nbytes, stream.ptr)
+    if count:
+        fn = _get("bfs_convert.cu", "queue_to_bitmap", ws.index64)
+        fn((_blocks(count),), (BLOCK,), (ws.queue_in, _i64(count), ws.frontier))
+
+
+def bitmap_to_queue(ws: BFSWorkspace) -> None:
+    """queue_in = vertices of the frontier bitmap (counts into CNT_NEXT_COUNT)."""
+    fn = _get("bfs_convert.cu", "bitmap_to_queue", ws.index64)
+    fn((_blocks(ws.words),), (BLOCK,), (ws.frontier, _i64(ws.words), ws.queue_in, ws.counters))
+
+
+# -- steps ------------------------------------------------------------------------
+def vertex_push(graph, ws: BFSWorkspace, level: int, levels, parents) -> None:
+    fn = _get("bfs_vertex.cu", "vertex_push_step", ws.index64)
+    fn(
+        (_blocks(graph.n),),
+        (BLOCK,),
+        (_i64(graph.n), np.int32(level), graph.indptr, graph.indices, levels, parents, ws.counters),
+    )
+
+
+def vertex_pull(graph, ws: BFSWorkspace, level: int, levels, parents) -> None:
+    fn = _get("bfs_vertex.cu", "vertex_pull_step", ws.index64)
+    fn(
+        (_blocks(graph.n),),
+        (BLOCK,),
+        (_i64(graph.n), np.int32(level), graph.in_indptr, graph.in_indices, levels, parents, ws.counters),
+    )
+
+
+def edge(graph, ws: BFSWorkspace, sources, level: int, levels, parents) -> None:
+    if graph.m == 0:
+        return
+    fn = _get("bfs_edge.cu", "edge_step", ws.index64)
+    fn(
+        (_blocks(graph.m),),
+        (BLOCK,),
+        (_i64(graph.m), np.int32(level), sources, graph.indices, levels, parents, ws.counters),
+    )
+
+
+def frontier(graph, ws: BFSWorkspace, count: int, level: int, levels, parents, privatized: bool) -> None:
+    """queue_in[:count] -> queue_out (atomicCAS claims on levels)."""
+    name = "frontier_privatized_step" if privatized else "frontier_step"
+    fn = _get("bfs_frontier.cu", name, ws.index64)
+    fn(
+        (_blocks(count),),
+        (BLOCK,),
+        (
+            ws.queue_in, _i64(count), np.int32(level), graph.indptr, graph.indices,
+            levels, parents, ws.queue_out, ws.counters,
+        ),
+    )
+
+
+def top_down_balanced(graph, ws: BFSWorkspace, count: int, total_edges: int, level: int, levels, parents) -> None:
+    """queue_in[:count] -> queue_out, spreading the frontier's ``total_edges``
+    evenly over blocks (visited-bitmap claims)."""
+    import cupy
+
+    if total_edges == 0:
+        return
+    degrees = _get("bfs_convert.cu", "frontier_degrees", ws.index64)
+    degrees((_blocks(count),), (BLOCK,), (ws.queue_in, _i64(count), graph.indptr, ws.degrees))
+    cupy.cumsum(ws.degrees[:count], out=ws.offsets[1 : count + 1])
+    fn = _get("bfs_load_balanced.cu", "top_down_balanced_step", ws.index64)
+    fn(
+        (_blocks(total_edges, BALANCED_CHUNK),),
+        (BALANCED_BLOCK,),
+        (
+            ws.queue_in, _i64(count), ws.offsets, _i64(total_edges), np.int32(level),
+            graph.indptr, graph.indices, levels, parents, ws.visited, ws.queue_out, ws.counters,
+        ),
+    )
+
+
+# The single block keeps the visited bitmap in shared memory when it fits in
+# this much (graphs up to 1.3 M vertices); beyond, its claims go to L2.
+SHARED_VISITED_BYTES = 160 * 1024
+
+
+@lru_cache(maxsize=None)
+def _single_block_function(wide: bool, device_id: int):
+    """(kernel, whether it may use SHARED_VISITED_BYTES of dynamic shared memory)."""
+    import cupy
+
+    fn = _function("bfs_single_block.cu", "single_block_levels", wide, device_id)
+    try:
+        fn.max_dynamic_shared_size_bytes = SHARED_VISITED_BYTES
+    except cupy.cuda.driver.CUDADriverError:  # a GPU with less shared memory per block
+        return fn, False
+    return fn, True
+
+
+def single_block(graph, ws: BFSWorkspace, count: int, level: int, max_level: int, edge_limit: int, levels, parents) -> None:
+    """Levels from ``level`` (at most to ``max_level``) in one block, from
+    queue_in[:count] (count <= capacity) to queue_out."""
+    import cupy
+
+    fn, shared_ok = _single_block_function(ws.index64, cupy.cuda.Device().id)
+    shared_words = ws.words if shared_ok and ws.words * 4 <= SHARED_VISITED_BYTES else 0
+    fn(
+        (1,),
+        (SINGLE_BLOCK_THREADS,),
+        (
+            ws.queue_in, _i64(count), np.int32(level), np.int32(max_level), _i64(edge_limit),
+            _i64(shared_words), graph.indptr, graph.indices, levels, parents, ws.visited,
+            ws.queue_out, ws.counters, ws.level_stats,
+        ),
+        shared_mem=4 * shared_words,
+    )
+
+
+def bottom_up(graph, ws: BFSWorkspace, level: int, levels, parents) -> None:
+    """frontier bitmap -> next_frontier bitmap (fig. 6 kernel, then fig. 4 kernel)."""
+    args = (
+        _i64(ws.words), np.int32(level), graph.in_indptr, graph.in_indices, graph.indptr,
+        ws.large, ws.frontier, ws.visited, ws.next_frontier, levels, parents, ws.counters,
+    )
+    small = _get("bfs_bottom_up.cu", "bottom_up_small", ws.index64)
+    small((_blocks(ws.words, BOTTOM_UP_BLOCK),), (BOTTOM_UP_BLOCK,), args)
+    large = _get("bfs_bottom_up.cu", "bottom_up_large", ws.index64)
+    large((_blocks(ws.words),), (BLOCK,), args)

@@ -1,0 +1,111 @@
+"""Derived GPU structures for BFS, built once per graph and cached in ``graph.derived``.
+
+* :class:`BFSWorkspace` (``graph.derived["cuda.bfs"]``): the large-in-degree
+  mask of seed 000 sec. 3.2 and the in-degree-0 mask (both built once),
+  frontier queues, frontier and visited bitmaps, the degree-scan buffers of
+  the edge-balanced step, the step counters (with a pinned host mirror: one
+  small copy per level) and the single-block kernel's per-level statistics.
+  Every search on the graph reuses it; a search allocates only its results.
+* :func:`coo_sources` (``graph.derived["cuda.bfs.coo"]``): the per-arc source
+  array of the edge-centric method's COO, built on first use only.
+
+GPU memory, beyond the graph itself (n vertices, m stored arcs, I = 4 bytes
+per vertex id while n < 2**31, else 8):
+
+    workspace  n * (2 I + 16) + 5 n / 8 bytes  (queues, scan buffers, 5 bitmaps)
+    results    12 n bytes per search            (int32 levels + int64 parents)
+    COO        m * I bytes                      (edge-centric method only)
+
+Sizes are checked with :func:`~wavefront.backends.cuda.memory.check_fits`
+before anything is allocated, so a graph that does not fit raises
+:class:`~wavefront.errors.GPUMemoryError` with the bytes needed and free.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .memory import check_fits
+
+COUNTER_SLOTS = 8  # CNT_SLOTS in kernels/common.cuh
+CNT_NEXT_COUNT, CNT_NEXT_DEGREE, CNT_EDGES, CNT_FLAG, CNT_LEVELS_RUN, CNT_FRONTIER = range(6)
+STATS_FIELDS = 3  # single-block per-level record: frontier, edges, end time
+SINGLE_BLOCK_MAX_LEVELS = 4096  # levels one single-block launch may run
+
+
+def bitmap_words(n: int) -> int:
+    return (n + 31) // 32
+
+
+def index64(graph) -> bool:
+    """Whether the graph's vertex ids need the 64-bit kernel instantiation."""
+    return graph.indices.dtype == np.int64
+
+
+def workspace_bytes(graph) -> int:
+    ids = 8 if index64(graph) else 4
+    n = max(graph.n, 1)
+    return n * (2 * ids + 16) + 5 * 4 * bitmap_words(n) + 8
+
+
+def result_bytes(graph) -> int:
+    return 12 * graph.n
+
+
+class BFSWorkspace:
+    """Per-graph buffers reused by every CUDA BFS on that graph."""
+
+    def __init__(self, graph):
+        import cupy
+
+        check_fits(f"the BFS workspace for {graph!r}", workspace_bytes(graph))
+        n = max(graph.n, 1)
+        vid = np.int64 if index64(graph) else np.int32
+        self.n = graph.n
+        self.index64 = index64(graph)
+        self.vid_dtype = vid
+        self.words = bitmap_words(n)
+        self.queue_in = cupy.empty(n, dtype=vid)
+        self.queue_out = cupy.empty(n, dtype=vid)
+        self.degrees = cupy.empty(n, dtype=np.int64)
+        self.offsets = cupy.zeros(n + 1, dtype=np.int64)  # offsets[0] stays 0
+        self.visited = cupy.empty(self.words, dtype=np.uint32)
+        self.frontier = cupy.zeros(self.words, dtype=np.uint32)
+        self.next_frontier = cupy.zeros(self.words, dtype=np.uint32)
+        self.large = cupy.empty(self.words, dtype=np.uint32)
+        self.unreachable = cupy.empty(self.words, dtype=np.uint32)
+        self.counters = cupy.zeros(COUNTER_SLOTS, dtype=np.uint64)
+        pinned = cupy.cuda.alloc_pinned_memory(COUNTER_SLOTS * 8)
+        self.host_counters = np.frombuffer(pinned, dtype=np.uint64, count=COUNTER_SLOTS)
+        self._pinned = pinned  # keeps the host buffer alive
+        self.level_stats = cupy.zeros(1 + STATS_FIELDS * SINGLE_BLOCK_MAX_LEVELS, dtype=np.int64)
+
+    def swap_queues(self) -> None:
+        self.queue_in, self.queue_out = self.queue_out, self.queue_in
+
+    def swap_bitmaps(self) -> None:
+        self.frontier, self.next_frontier = self.next_frontier, self.frontier
+
+
+def workspace(graph) -> BFSWorkspace:
+    """The graph's BFS workspace, built (and its degree masks filled) on first use."""
+    ws = graph.derived.get("cuda.bfs")
+    if ws is None:
+        from .bfs_steps import build_degree_masks
+
+        ws = BFSWorkspace(graph)
+        build_degree_masks(graph, ws)
+        graph.derived["cuda.bfs"] = ws
+    return ws
+
+
+def coo_sources(graph):
+    """Source vertex of every stored arc (the COO row array), cached per graph."""
+    src = graph.derived.get("cuda.bfs.coo")
+    if src is None:
+        from .bfs_steps import expand_rows
+
+        ids = 8 if index64(graph) else 4
+        check_fits(f"the COO of {graph!r} for edge-centric BFS", ids * graph.m)
+        src = expand_rows(graph)
+        graph.derived["cuda.bfs.coo"] = src
+    return src

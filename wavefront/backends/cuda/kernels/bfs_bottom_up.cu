@@ -1,0 +1,198 @@
+// Bottom-up BFS steps over bitmaps (seed 000 sec. 3.2, figs. 4 and 6).
+//
+// Each unvisited vertex looks for a parent among its in-neighbours (CSC) in
+// the current frontier bitmap and stops at the first one. How depends on its
+// in-degree, through the large-degree mask built once per graph:
+// * bottom_up_small (fig. 6): one thread per vertex of in-degree < LARGE_DEGREE.
+//   Each thread owns one word of the unvisited bitmap; a CTA prefix scan over
+//   the words' popcounts packs the candidates into shared memory, the block's
+//   threads take them one each, and each word of the next frontier is then
+//   assembled by its owner thread from the results, without atomics.
+// * bottom_up_large (fig. 4): a whole warp per vertex of in-degree >=
+//   LARGE_DEGREE, reading its in-edges in coalesced 32-wide strides and
+//   leaving as soon as __ballot_sync reports a frontier neighbour. As in the
+//   figure each thread owns one word of the bitmaps; the warp fetches the
+//   edge ranges of up to 32 pending vertices at once before scanning them.
+// bottom_up_small writes every word of the next frontier; bottom_up_large runs
+// after it and ORs in the large vertices (each word has one owner thread there
+// too, so plain read-modify-writes suffice).
+#include "common.cuh"
+
+#ifndef BU_BLOCK
+#define BU_BLOCK 128
+#endif
+#ifndef BU_LARGE_BLOCK
+#define BU_LARGE_BLOCK 256
+#endif
+#ifndef LARGE_DEGREE
+#define LARGE_DEGREE 32
+#endif
+
+// Built once per graph: `large` marks in-degree >= LARGE_DEGREE (fig. 4's
+// vertices); `unreachable` marks in-degree 0, which no step can reach, so
+// init_search pre-sets them in the visited bitmap and bottom-up steps never
+// scan them (Graph500 graphs: a third of the vertices at SCALE 26).
+extern "C" __global__ void build_degree_masks(long long n, long long words, const eid_t* in_indptr,
+                                              word_t* large, word_t* unreachable) {
+    long long w = global_thread_id();
+    if (w >= words) return;
+    word_t big = 0, none = 0;
+    for (int b = 0; b < 32; ++b) {
+        long long v = w * 32 + b;
+        if (v >= n) break;
+        eid_t degree = in_indptr[v + 1] - in_indptr[v];
+        if (degree >= LARGE_DEGREE) big |= 1u << b;
+        if (degree == 0) none |= 1u << b;
+    }
+    large[w] = big;
+    unreachable[w] = none;
+}
+
+// The step's three counters, one atomic each per block.
+template <int THREADS>
+__device__ __forceinline__ void add_step_counters(counter_t* counters, long long found,
+                                                  long long degree_sum, long long examined) {
+    found = block_sum<THREADS>(found);
+    degree_sum = block_sum<THREADS>(degree_sum);
+    examined = block_sum<THREADS>(examined);
+    if (threadIdx.x == 0) {
+        if (found) atomicAdd(&counters[CNT_NEXT_COUNT], (counter_t)found);
+        if (degree_sum) atomicAdd(&counters[CNT_NEXT_DEGREE], (counter_t)degree_sum);
+        if (examined) atomicAdd(&counters[CNT_EDGES], (counter_t)examined);
+    }
+}
+
+extern "C" __global__ void __launch_bounds__(BU_BLOCK)
+bottom_up_small(long long words, int level, const eid_t* in_indptr, const vid_t* in_indices,
+                const eid_t* out_indptr, const word_t* large, const word_t* frontier,
+                word_t* visited, word_t* next, int* levels, long long* parents,
+                counter_t* counters) {
+    __shared__ unsigned int scratch[BU_BLOCK * 32];
+    __shared__ unsigned int start_of[BU_BLOCK + 1];
+    __shared__ unsigned int warp_sums[32];
+
+    long long w = global_thread_id();
+    word_t seen = (w < words) ? visited[w] : ~0u;
+    word_t bits = (w < words) ? (~seen & ~large[w]) : 0u;
+    unsigned int total;
+    unsigned int position = block_exclusive_scan<BU_BLOCK>(__popc(bits), warp_sums, &start_of[BU_BLOCK]);
+    start_of[threadIdx.x] = position;
+    while (bits) {
+        int shift = 31 - __clz(bits);
+        scratch[position++] = threadIdx.x * 32 + shift;
+        bits &= ~(1u << shift);
+    }
+    __syncthreads();
+    total = start_of[BU_BLOCK];
+
+    long long base = (long long)blockIdx.x * BU_BLOCK * 32;
+    long long found = 0, degree_sum = 0, examined = 0;
+    for (unsigned int k = threadIdx.x; k < total; k += BU_BLOCK) {
+        vid_t v = (vid_t)(base + scratch[k]);
+        eid_t begin = in_indptr[v], end = in_indptr[v + 1];
+        eid_t e = begin;
+        bool hit = false;
+        vid_t parent = 0;
+        // Four independent loads in flight per step instead of one chain.
+        for (; e + 4 <= end; e += 4) {
+            vid_t u0 = in_indices[e], u1 = in_indices[e + 1], u2 = in_indices[e + 2], u3 = in_indices[e + 3];
+            bool b0 = bit_test(frontier, u0), b1 = bit_test(frontier, u1);
+            bool b2 = bit_test(frontier, u2), b3 = bit_test(frontier, u3);
+            if (b0 | b1 | b2 | b3) {
+                parent = b0 ? u0 : b1 ? u1 : b2 ? u2 : u3;
+                e += b0 ? 1 : b1 ? 2 : b2 ? 3 : 4;
+                hit = true;
+                break;
+            }
+        }
+        for (; !hit && e < end; ++e) {
+            vid_t u = in_indices[e];
+            if (bit_test(frontier, u)) {
+                parent = u;
+                hit = true;
+            }
+        }
+        examined += e - begin;
+        unsigned int result = 0;
+        if (hit) {
+            record_visit(levels, parents, v, level, parent);
+            result = 1u << (v & 31);
+            ++found;
+            degree_sum += vertex_degree(out_indptr, v);
+        }
+        scratch[k] = result;
+    }
+    __syncthreads();
+    word_t local_next = 0;
+    for (unsigned int k = start_of[threadIdx.x]; k < start_of[threadIdx.x + 1]; ++k) local_next |= scratch[k];
+    if (w < words) {
+        next[w] = local_next;
+        if (local_next) visited[w] = seen | local_next;
+    }
+    add_step_counters<BU_BLOCK>(counters, found, degree_sum, examined);
+}
+
+extern "C" __global__ void __launch_bounds__(BU_LARGE_BLOCK)
+bottom_up_large(long long words, int level, const eid_t* in_indptr, const vid_t* in_indices,
+                const eid_t* out_indptr, const word_t* large, const word_t* frontier,
+                word_t* visited, word_t* next, int* levels, long long* parents,
+                counter_t* counters) {
+    long long w = global_thread_id();
+    int lane = threadIdx.x & 31;
+    word_t bits = (w < words) ? (~visited[w] & large[w]) : 0u;
+    word_t local_next = 0;
+    long long found = 0, degree_sum = 0, examined = 0;
+    while (true) {
+        // A batch: each lane with pending vertices fetches the edge range of
+        // its lowest one, all 32 loads in flight together; then the warp
+        // scans the batch's vertices one after another.
+        bool pending = bits != 0;
+        unsigned int batch = __ballot_sync(WF_FULL_MASK, pending);
+        if (!batch) break;
+        int my_shift = 0;
+        eid_t my_begin = 0, my_end = 0;
+        if (pending) {
+            my_shift = __ffs(bits) - 1;
+            bits &= bits - 1u;
+            vid_t mine = (vid_t)(w * 32 + my_shift);
+            my_begin = in_indptr[mine];
+            my_end = in_indptr[mine + 1];
+        }
+        while (batch) {
+            int owner = __ffs(batch) - 1;
+            batch &= batch - 1u;
+            long long owner_word = __shfl_sync(WF_FULL_MASK, w, owner);
+            int shift = __shfl_sync(WF_FULL_MASK, my_shift, owner);
+            eid_t begin = __shfl_sync(WF_FULL_MASK, my_begin, owner);
+            eid_t end = __shfl_sync(WF_FULL_MASK, my_end, owner);
+            vid_t v = (vid_t)(owner_word * 32 + shift);
+            bool hit_any = false;
+            for (eid_t e = begin; e < end; e += 32) {
+                eid_t idx = e + lane;
+                vid_t u = 0;
+                bool hit = false;
+                if (idx < end) {
+                    u = in_indices[idx];
+                    hit = bit_test(frontier, u);
+                }
+                unsigned int hits = __ballot_sync(WF_FULL_MASK, hit);
+                if (lane == 0) examined += min((eid_t)32, end - e);
+                if (hits) {
+                    if (lane == __ffs(hits) - 1) record_visit(levels, parents, v, level, u);
+                    hit_any = true;
+                    break;
+                }
+            }
+            if (hit_any && lane == owner) {
+                local_next |= 1u << shift;
+                ++found;
+                degree_sum += vertex_degree(out_indptr, v);
+            }
+        }
+    }
+    if (local_next) {
+        next[w] |= local_next;
+        visited[w] |= local_next;
+    }
+    add_step_counters<BU_LARGE_BLOCK>(counters, found, degree_sum, examined);
+}

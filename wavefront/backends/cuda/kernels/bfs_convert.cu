@@ -1,0 +1,70 @@
+// Search setup and frontier-representation conversions, shared by every BFS
+// method: initialising levels/parents/visited for a new source, queue ->
+// bitmap and bitmap -> queue (seed 000 sec. 3.1: "a GPU kernel converting
+// the bitmap representation of a vertex set into an array"), and the
+// frontier degree list that the edge-balanced top-down step scans.
+#include "common.cuh"
+
+// One pass over levels, parents and the visited bitmap; the source is
+// written by the thread that owns its slot, so no two threads race.
+// Bits past n in the last visited word, and vertices without in-edges
+// (`unreachable`), start set, so bottom-up steps never scan them.
+extern "C" __global__ void init_search(long long n, long long words, vid_t source, int* levels,
+                                       long long* parents, const word_t* unreachable,
+                                       word_t* visited, vid_t* queue) {
+    long long i = global_thread_id();
+    if (i < n) {
+        bool root = (i == (long long)source);
+        levels[i] = root ? 0 : WF_UNVISITED;
+        parents[i] = root ? (long long)source : -1LL;
+    }
+    if (i < words) {
+        word_t w = unreachable[i];
+        int tail = (int)(n & 31);
+        if (i == words - 1 && tail != 0) w = ~((1u << tail) - 1u);
+        if (i == (long long)(source >> 5)) w |= 1u << (source & 31);
+        visited[i] = w;
+    }
+    if (i == 0) queue[0] = source;
+}
+
+// Frontier queue -> frontier bitmap (the bitmap must be zeroed first).
+extern "C" __global__ void queue_to_bitmap(const vid_t* queue, long long count, word_t* bitmap) {
+    long long i = global_thread_id();
+    if (i < count) {
+        vid_t v = queue[i];
+        atomicOr(&bitmap[v >> 5], 1u << (v & 31));
+    }
+}
+
+// Frontier bitmap -> queue: one thread per word; a block-wide scan of the
+// words' popcounts places each thread's vertices, and one atomicAdd per block
+// reserves the block's range of the queue.
+#ifndef CONVERT_BLOCK
+#define CONVERT_BLOCK 256
+#endif
+extern "C" __global__ void __launch_bounds__(CONVERT_BLOCK)
+bitmap_to_queue(const word_t* bitmap, long long words, vid_t* queue, counter_t* counters) {
+    __shared__ unsigned int warp_sums[32];
+    __shared__ unsigned int total;
+    __shared__ counter_t base;
+    long long w = global_thread_id();
+    word_t bits = (w < words) ? bitmap[w] : 0u;
+    unsigned int offset = block_exclusive_scan<CONVERT_BLOCK>(__popc(bits), warp_sums, &total);
+    if (threadIdx.x == 0 && total) base = atomicAdd(&counters[CNT_NEXT_COUNT], (counter_t)total);
+    __syncthreads();
+    long long pos = (long long)base + offset;
+    while (bits) {
+        int b = __ffs(bits) - 1;
+        bits &= bits - 1u;
+        queue[pos++] = (vid_t)(w * 32 + b);
+    }
+}
+
+// degrees[i] = out-degree of queue[i]; an inclusive scan of it (done by the
+// host with cupy.cumsum) gives each frontier vertex's first edge slot.
+extern "C" __global__ void frontier_degrees(const vid_t* queue, long long count,
+                                            const eid_t* indptr, eid_t* degrees) {
+    long long i = global_thread_id();
+    if (i < count) degrees[i] = vertex_degree(indptr, queue[i]);
+}

@@ -1,0 +1,120 @@
+// Shared definitions for the BFS kernels (bfs_*.cu).
+//
+// Index types: vertex ids are 32-bit while n < 2^31 and 64-bit beyond
+// (WF_INDEX64=1), matching Graph.indices; CSR offsets are always 64-bit.
+// Bitmaps hold one bit per vertex in 32-bit words (vertex v: word v>>5, bit v&31).
+// Counters are unsigned 64-bit so one atomicAdd per warp can accumulate them.
+#pragma once
+
+#ifndef WF_INDEX64
+#define WF_INDEX64 0
+#endif
+
+#if WF_INDEX64
+typedef long long vid_t;
+#else
+typedef int vid_t;
+#endif
+typedef long long eid_t;
+typedef unsigned int word_t;
+typedef unsigned long long counter_t;
+
+#define WF_UNVISITED (-1)
+#define WF_FULL_MASK 0xffffffffu
+
+// Slots of the per-search counter array (device side; the host reads them
+// with one small copy per level).
+#define CNT_NEXT_COUNT 0     // vertices in the next frontier (queue tail)
+#define CNT_NEXT_DEGREE 1    // out-degree sum of the next frontier (m_f)
+#define CNT_EDGES 2          // edges examined by the step
+#define CNT_FLAG 3           // "a vertex was visited" (vertex-/edge-centric)
+#define CNT_LEVELS_RUN 4     // levels completed by the single-block kernel
+#define CNT_FRONTIER 5       // vertices of the frontier a vertex-centric step started from
+#define CNT_SLOTS 8
+
+__device__ __forceinline__ long long global_thread_id() {
+    return (long long)blockIdx.x * blockDim.x + threadIdx.x;
+}
+
+__device__ __forceinline__ bool bit_test(const word_t* bitmap, vid_t v) {
+    return (bitmap[v >> 5] >> (v & 31)) & 1u;
+}
+
+// Sets v's bit; true only for the one caller that flipped it (the claim).
+__device__ __forceinline__ bool bit_claim(word_t* bitmap, vid_t v) {
+    word_t mask = 1u << (v & 31);
+    return !(atomicOr(&bitmap[v >> 5], mask) & mask);
+}
+
+__device__ __forceinline__ eid_t vertex_degree(const eid_t* indptr, vid_t v) {
+    return indptr[v + 1] - indptr[v];
+}
+
+// Sum over the lanes of `mask`, added to *counter by one lane: one atomic per
+// warp instead of one per thread. All 32 lanes must call it (no early return).
+__device__ __forceinline__ void warp_add(counter_t* counter, long long value) {
+    for (int offset = 16; offset > 0; offset >>= 1)
+        value += __shfl_down_sync(WF_FULL_MASK, value, offset);
+    int lane = threadIdx.x & 31;
+    if (lane == 0 && value != 0)
+        atomicAdd(counter, (counter_t)value);
+}
+
+// Sum over all 32 lanes, returned to every lane (all lanes must call it).
+__device__ __forceinline__ long long warp_sum(long long value) {
+    for (int offset = 16; offset > 0; offset >>= 1)
+        value += __shfl_xor_sync(WF_FULL_MASK, value, offset);
+    return value;
+}
+
+// Sum over the block (THREADS threads, a multiple of 32), returned to thread 0
+// (others get 0). All threads must call it; it contains two __syncthreads(),
+// so consecutive calls may reuse its shared scratch. One atomic per block on
+// a shared counter instead of one per warp: at SCALE 26 a grid-wide step has
+// ~10^5 warps, whose same-address atomics would serialize in L2.
+template <int THREADS>
+__device__ __forceinline__ long long block_sum(long long value) {
+    __shared__ long long partial[THREADS / 32];
+    value = warp_sum(value);
+    if ((threadIdx.x & 31) == 0) partial[threadIdx.x >> 5] = value;
+    __syncthreads();
+    long long total = 0;
+    if (threadIdx.x == 0)
+        for (int k = 0; k < THREADS / 32; ++k) total += partial[k];
+    __syncthreads();
+    return total;
+}
+
+// Exclusive scan of `value` over a block of THREADS threads (a multiple of 32,
+// at most 1024); *total receives the block's sum. Contains __syncthreads().
+template <int THREADS>
+__device__ __forceinline__ unsigned int block_exclusive_scan(unsigned int value, unsigned int* warp_sums,
+                                                             unsigned int* total) {
+    int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    unsigned int inclusive = value;
+    for (int offset = 1; offset < 32; offset <<= 1) {
+        unsigned int up = __shfl_up_sync(WF_FULL_MASK, inclusive, offset);
+        if (lane >= offset) inclusive += up;
+    }
+    if (lane == 31) warp_sums[warp] = inclusive;
+    __syncthreads();
+    if (warp == 0) {
+        unsigned int s = (lane < THREADS / 32) ? warp_sums[lane] : 0u;
+        unsigned int t = s;
+        for (int offset = 1; offset < 32; offset <<= 1) {
+            unsigned int up = __shfl_up_sync(WF_FULL_MASK, t, offset);
+            if (lane >= offset) t += up;
+        }
+        if (lane < THREADS / 32) warp_sums[lane] = t - s;  // exclusive, per warp
+        if (lane == 31) *total = t;
+    }
+    __syncthreads();
+    return warp_sums[warp] + inclusive - value;
+}
+
+// Visits one vertex found at `level` from `parent` (its claim already won).
+__device__ __forceinline__ void record_visit(int* levels, long long* parents, vid_t v, int level,
+                                             vid_t parent) {
+    levels[v] = level;
+    parents[v] = (long long)parent;
+}
