@@ -175,9 +175,11 @@ def to_caller_ids(graph, result: _Result, source: int) -> _Result:
     labels = graph.labels
     changes = {}
     internal = result.parents
-    parents = xp.full_like(internal, -1)
-    reached = internal >= 0
-    parents[labels[reached]] = labels[internal[reached]]
+    # No boolean-mask indexing: it forces a device sync and two extra passes
+    # on CuPy; unreached entries gather labels[0] and are then masked out.
+    mapped = xp.where(internal >= 0, labels[xp.maximum(internal, 0)], -1)
+    parents = xp.empty_like(internal)
+    parents[labels] = mapped
     changes["parents"] = parents
     for name in result._array_fields:
         if name != "parents":
