@@ -1,0 +1,195 @@
+"""Every CUDA SSSP method on the road-like graph, seattle and Graph500 graphs.
+
+    PYTHONPATH=. python benchmarks/sssp_gpu.py --graphs road,seattle,kron20-24 \
+        --roots 16 --json sssp_gpu.json
+
+For each graph (built on the GPU; construction not timed) and method: one
+untimed warm-up search (it also calibrates ``adaptive``), then each root's
+search alone between two synchronizations (host clock, as seed 001 times).
+Roots are random vertices of degree >= 1, the same for every method. Kronecker
+graphs carry Graph500's float32 weights in [0, 1); GTEPS = harmonic mean of
+``graph.traversed_edges(reached) / time`` (Graph500's count). Each method's
+first answer is compared with delta-stepping's (they must agree exactly).
+``--sweep`` also times delta-stepping's delta x chain x grid options on each
+graph (for docs/notes-cuda-sssp.md).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+import wavefront as wf  # noqa: E402
+
+METHODS = ["bellman-ford", "frontier", "adaptive", "delta-stepping"]
+ROAD_NODES = 1_400_000
+
+
+def build(name: str, seed: int):
+    import cupy
+
+    from wavefront.generators import kronecker, road_like
+
+    if name == "road":
+        g = road_like(ROAD_NODES, seed=seed).to("cuda")
+    elif name == "seattle":
+        local = ROOT / ".data" / "seattle.gr.gz"
+        path = local if local.exists() else ROOT.parent / "shared" / "data" / "seattle.gr.gz"
+        g = wf.read_graph(path).to("cuda")
+    elif name.startswith("kron"):
+        g = kronecker(int(name[4:]), seed=seed, device="cuda")
+    else:
+        raise SystemExit(f"unknown graph {name!r}")
+    cupy.cuda.get_current_stream().synchronize()
+    return g
+
+
+def parse_graphs(text: str) -> list[str]:
+    out = []
+    for item in text.split(","):
+        m = re.fullmatch(r"kron(\d+)-(\d+)", item)
+        out += [f"kron{s}" for s in range(int(m[1]), int(m[2]) + 1)] if m else [item]
+    return out
+
+
+def roots_of(g, count: int, seed: int) -> list[int]:
+    deg = g.degree().get()
+    candidates = np.flatnonzero(deg > 0)
+    rng = np.random.default_rng(seed)
+    return [int(r) for r in rng.choice(candidates, size=min(count, len(candidates)), replace=False)]
+
+
+def timed(g, root, method, **options):
+    import cupy
+
+    stream = cupy.cuda.get_current_stream()
+    stream.synchronize()
+    start = time.perf_counter()
+    r = wf.sssp(g, root, method=method, **options)
+    stream.synchronize()
+    return r, time.perf_counter() - start
+
+
+def iterations(result) -> int:
+    """Phases (Harish methods) or kernel iterations (delta-stepping's bucket rows)."""
+    total = 0
+    for row in result.trace:
+        m = re.search(r"(\d+) iterations", row.reason)
+        total += int(m[1]) if m else 1
+    return total
+
+
+def bench(g, name, methods, roots, options=None):
+    rows = []
+    reference = None
+    for method in methods:
+        opts = dict(options or {})
+        first, _ = timed(g, roots[0], method, **opts)  # warm-up (+ calibration)
+        if method == "delta-stepping":
+            reference = first.distances.get()
+        times, teps, phases, modes = [], [], [], {}
+        checked = None
+        for root in roots:
+            r, secs = timed(g, root, method, **opts)
+            times.append(secs)
+            phases.append(iterations(r))
+            for row in r.trace:
+                modes[row.kind] = modes.get(row.kind, 0) + 1
+            if name.startswith("kron"):
+                teps.append(g.traversed_edges(r.parents >= 0) / secs)
+            if root == roots[0]:
+                checked = r.distances.get()
+        row = {
+            "graph": name, "method": method, "median_ms": 1e3 * statistics.median(times),
+            "mean_ms": 1e3 * statistics.fmean(times), "phases": statistics.median(phases),
+            "modes": modes, "roots": len(roots),
+            "gteps": (len(teps) / sum(1 / t for t in teps) / 1e9) if teps else None,
+            "agrees": None,
+        }
+        row["_dist"] = checked
+        rows.append(row)
+    if reference is not None:
+        for row in rows:
+            row["agrees"] = bool(np.array_equal(row.pop("_dist"), reference))
+    else:
+        for row in rows:
+            row.pop("_dist")
+    return rows
+
+
+def sweep(g, name, roots):
+    """Delta-stepping's delta (x the default) x chain x blocks per SM."""
+    from wavefront.backends.cuda.sssp import default_delta
+
+    base = default_delta(g)
+    out = []
+    for blocks in (1, 2):
+        for factor in (0.25, 0.5, 1, 2, 4, 8):
+            for chain in (0, 2, 8):
+                opts = dict(delta=base * factor, chain=chain, blocks_per_sm=blocks)
+                timed(g, roots[0], "delta-stepping", **opts)
+                runs = [timed(g, r, "delta-stepping", **opts) for r in roots]
+                out.append({"graph": name, "delta_factor": factor, "delta": base * factor,
+                            "chain": chain, "blocks_per_sm": blocks,
+                            "median_ms": 1e3 * statistics.median(t for _, t in runs),
+                            "iterations": statistics.median(iterations(r) for r, _ in runs)})
+                print(f"  sweep {name} blocks/SM {blocks} delta x{factor:<5} chain {chain:>2}: "
+                      f"{out[-1]['median_ms']:8.2f} ms  {out[-1]['iterations']:>6} iterations", flush=True)
+    return out
+
+
+def main(argv=None):
+    import cupy
+
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--graphs", default="road,seattle,kron20-24")
+    ap.add_argument("--methods", default=",".join(METHODS))
+    ap.add_argument("--roots", type=int, default=16)
+    ap.add_argument("--kron-harish-max", type=int, default=22,
+                    help="largest Kronecker SCALE for the seed-001 methods (they are slow on hubs)")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--sweep", action="store_true")
+    ap.add_argument("--json")
+    args = ap.parse_args(argv)
+    props = cupy.cuda.runtime.getDeviceProperties(0)
+    gpu = props["name"].decode() if isinstance(props["name"], bytes) else props["name"]
+    methods = args.methods.split(",")
+    results, sweeps = [], []
+    for name in parse_graphs(args.graphs):
+        g = build(name, args.seed)
+        roots = roots_of(g, args.roots, args.seed)
+        use = methods
+        if name.startswith("kron") and int(name[4:]) > args.kron_harish_max:
+            use = [m for m in methods if m == "delta-stepping"]
+        print(f"{name}: n={g.n:,} m={g.m:,} roots={len(roots)}", flush=True)
+        rows = bench(g, name, use, roots)
+        for row in rows:
+            gteps = "" if row["gteps"] is None else f"{row['gteps']:.2f} GTEPS"
+            print(f"  {row['method']:<15} {row['median_ms']:9.2f} ms  phases {row['phases']:>7}"
+                  f"  {gteps}  agrees={row['agrees']}  {row['modes']}", flush=True)
+        results += rows
+        if args.sweep:
+            sweeps += sweep(g, name, roots[: max(1, len(roots) // 2)])
+        del g
+        cupy.get_default_memory_pool().free_all_blocks()
+    print(f"\n{gpu}, {time.strftime('%Y-%m-%d')}")
+    print(f"| graph | method | median ms/source | phases | GTEPS (hmean) | agrees |")
+    print("|---|---|---:|---:|---:|---|")
+    for r in results:
+        gteps = "" if r["gteps"] is None else f"{r['gteps']:.2f}"
+        print(f"| {r['graph']} | {r['method']} | {r['median_ms']:.2f} | {r['phases']:g} | {gteps} | {r['agrees']} |")
+    if args.json:
+        Path(args.json).write_text(json.dumps({"gpu": gpu, "results": results, "sweep": sweeps}, indent=1))
+
+
+if __name__ == "__main__":
+    main()

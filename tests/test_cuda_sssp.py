@@ -1,0 +1,281 @@
+"""GPU SSSP (wavefront.backends.cuda.sssp) against Dijkstra oracles.
+
+Small graphs are checked exactly against a heap Dijkstra that adds in the
+search's own arithmetic (float32 for float32 weights, int64 for integers);
+seattle and Kronecker graphs against SciPy. Parents must confirm every
+distance in that arithmetic and form a tree rooted at the source.
+"""
+import heapq
+import math
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import wavefront
+from wavefront.errors import WeightError
+from wavefront.graph.build import from_edges
+
+from conftest import road_file
+
+pytestmark = pytest.mark.gpu
+
+METHODS = ["bellman-ford", "frontier", "adaptive", "delta-stepping", "auto"]
+DTYPES = [np.float32, np.float64, np.int32, np.int64, None]
+
+
+def random_graph(seed, dtype, directed, n=400, m=1600, zero_fraction=0.1):
+    """Two components (ids < 300 and 300..379) plus isolated vertices 380..399."""
+    rng = np.random.default_rng(seed)
+    src = np.concatenate([rng.integers(0, 300, m), rng.integers(300, 380, m // 8)])
+    dst = np.concatenate([rng.integers(0, 300, m), rng.integers(300, 380, m // 8)])
+    k = len(src)
+    if dtype is None:
+        w = None
+    elif np.dtype(dtype).kind == "f":
+        w = rng.random(k).astype(dtype)
+    elif dtype == np.int64:
+        w = rng.integers(0, 10**12, k).astype(dtype)
+    else:
+        w = rng.integers(0, 1000, k).astype(dtype)
+    if w is not None:
+        w[rng.random(k) < zero_fraction] = 0
+    return from_edges(src, dst, weights=w, n=n, directed=directed)
+
+
+def oracle(g, source):
+    """Heap Dijkstra in the search's arithmetic; returns (distances float, reached)."""
+    indptr, indices = g.indptr, g.indices
+    w = g.weights
+    if w is None:
+        add = lambda d, i: d + 1
+        zero, inf = 0, None
+    elif w.dtype == np.float32:
+        add = lambda d, i: np.float32(d + w[i])
+        zero, inf = np.float32(0), None
+    elif w.dtype == np.float64:
+        add = lambda d, i: d + float(w[i])
+        zero, inf = 0.0, None
+    else:
+        add = lambda d, i: d + int(w[i])
+        zero, inf = 0, None
+    dist = [inf] * g.n
+    dist[source] = zero
+    heap = [(zero, source)]
+    while heap:
+        d, v = heapq.heappop(heap)
+        if d != dist[v]:
+            continue
+        for i in range(indptr[v], indptr[v + 1]):
+            u = int(indices[i])
+            nd = add(d, i)
+            if dist[u] is None or nd < dist[u]:
+                dist[u] = nd
+                heapq.heappush(heap, (nd, u))
+    out_dtype = np.float32 if (w is not None and w.dtype == np.float32) else np.float64
+    return np.array([np.inf if d is None else d for d in dist], dtype=out_dtype)
+
+
+def check_parents(g, source, dist, parents):
+    """Every reached vertex is confirmed by its parent's arc, and the parents form
+    a tree rooted at the source (pointer jumping reaches it)."""
+    assert parents[source] == source
+    reached = np.isfinite(dist)
+    assert np.array_equal(parents >= 0, reached)
+    v = np.flatnonzero(reached & (np.arange(g.n) != source))
+    p = parents[v]
+    for vi, pi in zip(v, p):
+        lo, hi = g.indptr[pi], g.indptr[pi + 1]
+        hits = np.flatnonzero(g.indices[lo:hi] == vi)
+        assert hits.size == 1, f"parent {pi} of {vi} has no arc to it"
+        w = 1 if g.weights is None else g.weights[lo + hits[0]]
+        if dist.dtype == np.float32:
+            assert np.float32(dist[pi] + np.float32(w)) == dist[vi]
+        elif g.weights is not None and g.weights.dtype.kind == "i":
+            assert int(dist[pi]) + int(w) == int(dist[vi])
+        else:
+            assert dist[pi] + float(w) == dist[vi]
+    anc = np.where(reached, parents, source)  # pointer doubling: 2^k steps after k rounds
+    for _ in range(max(1, int(g.n).bit_length()) + 1):
+        anc = anc[anc]
+    assert np.all(anc == source), "the parent array has a cycle"
+
+
+def run(g_gpu, source, method, **options):
+    r = wavefront.sssp(g_gpu, source, method=method, **options)
+    assert r.backend == "cuda"
+    return r.distances.get(), r.parents.get(), r
+
+
+@pytest.mark.parametrize("directed", [False, True])
+@pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: "unweighted" if d is None else np.dtype(d).name)
+@pytest.mark.parametrize("method", METHODS)
+def test_matches_dijkstra(method, dtype, directed):
+    g = random_graph(7, dtype, directed)
+    gg = g.to("cuda")
+    for source in (0, 310):
+        dist, parents, _ = run(gg, source, method)
+        expected = oracle(g, source)
+        assert dist.dtype == expected.dtype
+        np.testing.assert_array_equal(dist, expected)
+        check_parents(g, source, dist, parents)
+        target = int(np.flatnonzero(np.isfinite(dist))[-1])
+        path = wavefront.path(wavefront.SSSPResult(source, parents, distances=dist), target)
+        assert path[0] == source and path[-1] == target
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_zero_weight_plateaus_have_acyclic_parents(method):
+    rng = np.random.default_rng(3)
+    n = 300
+    src, dst = rng.integers(0, n, 1500), rng.integers(0, n, 1500)
+    w = (rng.random(1500) < 0.3).astype(np.int32)  # 70 % zero weights
+    g = from_edges(src, dst, weights=w, n=n)
+    dist, parents, _ = run(g.to("cuda"), 5, method)
+    np.testing.assert_array_equal(dist, oracle(g, 5))
+    check_parents(g, 5, dist, parents)
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_isolated_source(method):
+    g = random_graph(1, np.float64, False)
+    dist, parents, _ = run(g.to("cuda"), 395, method)
+    assert dist[395] == 0 and parents[395] == 395
+    assert np.isinf(np.delete(dist, 395)).all() and (np.delete(parents, 395) == -1).all()
+
+
+@pytest.mark.parametrize("method", METHODS)
+@pytest.mark.parametrize("dtype", [np.float32, np.int32])
+def test_cutoff(method, dtype):
+    g = random_graph(11, dtype, False)
+    full = oracle(g, 0)
+    cutoff = float(np.median(full[np.isfinite(full)]))
+    dist, parents, _ = run(g.to("cuda"), 0, method, cutoff=cutoff)
+    expected = np.where(full <= cutoff, full, np.inf)
+    np.testing.assert_array_equal(dist, expected)
+    check_parents(g, 0, dist, parents)
+
+
+def test_bad_options_raise():
+    gg = random_graph(2, np.float32, False).to("cuda")
+    with pytest.raises(ValueError, match="cutoff"):
+        wavefront.sssp(gg, 0, method="delta-stepping", cutoff=-1)
+    with pytest.raises(ValueError, match="delta"):
+        wavefront.sssp(gg, 0, method="delta-stepping", delta=0)
+    with pytest.raises(TypeError):
+        wavefront.sssp(gg, 0, method="bellman-ford", delta=3)
+    with pytest.raises(ValueError, match="up threshold"):
+        wavefront.sssp(gg, 0, method="adaptive", thresholds=(1e-6, 1e-3))
+
+
+def test_negative_and_huge_weights_are_rejected():
+    g = from_edges(np.array([0, 1]), np.array([1, 2]), weights=np.array([1.0, -2.0]), n=3)
+    with pytest.raises(WeightError):
+        wavefront.sssp(g.to("cuda"), 0, method="delta-stepping")
+    g = from_edges(np.array([0, 1]), np.array([1, 2]), weights=np.array([2**61, 1], dtype=np.int64), n=3)
+    with pytest.raises(WeightError, match="overflow"):
+        wavefront.sssp(g.to("cuda"), 0, method="frontier")
+
+
+def test_threshold_override_controls_modes():
+    g = random_graph(5, np.int32, False)
+    gg = g.to("cuda")
+    expected = oracle(g, 0)
+    dist, _, r = run(gg, 0, "adaptive", thresholds=(1e-9, 0.0))  # to "all" at once, never back
+    kinds = [row.kind for row in r.trace]
+    assert kinds[0] == "frontier" and set(kinds[1:]) == {"all"}
+    np.testing.assert_array_equal(dist, expected)
+    dist, _, r = run(gg, 0, "adaptive", thresholds=(0.0, 0.0))  # "all" from the start
+    assert {row.kind for row in r.trace} == {"all"}
+    np.testing.assert_array_equal(dist, expected)
+    dist, _, r = run(gg, 0, "adaptive", thresholds=(math.inf, 0.0))  # never leaves "frontier"
+    assert {row.kind for row in r.trace} == {"frontier"}
+    np.testing.assert_array_equal(dist, expected)
+
+
+def test_adaptive_switches_both_ways_on_road_like_graph():
+    """At the seed's scale, with thresholds inside the range of measured
+    all-vertex phase times, big phases run over all vertices and small ones
+    over the frontier, rebuilt by SWITCH (seed 001 fig. 6). The calibrated
+    policy must give the same answer, whatever it chose on this GPU."""
+    from wavefront.generators import road_like
+
+    gg = road_like(1_400_000, seed=1).to("cuda")
+    conventional = wavefront.sssp(gg, 0, method="bellman-ford")
+    times = np.array([row.seconds for row in conventional.trace])
+    up, down = np.percentile(times, 70), np.percentile(times, 50)
+    dist, parents, r = run(gg, 0, "adaptive", thresholds=(up, down))
+    kinds = {row.kind for row in r.trace}
+    assert {"frontier", "all", "switch"} <= kinds
+    np.testing.assert_array_equal(dist, conventional.distances.get())
+    np.testing.assert_array_equal(parents, conventional.parents.get())
+    dist, parents, r = run(gg, 0, "adaptive", recalibrate=True)
+    assert {row.kind for row in r.trace} <= {"frontier", "all", "switch"}
+    np.testing.assert_array_equal(dist, conventional.distances.get())
+
+
+def test_road_network_seattle():
+    from scipy.sparse.csgraph import dijkstra
+
+    g = wavefront.read_graph(road_file("seattle.gr.gz"))
+    gg = g.to("cuda")
+    expected = dijkstra(g.to_scipy().astype(np.float64), indices=0)
+    for method in METHODS:
+        dist, parents, _ = run(gg, 0, method)
+        np.testing.assert_array_equal(dist, expected)
+        reached = np.flatnonzero(np.isfinite(dist))
+        assert wavefront.path(wavefront.SSSPResult(0, parents, distances=dist), reached[-1])[0] == 0
+
+
+def test_kronecker_float32_graph500_rules():
+    from scipy.sparse.csgraph import dijkstra
+
+    from wavefront.generators import kronecker
+
+    g = kronecker(11, seed=2)
+    gg = g.to("cuda")
+    source = int(np.argmax(np.diff(g.indptr)))
+    expected = dijkstra(g.to_scipy().astype(np.float64), indices=source)
+    for method in METHODS:
+        dist, parents, _ = run(gg, source, method)
+        assert dist.dtype == np.float32
+        np.testing.assert_allclose(dist, expected, rtol=1e-5)
+        check_parents(g, source, dist, parents)
+        # Graph500 check: no arc shortens a distance (exact in float32).
+        src = np.repeat(np.arange(g.n), np.diff(g.indptr))
+        ok = np.isfinite(dist[src])
+        assert np.all(np.float32(dist[src][ok] + g.weights[ok]) >= dist[g.indices[ok]])
+
+
+@pytest.mark.parametrize("method, options", [
+    ("delta-stepping", {"delta": 1e-3}), ("delta-stepping", {"delta": 1e9}),
+    ("delta-stepping", {"chain": 0}), ("delta-stepping", {"chain": 64}),
+    ("delta-stepping", {"blocks_per_sm": 1}), ("delta-stepping", {"blocks_per_sm": 2}),
+    ("bellman-ford", {"cuda_graphs": False}), ("frontier", {"cuda_graphs": False}),
+    ("adaptive", {"cuda_graphs": False, "thresholds": (3e-5, 2e-5)}),
+])
+def test_options_keep_answers(method, options):
+    g = random_graph(9, np.float32, True)
+    dist, parents, _ = run(g.to("cuda"), 0, method, **options)
+    np.testing.assert_array_equal(dist, oracle(g, 0))
+    check_parents(g, 0, dist, parents)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    n=st.integers(1, 60),
+    edges=st.lists(st.tuples(st.integers(0, 59), st.integers(0, 59), st.integers(0, 20)), max_size=200),
+    directed=st.booleans(),
+    method=st.sampled_from(["frontier", "adaptive", "delta-stepping"]),
+)
+def test_random_small_graphs(n, edges, directed, method):
+    edges = [(a % n, b % n, w) for a, b, w in edges]
+    src = np.array([e[0] for e in edges], dtype=np.int64)
+    dst = np.array([e[1] for e in edges], dtype=np.int64)
+    w = np.array([e[2] for e in edges], dtype=np.int32)
+    g = from_edges(src, dst, weights=w, n=n, directed=directed)
+    dist, parents, _ = run(g.to("cuda"), 0, method, thresholds=(2e-5, 1e-5)) if method == "adaptive" \
+        else run(g.to("cuda"), 0, method)
+    np.testing.assert_array_equal(dist, oracle(g, 0))
+    check_parents(g, 0, dist, parents)

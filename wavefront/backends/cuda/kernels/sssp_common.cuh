@@ -1,0 +1,129 @@
+// Shared definitions for the SSSP kernels (sssp_*.cu).
+//
+// Arithmetic: SSSP_WEIGHT picks the arc weight type and the distance type the
+// search computes in (0: float32 -> float, 1: float64 -> double, 2: int32 ->
+// int64, 3: int64 -> int64, 4: unweighted, every arc weighs 1 -> int64).
+// Distances are non-negative, so atomicMin works on their bit patterns:
+// float as unsigned int, double as unsigned long long, int64 directly.
+// Each distance is computed as fl(d[u] + w) in the distance type, so the
+// parent pass can confirm it with the same expression, bit for bit.
+#pragma once
+
+#ifndef WF_INDEX64
+#define WF_INDEX64 0
+#endif
+#ifndef SSSP_WEIGHT
+#define SSSP_WEIGHT 0
+#endif
+// Out-lists at least this long are walked by a whole warp, coalesced.
+#ifndef SSSP_WARP_COOP_DEGREE
+#define SSSP_WARP_COOP_DEGREE 32
+#endif
+
+#if WF_INDEX64
+typedef long long vid_t;
+#else
+typedef int vid_t;
+#endif
+typedef long long eid_t;
+
+#if SSSP_WEIGHT == 0
+typedef float weight_t;
+typedef float dist_t;
+#elif SSSP_WEIGHT == 1
+typedef double weight_t;
+typedef double dist_t;
+#elif SSSP_WEIGHT == 2
+typedef int weight_t;
+typedef long long dist_t;
+#elif SSSP_WEIGHT == 3
+typedef long long weight_t;
+typedef long long dist_t;
+#else
+typedef unsigned char weight_t;  // never read
+typedef long long dist_t;
+#endif
+
+#define SSSP_FULL_MASK 0xffffffffu
+
+__device__ __forceinline__ unsigned int lane_id() { return threadIdx.x & 31u; }
+
+__device__ __forceinline__ dist_t arc_weight(const weight_t* __restrict__ weights, eid_t i) {
+#if SSSP_WEIGHT == 4
+    return 1;
+#else
+    return (dist_t)weights[i];
+#endif
+}
+
+__device__ __forceinline__ dist_t dist_infinity() {
+#if SSSP_WEIGHT == 0
+    return __int_as_float(0x7f800000);
+#elif SSSP_WEIGHT == 1
+    return __longlong_as_double(0x7ff0000000000000LL);
+#else
+    return 0x7fffffffffffffffLL;
+#endif
+}
+
+// The smallest distance greater than x (x finite and non-negative).
+__device__ __forceinline__ dist_t dist_next_above(dist_t x) {
+#if SSSP_WEIGHT == 0
+    return __int_as_float(__float_as_int(x) + 1);
+#elif SSSP_WEIGHT == 1
+    return __longlong_as_double(__double_as_longlong(x) + 1);
+#else
+    return x + 1;
+#endif
+}
+
+// atomicMin on a non-negative distance; returns the previous value.
+__device__ __forceinline__ dist_t atomic_min_dist(dist_t* p, dist_t v) {
+#if SSSP_WEIGHT == 0
+    return __uint_as_float(atomicMin(reinterpret_cast<unsigned int*>(p), __float_as_uint(v)));
+#elif SSSP_WEIGHT == 1
+    return __longlong_as_double((long long)atomicMin(
+        reinterpret_cast<unsigned long long*>(p), (unsigned long long)__double_as_longlong(v)));
+#else
+    return atomicMin(reinterpret_cast<long long*>(p), (long long)v);
+#endif
+}
+
+// Warp-aggregated append, called by all 32 lanes together (warp-uniform
+// control flow): the lanes with `want` reserve their slots with one atomicAdd.
+// Explicit `want` instead of __activemask(): the compiler may predicate a
+// branch, and then the active mask would count lanes that do not append.
+template <typename T>
+__device__ __forceinline__ void warp_append(T* queue, unsigned int* tail, T value, bool want) {
+    unsigned int ballot = __ballot_sync(SSSP_FULL_MASK, want);
+    if (ballot == 0) return;
+    int leader = __ffs(ballot) - 1;
+    unsigned int base = 0;
+    if ((int)lane_id() == leader) base = atomicAdd(tail, (unsigned int)__popc(ballot));
+    base = __shfl_sync(SSSP_FULL_MASK, base, leader);
+    if (want) queue[base + __popc(ballot & ((1u << lane_id()) - 1u))] = value;
+}
+
+// Calls visit(valid, d, i) for every arc i in [begin, end) of each active
+// lane (valid == true), d being that lane's distance. All 32 lanes call visit
+// in lock step (padding steps have valid == false), so visit may use
+// warp_append. Lists of SSSP_WARP_COOP_DEGREE arcs or more are walked by the
+// whole warp in coalesced strides, one list at a time; shorter ones by their
+// own lane, for as many steps as the longest of them.
+template <typename Visit>
+__device__ __forceinline__ void for_each_arc(bool active, eid_t begin, eid_t end, dist_t d,
+                                             Visit visit) {
+    bool cooperative = active && (end - begin) >= SSSP_WARP_COOP_DEGREE;
+    unsigned int pending = __ballot_sync(SSSP_FULL_MASK, cooperative);
+    while (pending) {
+        int leader = __ffs(pending) - 1;
+        pending &= pending - 1u;
+        eid_t b = __shfl_sync(SSSP_FULL_MASK, begin, leader);
+        eid_t e = __shfl_sync(SSSP_FULL_MASK, end, leader);
+        dist_t dl = __shfl_sync(SSSP_FULL_MASK, d, leader);
+        for (eid_t base = b; base < e; base += 32) visit(base + lane_id() < e, dl, base + lane_id());
+    }
+    unsigned int length = (active && !cooperative) ? (unsigned int)(end - begin) : 0u;
+    unsigned int longest = __reduce_max_sync(SSSP_FULL_MASK, length);
+    for (unsigned int k = 0; k < longest; ++k) visit(k < length, d, begin + k);
+}

@@ -1,0 +1,182 @@
+"""Launchers for the SSSP kernels (kernels/sssp_*.cu): one method per kernel.
+
+The kernels are compiled per (vertex-id width, weight type) through the
+compile-once cache; ``SSSPKernels.for_graph`` returns the set for a graph.
+Scalars are passed as NumPy scalars of the exact C type.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+
+from .compile import module
+
+BLOCK = 256
+NEAR_FAR_BLOCK = 512  # matches NF_BLOCK's default and its __launch_bounds__(512, 2)
+NEAR_FAR_MAX_BLOCKS_PER_SM = 2  # what __launch_bounds__(NF_BLOCK, 2) keeps resident
+NEAR_FAR_CHUNK = 1024  # NF_CHUNK
+PARENT_BLOCK = 256
+PARENT_ITEMS = 8
+TRACE_WIDTH = 4
+CTL_WORDS = 16
+CTL_ITERATIONS = 11
+
+# SSSP_WEIGHT codes of sssp_common.cuh: weight dtype -> (code, distance dtype).
+_WEIGHT_KINDS = {
+    np.dtype(np.float32): (0, np.float32),
+    np.dtype(np.float64): (1, np.float64),
+    np.dtype(np.int32): (2, np.int64),
+    np.dtype(np.int64): (3, np.int64),
+    None: (4, np.int64),
+}
+INT_INFINITY = np.iinfo(np.int64).max
+
+
+@dataclass(frozen=True)
+class Arithmetic:
+    """How a graph's distances are computed: kernel code, distance dtype, output dtype."""
+
+    weight_code: int
+    dist_dtype: type
+
+    @property
+    def infinity(self):
+        if self.dist_dtype == np.int64:
+            return np.int64(INT_INFINITY)
+        return self.dist_dtype(np.inf)
+
+    @property
+    def output_dtype(self):
+        return np.float32 if self.dist_dtype == np.float32 else np.float64
+
+    def scalar(self, value):
+        return self.dist_dtype(value)
+
+
+def arithmetic(graph) -> Arithmetic:
+    key = None if graph.weights is None else np.dtype(graph.weights.dtype)
+    code, dist = _WEIGHT_KINDS[key]
+    return Arithmetic(code, dist)
+
+
+def _grid(count: int, block: int = BLOCK) -> tuple:
+    return (max(1, -(-int(count) // block)),)
+
+
+class SSSPKernels:
+    """The compiled SSSP kernels for one (index width, weight type, device)."""
+
+    def __init__(self, index64: bool, weight_code: int, device_id: int):
+        import cupy
+
+        defines = {"WF_INDEX64": int(index64), "SSSP_WEIGHT": weight_code}
+        harish = module("sssp_harish.cu", defines)
+        near_far = module("sssp_near_far.cu", defines)
+        parents = module("sssp_parents.cu", defines)
+        self.relax_all_k = harish.get_function("relax_all")
+        self.update_all_k = harish.get_function("update_all")
+        self.select_relax_k = harish.get_function("select_relax")
+        self.select_update_k = harish.get_function("select_update")
+        self.switch_k = harish.get_function("switch_to_frontier")
+        self.near_far_k = near_far.get_function("near_far")
+        self.confirm_parents_k = parents.get_function("confirm_parents")
+        self.count_unsettled_k = parents.get_function("count_unsettled")
+        self.plateau_round_k = parents.get_function("plateau_round")
+        attrs = cupy.cuda.Device(device_id).attributes
+        self.sm_count = int(attrs["MultiProcessorCount"])
+        self.index_dtype = np.int64 if index64 else np.int32
+        # Small device->host copies land in pinned memory (one per phase).
+        self.host_words = cupy.cuda.alloc_pinned_memory(CTL_WORDS * 4)
+        self.host_view = np.frombuffer(self.host_words, dtype=np.uint32, count=CTL_WORDS)
+
+    @classmethod
+    def for_graph(cls, graph) -> "SSSPKernels":
+        import cupy
+
+        index64 = graph.indices.dtype == np.int64
+        return _kernels(bool(index64), arithmetic(graph).weight_code, cupy.cuda.Device().id)
+
+    # -- host <-> device -------------------------------------------------------
+    def read_words(self, words, count: int) -> np.ndarray:
+        """Copy the first ``count`` uint32 of ``words`` to the host (synchronizes)."""
+        import cupy
+
+        stream = cupy.cuda.get_current_stream()
+        cupy.cuda.runtime.memcpyAsync(
+            self.host_view.ctypes.data, words.data.ptr, 4 * count,
+            cupy.cuda.runtime.memcpyDeviceToHost, stream.ptr,
+        )
+        stream.synchronize()
+        return self.host_view[:count]
+
+    def copy_words_to_host(self, words, count: int, stream) -> None:
+        """Queue a copy of ``count`` uint32 into ``host_view`` (no wait; capturable)."""
+        import cupy
+
+        cupy.cuda.runtime.memcpyAsync(
+            self.host_view.ctypes.data, words.data.ptr, 4 * count,
+            cupy.cuda.runtime.memcpyDeviceToHost, stream.ptr,
+        )
+
+    # -- seed 001, algorithms 2, 3, 5, 6 and SWITCH ---------------------------
+    def relax_all(self, g, weights, mask, cost, updating, cutoff, updated_count):
+        self.relax_all_k(_grid(g.n), (BLOCK,), (
+            np.int64(g.n), g.indptr, g.indices, weights, mask, cost, updating, cutoff, updated_count))
+
+    def update_all(self, n, mask, cost, updating, updated_count):
+        self.update_all_k(_grid(n), (BLOCK,), (np.int64(n), mask, cost, updating, updated_count))
+
+    def select_relax(self, g, weights, frontier_len, frontier_count, frontier, mask, cost,
+                     updating, scheduled, next_frontier, next_count, cutoff):
+        # frontier_len None: the length is known only on the device (a captured
+        # phase); a fixed grid strides over it.
+        grid = (self.sm_count * 8,) if frontier_len is None else _grid(min(frontier_len, 1 << 26))
+        self.select_relax_k(grid, (BLOCK,), (
+            frontier_count, frontier, g.indptr, g.indices, weights, mask, cost, updating,
+            scheduled, next_frontier, next_count, cutoff))
+
+    def select_update(self, updated_count, updated, mask, cost, updating, scheduled, read_count):
+        # The list's length is known only on the device: a grid-stride launch.
+        self.select_update_k((self.sm_count * 2,), (BLOCK,), (
+            updated_count, updated, mask, cost, updating, scheduled, read_count))
+
+    def switch_to_frontier(self, n, mask, frontier, frontier_count):
+        self.switch_k(_grid(n), (BLOCK,), (np.int64(n), mask, frontier, frontier_count))
+
+    # -- delta-stepping -------------------------------------------------------
+    def near_far(self, g, weights, dist, near, far, chunk_vertex, chunk_begin, near_stamp,
+                 far_stamp, far_min, ctl, delta, cutoff, chain: int, trace, trace_capacity: int,
+                 blocks_per_sm: int):
+        # A persistent kernel: every block must be resident at once (its grid
+        # barrier would wait forever for a block that never started).
+        if blocks_per_sm not in range(1, NEAR_FAR_MAX_BLOCKS_PER_SM + 1):
+            raise ValueError(
+                f"blocks_per_sm must be 1..{NEAR_FAR_MAX_BLOCKS_PER_SM}, got {blocks_per_sm!r}")
+        self.near_far_k((self.sm_count * blocks_per_sm,), (NEAR_FAR_BLOCK,), (
+            g.indptr, g.indices, weights, dist, near[0], near[1], far[0], far[1],
+            chunk_vertex[0], chunk_vertex[1], chunk_begin[0], chunk_begin[1],
+            near_stamp, far_stamp, far_min, ctl, delta, cutoff, np.int32(chain),
+            trace, np.int32(trace_capacity)))
+
+    # -- predecessors ---------------------------------------------------------
+    def confirm_parents(self, g, weights, dist, parent):
+        if g.m == 0:
+            return
+        self.confirm_parents_k(_grid(g.m, PARENT_BLOCK * PARENT_ITEMS), (PARENT_BLOCK,), (
+            np.int64(g.n), np.int64(g.m), g.indptr, g.indices, weights, dist, parent))
+
+    def count_unsettled(self, n, source, dist, parent, settled_round, unsettled):
+        self.count_unsettled_k(_grid(n), (BLOCK,), (
+            np.int64(n), np.int64(source), dist, parent, settled_round, unsettled))
+
+    def plateau_round(self, g, in_weights, dist, parent, settled_round, round_: int, settled):
+        self.plateau_round_k(_grid(g.n), (BLOCK,), (
+            np.int64(g.n), g.in_indptr, g.in_indices, in_weights, dist, parent,
+            settled_round, np.int32(round_), settled))
+
+
+@lru_cache(maxsize=None)
+def _kernels(index64: bool, weight_code: int, device_id: int) -> SSSPKernels:
+    return SSSPKernels(index64, weight_code, device_id)
