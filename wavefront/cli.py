@@ -1,0 +1,601 @@
+"""The ``wavefront`` command line: graph500, bfs, sssp, info, convert, methods.
+
+Each subcommand is one ``run_<name>(args) -> exit status`` function;
+:func:`main` parses the arguments and turns wavefront's exceptions into one
+line on stderr (``wavefront: error: ...``) and the exit status a shell user
+expects:
+
+* 0   success;
+* 1   the run failed (a result failed validation, the GPU ran out of memory,
+  an output could not be written, an unexpected error);
+* 2   a usage error or bad input (argparse's own errors, a missing or
+  malformed file, a vertex out of range, unusable weights, an unknown
+  method, ``--backend cuda`` where CUDA cannot run);
+* 130 interrupted (Ctrl-C); 141 stdout was closed early (``| head``), as a
+  process killed by SIGPIPE reports.
+
+``--debug`` (or ``WAVEFRONT_DEBUG=1``) adds the traceback. NumPy is the only
+heavy import before a subcommand runs: numba, CuPy, SciPy and rich load
+inside the subcommands, so ``wavefront --help`` stays fast.
+"""
+from __future__ import annotations
+
+import argparse
+import inspect
+import json
+import os
+import sys
+import time
+import uuid
+from contextlib import contextmanager
+from pathlib import Path
+
+from . import __version__
+from .errors import (
+    BackendUnavailableError,
+    GraphFormatError,
+    UnknownMethodError,
+    VertexError,
+    WavefrontError,
+    WeightError,
+)
+
+EXIT_OK = 0
+EXIT_FAILED = 1
+EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130
+EXIT_BROKEN_PIPE = 141
+
+RESULT_SUFFIXES = (".npz", ".csv", ".tsv")
+
+
+class CommandLineError(WavefrontError, ValueError):
+    """An argument the CLI cannot act on (exit status 2)."""
+
+
+BAD_INPUT = (
+    CommandLineError,
+    GraphFormatError,
+    VertexError,
+    WeightError,
+    UnknownMethodError,
+    BackendUnavailableError,
+)
+
+
+def note(message: str) -> None:
+    """A progress line on stderr, so stdout holds only results."""
+    print(f"wavefront: {message}", file=sys.stderr, flush=True)
+
+
+# -- argument types --------------------------------------------------------
+def _number(kind, minimum, inclusive, what):
+    def parse(text):
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not {what}") from None
+        if value != value or (value < minimum if inclusive else value <= minimum):
+            raise argparse.ArgumentTypeError(f"{text!r} is not {what}")
+        return value
+
+    return parse
+
+
+positive_float = _number(float, 0.0, False, "a positive number")
+non_negative_float = _number(float, 0.0, True, "a non-negative number")
+non_negative_int = _number(int, 0, True, "a non-negative integer")
+
+
+def file_format(text: str) -> str:
+    """A format name of wavefront.io (or a suffix naming one), checked at parse time."""
+    from .io import FORMATS, SUFFIXES
+
+    name = text.lower().lstrip(".")
+    if name in FORMATS or f".{name}" in SUFFIXES:
+        return name
+    raise argparse.ArgumentTypeError(f"unknown format {text!r}; choose one of {', '.join(FORMATS)}")
+
+
+# -- parser ----------------------------------------------------------------
+def build_parser() -> tuple[argparse.ArgumentParser, argparse.ArgumentParser]:
+    """The full parser, and the graph500 subparser (filled in only when used)."""
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument(
+        "--debug", action="store_true", default=argparse.SUPPRESS,
+        help="show the traceback of an error (also WAVEFRONT_DEBUG=1)",
+    )
+
+    reading = argparse.ArgumentParser(add_help=False)
+    reading.add_argument("file", type=Path, help="graph file (.gr, .mtx, edge list, ...; plain or .gz)")
+    reading.add_argument("--format", type=file_format, help="file format, when the suffix does not tell it")
+    _add_direction(reading, "read the file as")
+
+    searching = argparse.ArgumentParser(add_help=False)
+    searching.add_argument(
+        "--source", required=True,
+        help="vertex to search from, counted from 0 (DIMACS vertex 1 is 0)",
+    )
+    searching.add_argument(
+        "--method", default="auto", help="method name (see `wavefront methods`; default auto)"
+    )
+    searching.add_argument(
+        "--backend", choices=("auto", "cpu", "cuda"), default="auto",
+        help="where to run (default auto: CUDA when it works here, else the CPU)",
+    )
+    searching.add_argument("--trace", action="store_true", help="print the per-level trace table")
+    searching.add_argument(
+        "--output", type=Path,
+        help="write the result: .npz (arrays) or .csv/.tsv (one row per vertex)",
+    )
+
+    parser = argparse.ArgumentParser(
+        prog="wavefront",
+        description="BFS, SSSP and the Graph500 benchmark on CPUs and GPUs.",
+    )
+    parser.add_argument("--version", action="version", version=f"wavefront {__version__}")
+    parser.add_argument("--debug", action="store_true", help="show the traceback of an error")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    graph500 = sub.add_parser(
+        "graph500", parents=[common], help="run the Graph500 benchmark (BFS and SSSP kernels)",
+        description="Generate a Kronecker graph, build it (timed), run and validate "
+        "BFS/SSSP from many roots, and print the Graph500 statistics block.",
+    )
+
+    bfs = sub.add_parser(
+        "bfs", parents=[common, reading, searching], help="breadth-first search from a vertex",
+        description="Breadth-first search from --source; prints vertices reached, depth and time.",
+    )
+    bfs.add_argument(
+        "--policy", choices=("gap", "seed000"),
+        help="direction-switch policy of the hybrid (default gap: alpha=15, beta=18; "
+        "seed000: alpha=10, beta=14)",
+    )
+    bfs.add_argument("--alpha", type=positive_float, help="top-down -> bottom-up threshold")
+    bfs.add_argument("--beta", type=positive_float, help="bottom-up -> top-down threshold")
+    bfs.add_argument(
+        "--depth-limit", type=non_negative_int, help="stop after this many levels"
+    )
+    bfs.set_defaults(run=run_bfs)
+
+    sssp = sub.add_parser(
+        "sssp", parents=[common, reading, searching], help="single-source shortest paths",
+        description="Shortest paths from --source; unweighted graphs count hops.",
+    )
+    sssp.add_argument(
+        "--cutoff", type=non_negative_float, help="leave vertices farther than this unreached"
+    )
+    sssp.add_argument("--delta", type=positive_float, help="delta-stepping bucket width")
+    sssp.add_argument(
+        "--target", help="print the shortest path to this vertex (from 0) and its length"
+    )
+    sssp.set_defaults(run=run_sssp)
+
+    info = sub.add_parser(
+        "info", parents=[common, reading],
+        help="size, degrees, weights, components and memory of a graph",
+    )
+    info.add_argument("--json", action="store_true", help="print JSON instead of text")
+    info.set_defaults(run=run_info)
+
+    convert = sub.add_parser(
+        "convert", parents=[common], help="convert a graph file to another format",
+        description="Read IN and write OUT; formats follow the suffixes unless --from/--to say.",
+    )
+    convert.add_argument("input", type=Path, metavar="IN")
+    convert.add_argument("output", type=Path, metavar="OUT")
+    convert.add_argument("--from", dest="format", type=file_format, help="format of IN")
+    convert.add_argument("--to", dest="to_format", type=file_format, help="format of OUT")
+    _add_direction(convert, "read IN as")
+    convert.set_defaults(run=run_convert)
+
+    methods = sub.add_parser(
+        "methods", parents=[common], help="list BFS/SSSP methods per backend and CUDA status"
+    )
+    methods.set_defaults(run=run_methods)
+    return parser, graph500
+
+
+def _add_direction(parser, verb: str) -> None:
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument(
+        "--directed", dest="directed", action="store_const", const=True, default=None,
+        help=f"{verb} a directed graph",
+    )
+    group.add_argument(
+        "--undirected", dest="directed", action="store_const", const=False,
+        help=f"{verb} an undirected graph",
+    )
+
+
+def _subcommand_of(argv: list[str]) -> str | None:
+    """The first positional token: the top-level options take no values."""
+    return next((a for a in argv if not a.startswith("-")), None)
+
+
+# -- helpers shared by the subcommands ---------------------------------------
+def _existing_file(path: Path) -> None:
+    if not path.exists():
+        raise CommandLineError(f"{path}: no such file")
+    if path.is_dir():
+        raise CommandLineError(f"{path}: is a directory, not a graph file")
+
+
+def _output_target(path: Path | None, suffixes=RESULT_SUFFIXES) -> Path | None:
+    """Check an output path before any work is done on its behalf."""
+    if path is None:
+        return None
+    if suffixes and path.suffix.lower() not in suffixes:
+        raise CommandLineError(
+            f"{path}: cannot tell the output format; use a name ending in {', '.join(suffixes)}"
+        )
+    folder = path.parent
+    if not folder.is_dir():
+        raise CommandLineError(f"{path}: the folder {folder} does not exist")
+    if path.is_dir():
+        raise CommandLineError(f"{path}: is a directory")
+    return path
+
+
+@contextmanager
+def atomic_path(path: Path):
+    """Yield a temporary name next to ``path``; rename it onto ``path`` only on
+    success, so a failed or interrupted write never leaves a partial file.
+    The temporary name ends with ``path``'s name, keeping its suffixes."""
+    partial = path.with_name(f".wavefront-partial-{uuid.uuid4().hex[:12]}-{path.name}")
+    try:
+        yield partial
+        os.replace(partial, path)
+    finally:
+        if partial.exists():
+            partial.unlink()
+
+
+def _read(args, path: Path):
+    from .io import read_graph
+
+    _existing_file(path)
+    start = time.perf_counter()
+    try:
+        graph = read_graph(path, format=args.format, directed=args.directed)
+    except OSError as exc:  # unreadable input is bad input, like a missing file
+        raise CommandLineError(f"{path}: {exc.strerror or exc}") from exc
+    kind = "directed" if graph.directed else "undirected"
+    note(
+        f"read {path} ({graph.n:,} vertices, {graph.m:,} arcs, {kind}) "
+        f"in {time.perf_counter() - start:.2f} s"
+    )
+    return graph
+
+
+def _pick_backend(kernel: str, args) -> tuple[str, str]:
+    """Resolve --backend and check --method exists there, before any file is read."""
+    from . import registry
+    from .backends import choose_backend
+
+    backend, reason = choose_backend(args.backend)
+    if args.method not in registry.methods(kernel, backend):
+        raise UnknownMethodError(
+            f"no {kernel} method {args.method!r} on the {backend} backend; choose one of "
+            f"{', '.join(registry.methods(kernel, backend))} (see `wavefront methods`)"
+        )
+    return backend, reason
+
+
+def _method_options(kernel: str, backend: str, method: str, given: dict) -> dict:
+    """The options the user set, refused by name if the method cannot take them."""
+    from . import registry
+
+    options = {k: v for k, v in given.items() if v is not None}
+    try:
+        parameters = inspect.signature(registry.resolve(kernel, backend, method)).parameters
+    except (TypeError, ValueError):  # a callable without a signature: let it decide
+        return options
+    if any(p.kind is p.VAR_KEYWORD for p in parameters.values()):
+        return options
+    refused = [k for k in options if k not in parameters]
+    if refused:
+        flags = ", ".join("--" + k.replace("_", "-") for k in refused)
+        raise CommandLineError(f"{kernel} method {method!r} on {backend} does not take {flags}")
+    return options
+
+
+def _vertex(graph, text: str, what: str) -> int:
+    """A vertex id from the command line, checked against ``graph``."""
+    try:
+        vertex = int(text)
+    except ValueError:
+        raise VertexError(f"{what} must be an integer vertex id, got {text!r}") from None
+    try:
+        graph.internal_id(vertex)
+    except VertexError as exc:
+        raise VertexError(f"{what}: {exc}") from exc
+    return vertex
+
+
+def _print_trace(trace, title: str) -> None:
+    from rich.console import Console
+
+    Console(file=sys.stdout, soft_wrap=False).print(trace.table(title=title))
+
+
+def _prepare_search(kernel: str, args):
+    """Backend, output path and graph for bfs/sssp, failing fast on bad input."""
+    backend, reason = _pick_backend(kernel, args)
+    _output_target(args.output)
+    graph = _read(args, args.file)
+    source = _vertex(graph, args.source, "--source")
+    if backend != graph.device:
+        graph = graph.to(backend)
+    note(f"{kernel} on {backend} ({reason})")
+    return graph, source, backend
+
+
+# -- result files ------------------------------------------------------------
+def write_result(path: Path, source: int, parents, value_name: str, values) -> None:
+    """Write a search result atomically to .npz, .csv or .tsv.
+
+    ``.npz`` holds ``source``, ``parents`` and ``<value_name>s`` (``levels``
+    or ``distances``). Text files have a header row and one row per vertex:
+    ``vertex``, ``<value_name>``, ``parent``; unreached vertices read -1
+    (level, parent) or inf (distance). Floats are written to read back exactly.
+    """
+    import numpy as np
+
+    suffix = path.suffix.lower()
+    with atomic_path(path) as partial:
+        if suffix == ".npz":
+            with open(partial, "wb") as f:
+                np.savez(f, source=np.int64(source), parents=parents, **{value_name + "s": values})
+            return
+        sep = "," if suffix == ".csv" else "\t"
+        # %r of a float64 is its shortest exact form; 9 digits pin down a float32.
+        value_format = {"i": "%d", "u": "%d"}.get(values.dtype.kind) or (
+            "%.9g" if values.dtype == np.float32 else "%r"
+        )
+        row = sep.join(["%d", value_format, "%d"]) + "\n"
+        n, chunk = values.shape[0], 1 << 16
+        with open(partial, "w", encoding="ascii", newline="\n") as f:
+            f.write(sep.join(["vertex", value_name, "parent"]) + "\n")
+            for lo in range(0, n, chunk):
+                hi = min(lo + chunk, n)
+                rows = zip(range(lo, hi), values[lo:hi].tolist(), parents[lo:hi].tolist())
+                f.write("".join(row % r for r in rows))
+
+
+# -- subcommands -------------------------------------------------------------
+def run_bfs(args) -> int:
+    from . import bfs
+
+    graph, source, backend = _prepare_search("bfs", args)
+    options = _method_options(
+        "bfs", backend, args.method,
+        {"policy": args.policy, "alpha": args.alpha, "beta": args.beta,
+         "depth_limit": args.depth_limit},
+    )
+    result = bfs(graph, source, method=args.method, **options)
+    edges = graph.traversed_edges(result.reached)
+    result = result.to("cpu")
+    print(f"source: {source}")
+    print(f"vertices: {graph.n}")
+    print(f"reached: {result.num_reached}")
+    print(f"depth: {result.depth}")
+    print(f"edges: {edges}")
+    print(f"seconds: {result.seconds:.6f}")
+    if result.seconds > 0:
+        print(f"MTEPS: {edges / result.seconds / 1e6:.3f}")
+    print(f"method: {result.method or args.method}")
+    print(f"backend: {backend}")
+    if args.trace:
+        _print_trace(result.trace, f"bfs from {source}")
+    if args.output is not None:
+        write_result(args.output, source, result.parents, "level", result.levels)
+        note(f"wrote {args.output}")
+    return EXIT_OK
+
+
+def run_sssp(args) -> int:
+    import numpy as np
+
+    from . import path, sssp
+
+    graph, source, backend = _prepare_search("sssp", args)
+    target = None if args.target is None else _vertex(graph, args.target, "--target")
+    options = _method_options("sssp", backend, args.method,
+                              {"cutoff": args.cutoff, "delta": args.delta})
+    result = sssp(graph, source, method=args.method, **options).to("cpu")
+    finite = result.distances[np.isfinite(result.distances)]
+    print(f"source: {source}")
+    print(f"vertices: {graph.n}")
+    print(f"reached: {result.num_reached}")
+    print(f"max_distance: {finite.max()}")
+    print(f"seconds: {result.seconds:.6f}")
+    print(f"method: {result.method or args.method}")
+    print(f"backend: {backend}")
+    if target is not None:
+        print(f"target: {target}")
+        if result.parents[target] < 0:
+            print("distance: inf")
+            print(f"path: none ({target} is not reachable from {source})")
+        else:
+            route = path(result, target)
+            print(f"distance: {result.distances[target]}")
+            print(f"hops: {len(route) - 1}")
+            print("path: " + " -> ".join(map(str, route.tolist())))
+    if args.trace:
+        _print_trace(result.trace, f"sssp from {source}")
+    if args.output is not None:
+        write_result(args.output, source, result.parents, "distance", result.distances)
+        note(f"wrote {args.output}")
+    return EXIT_OK
+
+
+def graph_summary(graph) -> dict:
+    """Size, weights, degrees, components and memory of a graph, as plain values."""
+    import numpy as np
+    import scipy.sparse as sp
+    from scipy.sparse.csgraph import connected_components
+
+    g = graph.to("cpu")
+    summary = {
+        "vertices": g.n,
+        "arcs": g.m,
+        "edges": g.m if g.directed else g.m // 2,
+        "directed": g.directed,
+        "weighted": g.weighted,
+    }
+    if g.weighted:
+        w = g.weights
+        summary["weight_dtype"] = str(w.dtype)
+        summary["weight_min"] = w.min().item() if w.size else None
+        summary["weight_max"] = w.max().item() if w.size else None
+    out_degree = g.degree()
+    degrees = {"degree": out_degree} if not g.directed else {
+        "out_degree": out_degree, "in_degree": g.in_degree()
+    }
+    for name, d in degrees.items():
+        summary[name] = {
+            "min": int(d.min()) if g.n else 0,
+            "mean": float(d.mean()) if g.n else 0.0,
+            "median": float(np.median(d)) if g.n else 0.0,
+            "max": int(d.max()) if g.n else 0,
+        }
+    total_degree = out_degree + (g.in_degree() if g.directed else 0)
+    summary["isolated_vertices"] = int((total_degree == 0).sum())
+    structure = sp.csr_array(
+        (np.ones(g.m, dtype=np.int8), g.indices, g.indptr), shape=(g.n, g.n)
+    )
+    kinds = ("weak", "strong") if g.directed else ("weak",)
+    for kind in kinds:
+        count, labels = connected_components(structure, directed=g.directed, connection=kind)
+        key = "components" if not g.directed else f"{kind}_components"
+        summary[key] = {
+            "count": int(count),
+            "giant_size": int(np.bincount(labels).max()) if g.n else 0,
+        }
+    summary["memory_bytes"] = g.nbytes
+    return summary
+
+
+def _summary_lines(summary: dict) -> list[str]:
+    lines = []
+    for key, value in summary.items():
+        if isinstance(value, dict):
+            value = ", ".join(f"{k} {_human(v)}" for k, v in value.items())
+        elif key == "memory_bytes":
+            key, value = "memory", f"{value / 2**20:.2f} MiB ({value:,} bytes)"
+        else:
+            value = _human(value)
+        lines.append(f"{key}: {value}")
+    return lines
+
+
+def _human(value) -> str:
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, int):
+        return f"{value:,}"
+    if isinstance(value, float):
+        return f"{value:.6g}"
+    return str(value)
+
+
+def run_info(args) -> int:
+    graph = _read(args, args.file)
+    summary = graph_summary(graph)
+    if args.json:
+        print(json.dumps({"file": str(args.file), **summary}, indent=2))
+    else:
+        print(f"file: {args.file}")
+        print("\n".join(_summary_lines(summary)))
+    return EXIT_OK
+
+
+def run_convert(args) -> int:
+    from .io import write_graph
+
+    _output_target(args.output, suffixes=())
+    if args.input.resolve() == args.output.resolve():
+        raise CommandLineError(f"{args.output}: IN and OUT are the same file")
+    graph = _read(args, args.input)
+    start = time.perf_counter()
+    write_graph(graph, args.output, format=args.to_format)  # atomic: see wavefront.io
+    note(f"wrote {args.output} in {time.perf_counter() - start:.2f} s")
+    return EXIT_OK
+
+
+def run_methods(args) -> int:
+    from . import registry
+    from .backends import BACKENDS, cuda_status
+
+    for kernel in registry.KERNELS:
+        print(f"{kernel}:")
+        for backend in BACKENDS:
+            names = registry.methods(kernel, backend)
+            print(f"  {backend}: {', '.join(names) if names else '(none yet)'}")
+    ok, reason = cuda_status()
+    print(f"cuda: {'available' if ok else 'unavailable'} ({reason})")
+    return EXIT_OK
+
+
+def _run_graph500(args) -> int:
+    from .graph500.cli import run_from_args
+
+    return int(run_from_args(args))
+
+
+# -- entry point -------------------------------------------------------------
+def main(argv: list[str] | None = None) -> int:
+    """Run the command line; returns the exit status (see the module docstring)."""
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser, graph500 = build_parser()
+    debug = "--debug" in argv or os.environ.get("WAVEFRONT_DEBUG", "") not in ("", "0")
+    try:
+        if _subcommand_of(argv) == "graph500":
+            from .graph500.cli import add_arguments
+
+            add_arguments(graph500)
+            graph500.set_defaults(run=_run_graph500)
+        try:
+            args = parser.parse_args(argv)
+        except SystemExit as exc:  # --help, --version, or argparse's usage error (2)
+            return EXIT_OK if exc.code is None else int(exc.code)
+        if args.command is None:
+            parser.print_help(sys.stderr)
+            return EXIT_USAGE
+        status = args.run(args)
+        sys.stdout.flush()  # a closed pipe fails here, inside the handler
+        return status
+    except KeyboardInterrupt:
+        print("wavefront: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        _silence_stdout()
+        return EXIT_BROKEN_PIPE
+    except BAD_INPUT as exc:
+        return _report(exc, debug, EXIT_USAGE)
+    except Exception as exc:
+        return _report(exc, debug, EXIT_FAILED)
+
+
+def _report(exc: BaseException, debug: bool, status: int) -> int:
+    if debug:
+        import traceback
+
+        traceback.print_exc()
+    message = str(exc) if isinstance(exc, (WavefrontError, OSError)) else (
+        f"{type(exc).__name__}: {exc}"
+    )
+    hint = "" if debug or status == EXIT_USAGE else " (run with --debug for the traceback)"
+    print(f"wavefront: error: {message}{hint}", file=sys.stderr)
+    return status
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null so the interpreter's final flush cannot fail again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):  # stdout without a file descriptor
+        pass
