@@ -31,6 +31,7 @@ __version__ = "0.1.0"
 _LAZY = {
     "read_graph": ("wavefront.io", "read_graph"),
     "write_graph": ("wavefront.io", "write_graph"),
+    "read_coordinates": ("wavefront.io", "read_coordinates"),
     "kronecker": ("wavefront.generators", "kronecker"),
     "kronecker_edges": ("wavefront.generators", "kronecker_edges"),
     "kronecker_chunks": ("wavefront.generators", "kronecker_chunks"),

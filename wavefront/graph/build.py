@@ -144,15 +144,24 @@ def compress(rows, cols, weights, n: int):
         key = rows * n + cols  # < n**2 <= 2**62: no overflow
         if weights is None:
             key = xp.sort(key)
+        elif xp is np:
+            # A plain key sort plus a segmented min is several times faster
+            # than NumPy's lexsort on (weight, key).
+            order = np.argsort(key, kind="stable")
+            key, weights = key[order], weights[order]
         else:
             order = xp.lexsort(_stack_keys(xp, [weights, key]))
             key, weights = key[order], weights[order]
         first = xp.ones(key.shape[0], dtype=bool)
         if key.size:
             first[1:] = key[1:] != key[:-1]
-            key = key[first]
             if weights is not None:
-                weights = weights[first]
+                weights = (
+                    np.minimum.reduceat(weights, np.flatnonzero(first))
+                    if xp is np
+                    else weights[first]  # lexsort put each group's minimum first
+                )
+            key = key[first]
         rows, cols = key // n, key % n
     else:
         keys = [cols, rows] if weights is None else [weights, cols, rows]

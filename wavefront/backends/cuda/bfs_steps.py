@@ -29,15 +29,20 @@ def single_block_capacity(ws: BFSWorkspace) -> int:
     return 2048 if ws.index64 else 3072
 
 
+# Extra #defines for bfs_bottom_up.cu (its tuning variants); empty means the
+# file's defaults. benchmarks/bfs_tune.py sets it to time the variants.
+BOTTOM_UP_DEFINES: dict[str, int] = {}
+
+
 @lru_cache(maxsize=None)
-def _function(filename: str, name: str, wide: bool, device_id: int):
-    return kernel(filename, name, {"WF_INDEX64": int(wide)})
+def _function(filename: str, name: str, wide: bool, device_id: int, extra: tuple = ()):
+    return kernel(filename, name, {"WF_INDEX64": int(wide), **dict(extra)})
 
 
-def _get(filename: str, name: str, wide: bool):
+def _get(filename: str, name: str, wide: bool, extra: tuple = ()):
     import cupy
 
-    return _function(filename, name, wide, cupy.cuda.Device().id)
+    return _function(filename, name, wide, cupy.cuda.Device().id, extra)
 
 
 def _blocks(items: int, per_block: int = BLOCK) -> int:
@@ -247,7 +252,8 @@ def bottom_up(graph, ws: BFSWorkspace, level: int, levels, parents) -> None:
         _i64(ws.words), np.int32(level), graph.in_indptr, graph.in_indices, graph.indptr,
         ws.large, ws.frontier, ws.visited, ws.next_frontier, levels, parents, ws.counters,
     )
-    small = _get("bfs_bottom_up.cu", "bottom_up_small", ws.index64)
+    variant = tuple(sorted(BOTTOM_UP_DEFINES.items()))
+    small = _get("bfs_bottom_up.cu", "bottom_up_small", ws.index64, variant)
     small((_blocks(ws.words, BOTTOM_UP_BLOCK),), (BOTTOM_UP_BLOCK,), args)
-    large = _get("bfs_bottom_up.cu", "bottom_up_large", ws.index64)
+    large = _get("bfs_bottom_up.cu", "bottom_up_large", ws.index64, variant)
     large((_blocks(ws.words),), (BLOCK,), args)
