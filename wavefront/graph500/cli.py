@@ -1,0 +1,111 @@
+"""``wavefront graph500``: arguments and the run function used by wavefront.cli.
+
+Exit status: 0 when every search validated, 1 when one failed validation
+(which search and rule go to stderr), 2 for bad arguments (argparse's own
+exit, or the errors wavefront.cli maps to 2: an unknown method, an
+unavailable backend, --energy without NVML, a JSON path in no folder).
+"""
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from .driver import DEFAULT_SEED, KERNELS
+
+EXIT_OK = 0
+EXIT_INVALID = 1
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} must be at least 1")
+    return value
+
+
+def _scale(text: str) -> int:
+    from ..generators.kronecker import MAX_SCALE
+
+    value = _positive_int(text)
+    if value > MAX_SCALE:
+        raise argparse.ArgumentTypeError(f"SCALE must be at most {MAX_SCALE}, got {value}")
+    return value
+
+
+def _seed(text: str) -> int:
+    try:
+        value = int(text, 0)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+    if not 0 <= value < 2**64:
+        raise argparse.ArgumentTypeError(f"the seed must lie in [0, 2**64), got {value}")
+    return value
+
+
+def _kernels(text: str) -> tuple:
+    names = [k.strip() for k in text.split(",") if k.strip()]
+    unknown = [k for k in names if k not in KERNELS]
+    if unknown or not names:
+        raise argparse.ArgumentTypeError(
+            f"kernels must be a comma-separated list of {', '.join(KERNELS)}, got {text!r}"
+        )
+    return tuple(names)
+
+
+def _methods(text: str):
+    """``NAME`` (every kernel) or ``bfs=NAME,sssp=NAME``."""
+    if "=" not in text:
+        return text
+    out = {}
+    for part in text.split(","):
+        kernel, _, name = part.partition("=")
+        kernel, name = kernel.strip(), name.strip()
+        if kernel not in KERNELS or not name:
+            raise argparse.ArgumentTypeError(
+                f"--method takes NAME or KERNEL=NAME[,KERNEL=NAME] with KERNEL in "
+                f"{', '.join(KERNELS)}; got {text!r}"
+            )
+        out[kernel] = name
+    return out
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--scale", type=_scale, required=True, help="log2 of the number of vertices")
+    parser.add_argument("--edgefactor", type=_positive_int, default=16,
+                        help="input edges per vertex (default 16)")
+    parser.add_argument("--roots", type=_positive_int, default=64,
+                        help="number of search roots (default 64; fewer if the graph has fewer "
+                        "non-isolated vertices)")
+    parser.add_argument("--kernels", type=_kernels, default=KERNELS,
+                        help="comma-separated kernels to run (default bfs,sssp)")
+    parser.add_argument("--backend", choices=("auto", "cpu", "cuda"), default="auto",
+                        help="where to run (default auto: CUDA when it works here, else the CPU)")
+    parser.add_argument("--seed", type=_seed, default=DEFAULT_SEED,
+                        help=f"generator and root seed (default {DEFAULT_SEED})")
+    parser.add_argument("--method", type=_methods, default=None,
+                        help="method name for every kernel, or bfs=NAME,sssp=NAME "
+                        "(default: hybrid BFS, auto SSSP; see `wavefront methods`)")
+    parser.add_argument("--energy", action="store_true",
+                        help="measure GPU energy with NVML and report MTEPS/W (CUDA only)")
+    parser.add_argument("--json", type=Path, dest="json_path", metavar="FILE",
+                        help="also write every number, per-search times and one trace as JSON")
+    parser.add_argument("--no-progress", dest="progress", action="store_false",
+                        help="no progress bar on stderr")
+
+
+def run_from_args(args) -> int:
+    from ..cli import CommandLineError
+    from .driver import run_graph500
+
+    json_path = args.json_path
+    if json_path is not None and not json_path.parent.is_dir():
+        raise CommandLineError(f"{json_path}: the folder {json_path.parent} does not exist")
+    report = run_graph500(
+        args.scale, edgefactor=args.edgefactor, roots=args.roots, kernels=args.kernels,
+        backend=args.backend, seed=args.seed, method=args.method, energy=args.energy,
+        json_path=json_path, progress=args.progress,
+    )
+    return EXIT_OK if report.valid else EXIT_INVALID
