@@ -29,8 +29,8 @@ def single_block_capacity(ws: BFSWorkspace) -> int:
     return 2048 if ws.index64 else 3072
 
 
-# Extra #defines for bfs_bottom_up.cu (its tuning variants); empty means the
-# file's defaults. benchmarks/bfs_tune.py sets it to time the variants.
+# Extra #defines for bfs_bottom_up.cu (its tuning constants); empty means the
+# file's defaults. benchmarks/bfs_tune.py sets it to time other values.
 BOTTOM_UP_DEFINES: dict[str, int] = {}
 
 

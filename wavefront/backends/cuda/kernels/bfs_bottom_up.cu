@@ -12,7 +12,9 @@
 //   LARGE_DEGREE, reading its in-edges in coalesced 32-wide strides and
 //   leaving as soon as __ballot_sync reports a frontier neighbour. As in the
 //   figure each thread owns one word of the bitmaps; the warp fetches the
-//   edge ranges of up to 32 pending vertices at once before scanning them.
+//   edge ranges of up to 32 pending vertices at once, each lane probes the
+//   first BU_LARGE_PROBE in-edges of its own vertex, and the warp scans only
+//   the vertices that missed, one after another.
 // bottom_up_small writes every word of the next frontier; bottom_up_large runs
 // after it and ORs in the large vertices (each word has one owner thread there
 // too, so plain read-modify-writes suffice).
@@ -27,21 +29,16 @@
 #ifndef LARGE_DEGREE
 #define LARGE_DEGREE 32
 #endif
-// Tuning variants (benchmarks/bfs_tune.py): BU_SMALL_LANES=1 lets each lane
-// of bottom_up_small run through its candidates independently, BU_GROUP
-// in-edges per step; BU_LARGE_PROBE > 0 lets each lane of bottom_up_large
-// test that many leading in-edges of its own vertex before the warp scan.
-#ifndef BU_SMALL_LANES
-#define BU_SMALL_LANES 0
-#endif
-#ifndef BU_GROUP
-#define BU_GROUP 4
-#endif
+// bottom_up_large: each lane first tests this many leading in-edges of its
+// own vertex (8 loads in flight per round), before the warp scans what is
+// left of the misses together. 32 beat 8 and 16 on the big SCALE 26 level
+// (docs/notes-cuda-bfs.md); benchmarks/bfs_tune.py times other values.
 #ifndef BU_LARGE_PROBE
-#define BU_LARGE_PROBE 0
+#define BU_LARGE_PROBE 32
 #endif
-#if BU_LARGE_PROBE > LARGE_DEGREE
-#error "BU_LARGE_PROBE must not exceed LARGE_DEGREE: the probe reads without bounds checks"
+#define LARGE_PROBE_GROUP 8
+#if BU_LARGE_PROBE < LARGE_PROBE_GROUP || BU_LARGE_PROBE > LARGE_DEGREE || BU_LARGE_PROBE % LARGE_PROBE_GROUP
+#error "BU_LARGE_PROBE: a multiple of 8 in [8, LARGE_DEGREE] (the probe reads without bounds checks)"
 #endif
 
 // Built once per graph: `large` marks in-degree >= LARGE_DEGREE (fig. 4's
@@ -106,63 +103,6 @@ bottom_up_small(long long words, int level, const eid_t* in_indptr, const vid_t*
     // Undirected graphs share one CSR for both directions: a found vertex's
     // out-degree is then its in-edge range, already in registers.
     bool same_rows = out_indptr == in_indptr;
-#if BU_SMALL_LANES
-    // Each thread walks its candidates k, k + BU_BLOCK, ... at its own pace,
-    // BU_GROUP edges per step, and loads the next candidate's edge range while
-    // it scans the current one: a lane whose vertex hits early takes its next
-    // vertex instead of waiting for the warp's slowest one.
-    unsigned int k = threadIdx.x;
-    vid_t v = 0, next_v = 0;
-    eid_t begin = 0, e = 0, end = 0, next_begin = 0, next_end = 0;
-    if (k < total) {
-        v = (vid_t)(base + scratch[k]);
-        begin = e = in_indptr[v];
-        end = in_indptr[v + 1];
-    }
-    if (k + BU_BLOCK < total) {
-        next_v = (vid_t)(base + scratch[k + BU_BLOCK]);
-        next_begin = in_indptr[next_v];
-        next_end = in_indptr[next_v + 1];
-    }
-    while (k < total) {
-        vid_t u[BU_GROUP];
-        bool in_frontier[BU_GROUP];
-#pragma unroll
-        for (int j = 0; j < BU_GROUP; ++j) u[j] = (e + j < end) ? in_indices[e + j] : 0;
-#pragma unroll
-        for (int j = 0; j < BU_GROUP; ++j) in_frontier[j] = (e + j < end) && bit_test(frontier, u[j]);
-        int first = BU_GROUP;
-        vid_t parent = 0;
-#pragma unroll
-        for (int j = BU_GROUP - 1; j >= 0; --j) {
-            if (in_frontier[j]) {
-                first = j;
-                parent = u[j];
-            }
-        }
-        bool hit = first < BU_GROUP;
-        e += hit ? first + 1 : BU_GROUP;
-        if (!hit && e < end) continue;
-        examined += min(e, end) - begin;
-        unsigned int result = 0;
-        if (hit) {
-            record_visit(levels, parents, v, level, parent);
-            result = 1u << (v & 31);
-            ++found;
-            degree_sum += same_rows ? end - begin : vertex_degree(out_indptr, v);
-        }
-        scratch[k] = result;
-        k += BU_BLOCK;
-        v = next_v;
-        begin = e = next_begin;
-        end = next_end;
-        if (k + BU_BLOCK < total) {
-            next_v = (vid_t)(base + scratch[k + BU_BLOCK]);
-            next_begin = in_indptr[next_v];
-            next_end = in_indptr[next_v + 1];
-        }
-    }
-#else
     for (unsigned int k = threadIdx.x; k < total; k += BU_BLOCK) {
         vid_t v = (vid_t)(base + scratch[k]);
         eid_t begin = in_indptr[v], end = in_indptr[v + 1];
@@ -198,7 +138,6 @@ bottom_up_small(long long words, int level, const eid_t* in_indptr, const vid_t*
         }
         scratch[k] = result;
     }
-#endif
     __syncthreads();
     word_t local_next = 0;
     for (unsigned int k = start_of[threadIdx.x]; k < start_of[threadIdx.x + 1]; ++k) local_next |= scratch[k];
@@ -235,25 +174,27 @@ bottom_up_large(long long words, int level, const eid_t* in_indptr, const vid_t*
             my_begin = in_indptr[mine];
             my_end = in_indptr[mine + 1];
         }
-#if BU_LARGE_PROBE
-        // Each pending lane first tests the leading in-edges of its own
-        // vertex (degree >= LARGE_DEGREE >= BU_LARGE_PROBE), all lanes' loads
-        // in flight together; only the vertices that miss go to the warp scan.
+        // Each pending lane first probes the leading in-edges of its own vertex
+        // (in-degree >= LARGE_DEGREE >= BU_LARGE_PROBE), all lanes' loads in
+        // flight together: most large vertices hit there, and only the misses
+        // cost the warp a serial scan.
         if (pending) {
             vid_t mine = (vid_t)(w * 32 + my_shift);
-            vid_t u[BU_LARGE_PROBE];
-#pragma unroll
-            for (int j = 0; j < BU_LARGE_PROBE; ++j) u[j] = in_indices[my_begin + j];
-            int first = BU_LARGE_PROBE;
+            int first = -1;
             vid_t parent = 0;
+            for (int probed = 0; probed < BU_LARGE_PROBE && first < 0; probed += LARGE_PROBE_GROUP) {
+                vid_t u[LARGE_PROBE_GROUP];
 #pragma unroll
-            for (int j = BU_LARGE_PROBE - 1; j >= 0; --j) {
-                if (bit_test(frontier, u[j])) {
-                    first = j;
-                    parent = u[j];
+                for (int j = 0; j < LARGE_PROBE_GROUP; ++j) u[j] = in_indices[my_begin + probed + j];
+#pragma unroll
+                for (int j = LARGE_PROBE_GROUP - 1; j >= 0; --j) {
+                    if (bit_test(frontier, u[j])) {
+                        first = probed + j;
+                        parent = u[j];
+                    }
                 }
             }
-            if (first < BU_LARGE_PROBE) {
+            if (first >= 0) {
                 record_visit(levels, parents, mine, level, parent);
                 local_next |= 1u << my_shift;
                 ++found;
@@ -266,7 +207,6 @@ bottom_up_large(long long words, int level, const eid_t* in_indptr, const vid_t*
             }
         }
         batch = __ballot_sync(WF_FULL_MASK, pending);
-#endif
         while (batch) {
             int owner = __ffs(batch) - 1;
             batch &= batch - 1u;

@@ -1,0 +1,217 @@
+"""Time the bottom-up step's tuning variants (``bfs_bottom_up.cu`` #defines).
+
+    PYTHONPATH=. python benchmarks/bfs_tune.py --scales 24,26 --roots 32 --json tune.json
+
+One process, each graph built once. Per Graph500 SCALE (edgefactor 16,
+unweighted, built on the GPU) and per variant it times the hybrid BFS (GAP
+policy) from the same random roots as ``bfs_gpu.py`` does (whole public
+call between two synchronizations; harmonic-mean GTEPS with Graph500 edge
+counting, median ms), in two interleaved passes so the table shows the
+run-to-run spread. Every search's levels must equal the first variant's.
+It then isolates the largest bottom-up level of one search: frontier and
+visited bitmaps are rebuilt from that search's levels, and the two kernels
+(fig. 6 ``bottom_up_small``, fig. 4 ``bottom_up_large``) are timed with CUDA
+events, checking that they find exactly the vertices of that level. Seattle
+(``.data/seattle.gr.gz``, run first) reports the median ms over ``--road-roots`` roots.
+Last, the per-level trace of one SCALE search with the default variant.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+import wavefront as wf  # noqa: E402
+from wavefront.backends.cuda import bfs_steps as steps  # noqa: E402
+
+VARIANTS = {
+    "probe32": {},  # the file's default BU_LARGE_PROBE
+    "probe16": {"BU_LARGE_PROBE": 16},
+    "probe8": {"BU_LARGE_PROBE": 8},
+}
+
+
+def use(variant: str) -> None:
+    steps.BOTTOM_UP_DEFINES.clear()
+    steps.BOTTOM_UP_DEFINES.update(VARIANTS[variant])
+
+
+def pick_roots(graph, count, seed):
+    import numpy as np
+
+    degree = graph.degree().get()
+    rng = np.random.default_rng(seed)
+    return rng.choice(np.flatnonzero(degree > 0), size=count, replace=False).tolist()
+
+
+def timed_search(graph, root):
+    import cupy
+
+    stream = cupy.cuda.get_current_stream()
+    stream.synchronize()
+    start = time.perf_counter()
+    result = wf.bfs(graph, root, method="hybrid")
+    stream.synchronize()
+    return result, time.perf_counter() - start
+
+
+def time_variant(graph, roots, references):
+    """(harmonic-mean GTEPS, median ms, all levels equal the references)."""
+    timed_search(graph, roots[0])  # compiles the variant's kernels
+    teps, seconds, agrees = [], [], True
+    for root, reference in zip(roots, references):
+        result, t = timed_search(graph, root)
+        agrees &= bool((result.levels == reference).all())
+        teps.append(graph.traversed_edges(result.parents >= 0) / t)
+        seconds.append(t)
+    return len(teps) / sum(1 / x for x in teps) / 1e9, statistics.median(seconds) * 1e3, agrees
+
+
+def bitmap(mask, words):
+    import cupy
+
+    packed = cupy.zeros(words * 4, dtype=cupy.uint8)
+    bits = cupy.packbits(mask, bitorder="little")
+    packed[: bits.size] = bits
+    return packed.view(cupy.uint32)
+
+
+def isolate_bottom_up_level(graph, result, variant, reps=7):
+    """(level, small ms, large ms, found == expected) for the trace's largest bottom-up level."""
+    import cupy
+
+    from wavefront.backends.cuda.device_graph import CNT_NEXT_COUNT, workspace
+
+    rows = [r for r in result.trace if r.kind == "bottom-up"]
+    if not rows:
+        return None
+    level = max(rows, key=lambda r: r.edges).step
+    ws = workspace(graph)
+    frontier = bitmap(result.levels == level - 1, ws.words)
+    visited = bitmap((result.levels >= 0) & (result.levels < level), ws.words) | ws.unreachable
+    expected = int((result.levels == level).sum())
+    levels = result.levels.copy()
+    parents = result.parents.copy()
+    use(variant)
+    extra = tuple(sorted(steps.BOTTOM_UP_DEFINES.items()))
+    small = steps._get("bfs_bottom_up.cu", "bottom_up_small", ws.index64, extra)
+    large = steps._get("bfs_bottom_up.cu", "bottom_up_large", ws.index64, extra)
+    args = (
+        steps._i64(ws.words), steps.np.int32(level), graph.in_indptr, graph.in_indices, graph.indptr,
+        ws.large, frontier, ws.visited, ws.next_frontier, levels, parents, ws.counters,
+    )
+    marks = [cupy.cuda.Event() for _ in range(3)]
+    small_ms, large_ms, exact = [], [], True
+    for _ in range(reps):
+        ws.visited[...] = visited
+        ws.next_frontier.fill(0)
+        steps.reset_counters(ws)
+        marks[0].record()
+        small((steps._blocks(ws.words, steps.BOTTOM_UP_BLOCK),), (steps.BOTTOM_UP_BLOCK,), args)
+        marks[1].record()
+        large((steps._blocks(ws.words),), (steps.BLOCK,), args)
+        marks[2].record()
+        marks[2].synchronize()
+        small_ms.append(cupy.cuda.get_elapsed_time(marks[0], marks[1]))
+        large_ms.append(cupy.cuda.get_elapsed_time(marks[1], marks[2]))
+        exact &= int(steps.read_counters(ws)[CNT_NEXT_COUNT]) == expected
+    return level, statistics.median(small_ms), statistics.median(large_ms), exact
+
+
+def kronecker_rows(scale, args, variants, out):
+    import cupy
+
+    from wavefront.backends.cuda.bfs import prepare
+
+    graph = wf.kronecker(scale, seed=args.seed, device="cuda", weighted=False)
+    prepare(graph)
+    roots = pick_roots(graph, args.roots, args.seed + scale)
+    use(variants[0])
+    references = [wf.bfs(graph, r, method="hybrid").levels for r in roots]
+    for rep in range(args.passes):
+        for name in variants:
+            use(name)
+            gteps, ms, agrees = time_variant(graph, roots, references)
+            row = {"scale": scale, "variant": name, "pass": rep, "gteps": gteps, "ms_median": ms, "agrees": agrees}
+            out.append(row)
+            print(f"SCALE {scale} pass {rep} {name:16s} {gteps:7.1f} GTEPS {ms:6.3f} ms agrees={agrees}", flush=True)
+    use(variants[0])
+    sample = wf.bfs(graph, roots[0], method="hybrid")
+    for row in sample.trace:
+        print(f"SCALE {scale} trace level {row.step:3d} {row.kind:9s} frontier {row.frontier:>10,} "
+              f"edges {row.edges:>13,} {row.seconds * 1e3:7.3f} ms", flush=True)
+    for name in variants:
+        isolated = isolate_bottom_up_level(graph, sample, name)
+        if isolated is None:
+            print(f"SCALE {scale}: the sample search ran no bottom-up level")
+            break
+        level, small_ms, large_ms, exact = isolated
+        out.append({"scale": scale, "variant": name, "bu_level": level, "small_ms": small_ms,
+                    "large_ms": large_ms, "exact": exact})
+        print(f"SCALE {scale} BU level {level} {name:16s} small {small_ms:.3f} ms large {large_ms:.3f} ms "
+              f"exact={exact}", flush=True)
+    del graph, references, sample
+    cupy.get_default_memory_pool().free_all_blocks()
+
+
+def road_rows(args, out):
+    from wavefront.backends.cuda.bfs import prepare
+
+    path = ROOT / ".data" / "seattle.gr.gz"
+    if not path.exists():
+        print(f"{path} not found: no road timing")
+        return
+    graph = wf.read_graph(path, weighted=False, device="cuda")
+    prepare(graph)
+    roots = pick_roots(graph, args.road_roots, args.seed)
+    references = [wf.bfs(graph, r, method="hybrid").levels for r in roots]
+    _, ms, agrees = time_variant(graph, roots, references)
+    out.append({"graph": "seattle", "ms_median": ms, "agrees": agrees})
+    print(f"seattle hybrid {ms:6.3f} ms median over {len(roots)} roots agrees={agrees}", flush=True)
+
+def summary(rows, variants):
+    print("\nvariant           " + "".join(f"S{s} GTEPS (ms)           " for s in sorted({r['scale'] for r in rows if 'scale' in r})))
+    for name in variants:
+        cells = []
+        for scale in sorted({r["scale"] for r in rows if "scale" in r}):
+            timed = [r for r in rows if r.get("scale") == scale and r["variant"] == name and "gteps" in r]
+            iso = next((r for r in rows if r.get("scale") == scale and r["variant"] == name and "small_ms" in r), None)
+            ok = all(r["agrees"] for r in timed) and (iso is None or iso["exact"])
+            text = "/".join(f"{r['gteps']:.0f}" for r in timed) + " (" + "/".join(f"{r['ms_median']:.2f}" for r in timed) + ")"
+            if iso:
+                text += f" bu {iso['small_ms']:.2f}+{iso['large_ms']:.2f}"
+            cells.append(f"{text}{'' if ok else ' WRONG'}".ljust(40))
+        print(f"{name:16s}  " + "".join(cells))
+    for road in (r for r in rows if r.get("graph") == "seattle"):
+        print(f"seattle (default variant): {road['ms_median']:.3f} ms median" + ("" if road["agrees"] else " WRONG"))
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--scales", default="24,26")
+    parser.add_argument("--roots", type=int, default=32)
+    parser.add_argument("--road-roots", type=int, default=16)
+    parser.add_argument("--passes", type=int, default=2)
+    parser.add_argument("--variants", default=",".join(VARIANTS))
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--json", type=Path, default=None)
+    args = parser.parse_args(argv)
+    variants = args.variants.split(",")
+    rows: list[dict] = []
+    road_rows(args, rows)
+    for scale in (int(s) for s in args.scales.split(",") if s):
+        kronecker_rows(scale, args, variants, rows)
+    summary(rows, variants)
+    if args.json:
+        args.json.write_text(json.dumps(rows, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
