@@ -19,7 +19,7 @@ import numpy as np
 from ._xp import array_module, to_device
 
 
-@dataclass
+@dataclass(slots=True)
 class TraceRow:
     """One BFS level or SSSP phase.
 

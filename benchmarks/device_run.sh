@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# One call on a lent GPU machine: the GPU tests, validated Graph500 runs on
+# the GPU (with energy), and the quick benchmark tables. Logs go under $OUT.
+#   run: bash benchmarks/device_run.sh        (carry .data for the road networks)
+set -uo pipefail
+OUT=${OUT:-/tmp/wavefront-out}
+mkdir -p "$OUT"
+export PYTHONPATH=. PYTHONUNBUFFERED=1
+step() { echo; echo "== $*"; }
+
+step "device"
+nvidia-smi --query-gpu=name,memory.total,clocks.sm,clocks.mem --format=csv,noheader | tee "$OUT/gpu.txt"
+git log -1 --format='commit %h %s' 2>/dev/null | tee -a "$OUT/gpu.txt"
+
+step "GPU tests"
+python3 -m pytest -q -m gpu -p no:cacheprovider 2>&1 | tee "$OUT/pytest_gpu.log" | tail -8
+
+step "Graph500 SCALE 22, BFS + SSSP, CUDA, energy"
+python3 -m wavefront graph500 --scale 22 --backend cuda --energy --no-progress \
+    --json "$OUT/graph500_s22.json" > "$OUT/graph500_s22.txt" 2> "$OUT/graph500_s22.err"
+echo "exit $?"; grep -E "harmonic_mean|construction_time|MTEPS|energy|backend" "$OUT/graph500_s22.txt"
+
+step "Graph500 SCALE 24, BFS, CUDA"
+python3 -m wavefront graph500 --scale 24 --kernels bfs --backend cuda --no-progress \
+    > "$OUT/graph500_s24.txt" 2> "$OUT/graph500_s24.err"
+echo "exit $?"; grep -E "harmonic_mean|median_time|construction_time" "$OUT/graph500_s24.txt"
+
+step "BFS benchmark: hybrid at SCALE 26 + roads"
+python3 benchmarks/bfs_gpu.py --scales 26 --methods hybrid,hybrid:seed000,single-block --roots 64 \
+    --memory-limit-gib 78 --plot "$OUT/bfs_trace_scale26.png" > "$OUT/bfs_gpu.log" 2>&1
+echo "exit $?"; tail -45 "$OUT/bfs_gpu.log"
+
+step "SSSP benchmark: seattle and SCALE 20"
+python3 benchmarks/sssp_gpu.py --graphs seattle,kron20 --roots 16 > "$OUT/sssp_gpu.log" 2>&1
+echo "exit $?"; tail -14 "$OUT/sssp_gpu.log"
