@@ -53,16 +53,25 @@ class DirectionPolicy:
         return f"{type(self).__name__}({params})"
 
 
-class Seed000Policy(DirectionPolicy):
+class _ThresholdPolicy(DirectionPolicy):
+    """A policy tuned by two positive constants, alpha and beta."""
+
+    default_alpha = default_beta = 1.0
+
+    def __init__(self, alpha: float | None = None, beta: float | None = None):
+        alpha = self.default_alpha if alpha is None else alpha
+        beta = self.default_beta if beta is None else beta
+        if not (alpha > 0 and beta > 0):
+            raise ValueError(f"alpha and beta must be positive, got alpha={alpha}, beta={beta}")
+        self.alpha = float(alpha)
+        self.beta = float(beta)
+
+
+class Seed000Policy(_ThresholdPolicy):
     """Seed 000's switch (Beamer's original form), alpha=10, beta=14."""
 
     name = "seed000"
-
-    def __init__(self, alpha: float = 10.0, beta: float = 14.0):
-        if alpha <= 0 or beta <= 0:
-            raise ValueError("alpha and beta must be positive")
-        self.alpha = float(alpha)
-        self.beta = float(beta)
+    default_alpha, default_beta = 10.0, 14.0
 
     def choose(self, s: LevelState) -> tuple[str, str]:
         if s.direction == TOP_DOWN:
@@ -76,16 +85,11 @@ class Seed000Policy(DirectionPolicy):
         return BOTTOM_UP, f"n_f={s.frontier_vertices} >= n^2/(beta m)={limit:.0f}"
 
 
-class GAPPolicy(DirectionPolicy):
+class GAPPolicy(_ThresholdPolicy):
     """The GAP benchmark suite's switch, alpha=15, beta=18."""
 
     name = "gap"
-
-    def __init__(self, alpha: float = 15.0, beta: float = 18.0):
-        if alpha <= 0 or beta <= 0:
-            raise ValueError("alpha and beta must be positive")
-        self.alpha = float(alpha)
-        self.beta = float(beta)
+    default_alpha, default_beta = 15.0, 18.0
 
     def choose(self, s: LevelState) -> tuple[str, str]:
         if s.direction == TOP_DOWN:
