@@ -26,6 +26,10 @@
 #ifndef BU_LARGE_BLOCK
 #define BU_LARGE_BLOCK 256
 #endif
+// bottom_up_small: candidates per thread per round (see the kernel).
+#ifndef BU_SMALL_UNROLL
+#define BU_SMALL_UNROLL 1
+#endif
 #ifndef LARGE_DEGREE
 #define LARGE_DEGREE 32
 #endif
@@ -103,40 +107,75 @@ bottom_up_small(long long words, int level, const eid_t* in_indptr, const vid_t*
     // Undirected graphs share one CSR for both directions: a found vertex's
     // out-degree is then its in-edge range, already in registers.
     bool same_rows = out_indptr == in_indptr;
-    for (unsigned int k = threadIdx.x; k < total; k += BU_BLOCK) {
-        vid_t v = (vid_t)(base + scratch[k]);
-        eid_t begin = in_indptr[v], end = in_indptr[v + 1];
-        eid_t e = begin;
-        bool hit = false;
-        vid_t parent = 0;
-        // Four independent loads in flight per step instead of one chain.
-        for (; e + 4 <= end; e += 4) {
-            vid_t u0 = in_indices[e], u1 = in_indices[e + 1], u2 = in_indices[e + 2], u3 = in_indices[e + 3];
-            bool b0 = bit_test(frontier, u0), b1 = bit_test(frontier, u1);
-            bool b2 = bit_test(frontier, u2), b3 = bit_test(frontier, u3);
-            if (b0 | b1 | b2 | b3) {
-                parent = b0 ? u0 : b1 ? u1 : b2 ? u2 : u3;
-                e += b0 ? 1 : b1 ? 2 : b2 ? 3 : 4;
-                hit = true;
-                break;
+    // A thread takes BU_SMALL_UNROLL candidates a round, BU_BLOCK apart, so a
+    // warp's lanes stay on neighbouring vertices (shared sectors) while each
+    // lane has that many dependent load chains in flight instead of one.
+    for (unsigned int k = threadIdx.x; k < total; k += BU_BLOCK * BU_SMALL_UNROLL) {
+        vid_t v[BU_SMALL_UNROLL];
+        eid_t begin[BU_SMALL_UNROLL], end[BU_SMALL_UNROLL];
+#pragma unroll
+        for (int j = 0; j < BU_SMALL_UNROLL; ++j) {
+            unsigned int slot = k + j * BU_BLOCK;
+            v[j] = slot < total ? (vid_t)(base + scratch[slot]) : (vid_t)0;
+            begin[j] = slot < total ? in_indptr[v[j]] : 0;
+            end[j] = slot < total ? in_indptr[v[j] + 1] : 0;
+        }
+        // The first four in-edges of every candidate: all loads, then all
+        // frontier tests, before any branch on a result.
+        vid_t u[BU_SMALL_UNROLL][4];
+        bool in_frontier[BU_SMALL_UNROLL][4];
+#pragma unroll
+        for (int j = 0; j < BU_SMALL_UNROLL; ++j)
+#pragma unroll
+            for (int i = 0; i < 4; ++i) u[j][i] = begin[j] + i < end[j] ? in_indices[begin[j] + i] : (vid_t)0;
+#pragma unroll
+        for (int j = 0; j < BU_SMALL_UNROLL; ++j)
+#pragma unroll
+            for (int i = 0; i < 4; ++i) in_frontier[j][i] = begin[j] + i < end[j] && bit_test(frontier, u[j][i]);
+#pragma unroll
+        for (int j = 0; j < BU_SMALL_UNROLL; ++j) {
+            unsigned int slot = k + j * BU_BLOCK;
+            if (slot >= total) break;
+            bool hit = false;
+            vid_t parent = 0;
+            eid_t e = min(begin[j] + 4, end[j]);
+#pragma unroll
+            for (int i = 3; i >= 0; --i) {
+                if (in_frontier[j][i]) {
+                    hit = true;
+                    parent = u[j][i];
+                    e = begin[j] + i + 1;
+                }
             }
-        }
-        for (; !hit && e < end; ++e) {
-            vid_t u = in_indices[e];
-            if (bit_test(frontier, u)) {
-                parent = u;
-                hit = true;
+            // The rest: four independent loads in flight per step.
+            for (; !hit && e + 4 <= end[j]; e += 4) {
+                vid_t u0 = in_indices[e], u1 = in_indices[e + 1], u2 = in_indices[e + 2], u3 = in_indices[e + 3];
+                bool b0 = bit_test(frontier, u0), b1 = bit_test(frontier, u1);
+                bool b2 = bit_test(frontier, u2), b3 = bit_test(frontier, u3);
+                if (b0 | b1 | b2 | b3) {
+                    parent = b0 ? u0 : b1 ? u1 : b2 ? u2 : u3;
+                    e += b0 ? 1 : b1 ? 2 : b2 ? 3 : 4;
+                    hit = true;
+                    break;
+                }
             }
+            for (; !hit && e < end[j]; ++e) {
+                vid_t next_u = in_indices[e];
+                if (bit_test(frontier, next_u)) {
+                    parent = next_u;
+                    hit = true;
+                }
+            }
+            examined += e - begin[j];
+            unsigned int result = 0;
+            if (hit) {
+                record_visit(levels, parents, v[j], level, parent);
+                result = 1u << (v[j] & 31);
+                ++found;
+                degree_sum += same_rows ? end[j] - begin[j] : vertex_degree(out_indptr, v[j]);
+            }
+            scratch[slot] = result;
         }
-        examined += e - begin;
-        unsigned int result = 0;
-        if (hit) {
-            record_visit(levels, parents, v, level, parent);
-            result = 1u << (v & 31);
-            ++found;
-            degree_sum += same_rows ? end - begin : vertex_degree(out_indptr, v);
-        }
-        scratch[k] = result;
     }
     __syncthreads();
     word_t local_next = 0;
