@@ -27,6 +27,7 @@ import json
 import statistics
 import sys
 import time
+from dataclasses import asdict
 from pathlib import Path
 
 import numpy as np
@@ -296,7 +297,7 @@ def main(argv=None) -> int:
             "args": {k: str(v) for k, v in vars(args).items()},
             "kronecker": rows,
             "roads": road_rows,
-            "trace": {k: [vars(r) for r in v] for k, v in traces.items() if k != "_scale"},
+            "trace": {k: [asdict(r) for r in v] for k, v in traces.items() if k != "_scale"},
         }
         args.json.write_text(json.dumps(record, indent=1))
     return 0

@@ -1,4 +1,4 @@
-"""Time the bottom-up step's tuning variants (``bfs_bottom_up.cu`` #defines).
+"""Time the bottom-up step's tuning variants (``bfs_bottom_up.cu`` #defines and the neighbour order).
 
     PYTHONPATH=. python benchmarks/bfs_tune.py --scales 24,26 --roots 32 --json tune.json
 
@@ -30,16 +30,22 @@ sys.path.insert(0, str(ROOT))
 import wavefront as wf  # noqa: E402
 from wavefront.backends.cuda import bfs_steps as steps  # noqa: E402
 
+# name -> (extra #defines for bfs_bottom_up.cu, hybrid's neighbour_order)
 VARIANTS = {
-    "probe32": {},  # the file's default BU_LARGE_PROBE
-    "probe16": {"BU_LARGE_PROBE": 16},
-    "probe8": {"BU_LARGE_PROBE": 8},
+    "default": ({}, "degree"),  # the file's BU_SMALL_UNROLL (2), hubs-first CSC
+    "id": ({}, "id"),
+    "unroll1": ({"BU_SMALL_UNROLL": 1}, "degree"),
+    "unroll4": ({"BU_SMALL_UNROLL": 4}, "degree"),
+    "id-unroll1": ({"BU_SMALL_UNROLL": 1}, "id"),  # round 2's default
 }
+_order = {"value": "degree"}
 
 
 def use(variant: str) -> None:
+    defines, order = VARIANTS[variant]
     steps.BOTTOM_UP_DEFINES.clear()
-    steps.BOTTOM_UP_DEFINES.update(VARIANTS[variant])
+    steps.BOTTOM_UP_DEFINES.update(defines)
+    _order["value"] = order
 
 
 def pick_roots(graph, count, seed):
@@ -56,7 +62,7 @@ def timed_search(graph, root):
     stream = cupy.cuda.get_current_stream()
     stream.synchronize()
     start = time.perf_counter()
-    result = wf.bfs(graph, root, method="hybrid")
+    result = wf.bfs(graph, root, method="hybrid", neighbour_order=_order["value"])
     stream.synchronize()
     return result, time.perf_counter() - start
 
@@ -86,6 +92,7 @@ def isolate_bottom_up_level(graph, result, variant, reps=7):
     """(level, small ms, large ms, found == expected) for the trace's largest bottom-up level."""
     import cupy
 
+    from wavefront.backends.cuda.bfs import _bottom_up_indices
     from wavefront.backends.cuda.device_graph import CNT_NEXT_COUNT, workspace
 
     rows = [r for r in result.trace if r.kind == "bottom-up"]
@@ -103,7 +110,8 @@ def isolate_bottom_up_level(graph, result, variant, reps=7):
     small = steps._get("bfs_bottom_up.cu", "bottom_up_small", ws.index64, extra)
     large = steps._get("bfs_bottom_up.cu", "bottom_up_large", ws.index64, extra)
     args = (
-        steps._i64(ws.words), steps.np.int32(level), graph.in_indptr, graph.in_indices, graph.indptr,
+        steps._i64(ws.words), steps.np.int32(level), graph.in_indptr,
+        _bottom_up_indices(graph, _order["value"]), graph.indptr,
         ws.large, frontier, ws.visited, ws.next_frontier, levels, parents, ws.counters,
     )
     marks = [cupy.cuda.Event() for _ in range(3)]
@@ -130,10 +138,13 @@ def kronecker_rows(scale, args, variants, out):
     from wavefront.backends.cuda.bfs import prepare
 
     graph = wf.kronecker(scale, seed=args.seed, device="cuda", weighted=False)
-    prepare(graph)
+    t0 = time.perf_counter()
+    prepare(graph)  # the default neighbour order's sorted CSC included
+    cupy.cuda.get_current_stream().synchronize()
+    print(f"SCALE {scale}: prepared in {time.perf_counter() - t0:.2f} s", flush=True)
     roots = pick_roots(graph, args.roots, args.seed + scale)
     use(variants[0])
-    references = [wf.bfs(graph, r, method="hybrid").levels for r in roots]
+    references = [timed_search(graph, r)[0].levels for r in roots]
     for rep in range(args.passes):
         for name in variants:
             use(name)
@@ -142,10 +153,15 @@ def kronecker_rows(scale, args, variants, out):
             out.append(row)
             print(f"SCALE {scale} pass {rep} {name:16s} {gteps:7.1f} GTEPS {ms:6.3f} ms agrees={agrees}", flush=True)
     use(variants[0])
-    sample = wf.bfs(graph, roots[0], method="hybrid")
+    sample = timed_search(graph, roots[0])[0]
     for row in sample.trace:
         print(f"SCALE {scale} trace level {row.step:3d} {row.kind:9s} frontier {row.frontier:>10,} "
               f"edges {row.edges:>13,} {row.seconds * 1e3:7.3f} ms", flush=True)
+    for name in variants:
+        use(name)
+        levels = timed_search(graph, roots[0])[0].trace
+        print(f"SCALE {scale} trace {name:16s} " + " ".join(f"{r.kind[0]}{r.seconds * 1e3:.3f}" for r in levels),
+              flush=True)
     for name in variants:
         isolated = isolate_bottom_up_level(graph, sample, name)
         if isolated is None:

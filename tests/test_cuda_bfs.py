@@ -164,8 +164,82 @@ def test_prepare_then_search(kron):
     g, _ = kron
     gd = g.to("cuda")
     prepare(gd)
-    assert "cuda.bfs" in gd.derived
+    assert "cuda.bfs" in gd.derived and "cuda.bfs.in_by_degree" in gd.derived
     check_result(g, wf.bfs(gd, 1, method="hybrid"), 1)
+
+
+@gpu
+@pytest.mark.parametrize("method", ["hybrid", "bottom-up"])
+@pytest.mark.parametrize("order", ["id", "degree"])
+def test_neighbour_orders_give_valid_trees(method, order, random_graphs, kron):
+    g, gd = kron
+    hub = int(np.argmax(np.diff(g.indptr)))
+    check_result(g, wf.bfs(gd, hub, method=method, neighbour_order=order), hub)
+    for g, gd in random_graphs:
+        check_result(g, wf.bfs(gd, 0, method=method, neighbour_order=order), 0)
+
+
+@gpu
+@pytest.mark.parametrize("unroll", [1, 4])
+def test_small_degree_kernel_unroll_variants(monkeypatch, unroll, random_graphs, kron):
+    """BU_SMALL_UNROLL values other than the default (benchmarks/bfs_tune.py times them)."""
+    from wavefront.backends.cuda import bfs_steps
+
+    monkeypatch.setattr(bfs_steps, "BOTTOM_UP_DEFINES", {"BU_SMALL_UNROLL": unroll})
+    g, gd = kron
+    hub = int(np.argmax(np.diff(g.indptr)))
+    check_result(g, wf.bfs(gd, hub, method="bottom-up"), hub)
+    for g, gd in random_graphs:
+        check_result(g, wf.bfs(gd, 0, method="bottom-up"), 0)
+
+
+@gpu
+@pytest.mark.parametrize("directed", [False, True])
+@pytest.mark.parametrize("chunk_arcs", [5, 1 << 26])
+def test_degree_ordered_rows(monkeypatch, directed, chunk_arcs):
+    """Each CSC row of the copy is a permutation of the graph's row, by
+    non-increasing out-degree; sort rounds of a few arcs split no row; the
+    graph's own arrays are untouched."""
+    from wavefront.backends.cuda import device_graph
+
+    monkeypatch.setattr(device_graph, "ORDER_CHUNK_ARCS", chunk_arcs)
+    g = random_graph(np.random.default_rng(5), 300, 2500, directed)
+    gd = g.to("cuda")
+    before = gd.in_indices.copy()
+    ordered = device_graph.degree_ordered_in_indices(gd).get()
+    assert gd.derived["cuda.bfs.in_by_degree"] is not gd.in_indices
+    assert np.array_equal(gd.in_indices.get(), before.get())
+    out_degree = np.diff(g.indptr)
+    changed = 0
+    for v in range(g.n):
+        a, b = g.in_indptr[v], g.in_indptr[v + 1]
+        assert np.array_equal(np.sort(ordered[a:b]), np.sort(g.in_indices[a:b]))
+        assert np.all(np.diff(out_degree[ordered[a:b]]) <= 0), v
+        changed += not np.array_equal(ordered[a:b], g.in_indices[a:b])
+    assert changed > 0  # the id order is not already by degree
+
+
+@gpu
+def test_degree_order_that_does_not_fit_falls_back_to_id_order(monkeypatch, kron):
+    from wavefront.backends.cuda import memory
+    from wavefront.backends.cuda.bfs import prepare
+
+    g, _ = kron
+    gd = g.to("cuda")
+    prepare(gd, neighbour_order="id")
+    assert "cuda.bfs.in_by_degree" not in gd.derived
+    # Room for the search's results, not for the sorted copy (4 bytes per arc and scratch).
+    monkeypatch.setattr(memory, "free_bytes", lambda: memory.SAFETY_BYTES + 12 * gd.n + 2 * gd.m)
+    hub = int(np.argmax(np.diff(g.indptr)))
+    check_result(g, wf.bfs(gd, hub, method="hybrid", neighbour_order="degree"), hub)
+    assert "cuda.bfs.in_by_degree" not in gd.derived
+
+
+@gpu
+def test_unknown_neighbour_order_raises(kron):
+    _, gd = kron
+    with pytest.raises(ValueError, match="neighbour_order"):
+        wf.bfs(gd, 0, method="hybrid", neighbour_order="random")
 
 
 @gpu

@@ -32,10 +32,13 @@ CUDA-specific rules sit on top of the policy: the root level always runs
 top-down in the single block (its degree comes back from that launch instead
 of costing a round trip), and a bottom-up choice is overridden while the
 frontier fits the single block (a grid-wide bottom-up level costs tens of
-microseconds, a single-block level a few). Seed 002's degree-sorted
-relabelling is ``from_edges(..., relabel="degree")``: the builder's CSR keeps
-each row sorted by id, so a vertex's neighbours then come by decreasing
-degree and a bottom-up scan meets the likely parents (hubs) first.
+microseconds, a single-block level a few). Seed 002's "neighbours sorted by
+degree" is the bottom-up option ``neighbour_order="degree"``: the steps probe
+a CSC copy whose rows list in-neighbours by decreasing degree
+(``device_graph.degree_ordered_in_indices``), so the likely parents (hubs)
+come first while vertex ids stay the caller's. Seed 002's relabelling itself
+is ``from_edges(..., relabel="degree")`` (results are then mapped back to
+caller ids, which costs more than it saves at SCALE 26).
 """
 from __future__ import annotations
 
@@ -56,6 +59,7 @@ from .device_graph import (
     CNT_NEXT_DEGREE,
     SINGLE_BLOCK_MAX_LEVELS,
     coo_sources,
+    degree_ordered_in_indices,
     result_bytes,
     workspace,
 )
@@ -66,17 +70,24 @@ BACKEND = "cuda"
 # single-block kernel (16 edges per thread of its 1024): below it a grid
 # launch plus a host round trip costs more than the block spends.
 SINGLE_BLOCK_EDGES = 16384
+# Order in which bottom-up steps probe a vertex's in-neighbours: "degree"
+# (hubs first, seed 002; a sorted CSC copy built once per graph) or "id"
+# (the graph's own order, no extra memory).
+NEIGHBOUR_ORDER = "degree"
+NEIGHBOUR_ORDERS = ("degree", "id")
 
 
-def prepare(graph) -> None:
-    """Build everything a CUDA BFS on ``graph`` needs (workspace, degree masks)
-    and load every kernel, so the first timed search pays for neither.
-    Graph500 counts this as part of graph construction."""
+def prepare(graph, neighbour_order: str = NEIGHBOUR_ORDER) -> None:
+    """Build everything a CUDA BFS on ``graph`` needs (workspace, degree masks,
+    the CSC copy that ``neighbour_order`` asks for) and load every kernel, so
+    the first timed search pays for none of it. Graph500 counts this as part
+    of graph construction."""
     import cupy
 
     _check_graph(graph)
     steps.compile_all(graph.indices.dtype.itemsize == 8)
     workspace(graph)
+    _bottom_up_indices(graph, neighbour_order)
     probe = cupy.ones(4, dtype=cupy.int64)  # compiles the scan kernel used by the balanced step
     cupy.cumsum(probe[:2], out=probe[2:])
     cupy.cuda.get_current_stream().synchronize()
@@ -116,6 +127,16 @@ def _edge_limit(value) -> int:
     if not 0 <= limit <= 2**20:  # the single block counts a level's edges in 32 bits
         raise ValueError(f"single_block_edges must be in [0, 2**20], got {value}")
     return limit
+
+
+def _check_neighbour_order(neighbour_order) -> None:
+    if neighbour_order not in NEIGHBOUR_ORDERS:
+        raise ValueError(f"neighbour_order must be one of {NEIGHBOUR_ORDERS}, got {neighbour_order!r}")
+
+
+def _bottom_up_indices(graph, neighbour_order: str):
+    _check_neighbour_order(neighbour_order)
+    return degree_ordered_in_indices(graph) if neighbour_order == "degree" else graph.in_indices
 
 
 def _result(source, levels, parents, trace, method) -> BFSResult:
@@ -210,14 +231,17 @@ def _out_degree(graph, v: int) -> int:
     return int(ends[1] - ends[0])
 
 
-def _direction_optimizing(graph, source, depth_limit, method, policy, use_single_block, single_block_edges):
+def _direction_optimizing(graph, source, depth_limit, method, policy, use_single_block, single_block_edges,
+                          neighbour_order=NEIGHBOUR_ORDER):
     """The hybrid driver; the fixed-direction methods are this with a FixedPolicy.
 
     The frontier lives in ``ws.queue_in`` while going top-down and in
     ``ws.frontier`` (a bitmap) while going bottom-up; a change of direction
     converts it on the GPU.
     """
+    _check_neighbour_order(neighbour_order)
     ws, levels, parents = _start(graph, source)
+    in_indices = None  # the bottom-up probe order, fetched at the first bottom-up level
     trace = Trace()
     limit = _level_limit(graph, depth_limit)
     capacity = steps.single_block_capacity(ws)
@@ -280,8 +304,10 @@ def _direction_optimizing(graph, source, depth_limit, method, policy, use_single
             if not as_bitmap:
                 steps.queue_to_bitmap(ws, count)
                 as_bitmap = True
+            if in_indices is None:
+                in_indices = _bottom_up_indices(graph, neighbour_order)
             steps.reset_counters(ws)
-            steps.bottom_up(graph, ws, level, levels, parents)
+            steps.bottom_up(graph, ws, level, levels, parents, in_indices)
             c = steps.read_counters(ws)
             edges = int(c[CNT_EDGES])
             ws.swap_bitmaps()
@@ -307,13 +333,15 @@ def _add_single_block_rows(trace, first_level, start_ns, rows, reason) -> None:
 
 
 def hybrid(graph, source: int, policy=None, alpha=None, beta=None, depth_limit=None,
-           single_block: bool = True, single_block_edges: int = SINGLE_BLOCK_EDGES) -> BFSResult:
+           single_block: bool = True, single_block_edges: int = SINGLE_BLOCK_EDGES,
+           neighbour_order: str = NEIGHBOUR_ORDER) -> BFSResult:
     """Direction-optimizing BFS. ``policy``: a DirectionPolicy or "gap" (default),
     "seed000", "top-down", "bottom-up"; ``alpha``/``beta`` override its constants.
-    ``single_block=False`` runs every top-down level as a grid-wide step."""
+    ``single_block=False`` runs every top-down level as a grid-wide step.
+    ``neighbour_order``: "degree" (bottom-up probes hubs first) or "id"."""
     return _direction_optimizing(
         graph, source, depth_limit, "hybrid", make_policy(policy, alpha, beta), single_block,
-        _edge_limit(single_block_edges),
+        _edge_limit(single_block_edges), neighbour_order,
     )
 
 
@@ -322,9 +350,11 @@ def load_balanced(graph, source: int, depth_limit=None) -> BFSResult:
     return _direction_optimizing(graph, source, depth_limit, "load-balanced", FixedPolicy(TOP_DOWN), False, 0)
 
 
-def bottom_up(graph, source: int, depth_limit=None) -> BFSResult:
+def bottom_up(graph, source: int, depth_limit=None, neighbour_order: str = NEIGHBOUR_ORDER) -> BFSResult:
     """Bottom-up over bitmaps at every level (seed 000 figs. 4 and 6)."""
-    return _direction_optimizing(graph, source, depth_limit, "bottom-up", FixedPolicy(BOTTOM_UP), False, 0)
+    return _direction_optimizing(
+        graph, source, depth_limit, "bottom-up", FixedPolicy(BOTTOM_UP), False, 0, neighbour_order
+    )
 
 
 def single_block(graph, source: int, depth_limit=None, single_block_edges: int = SINGLE_BLOCK_EDGES) -> BFSResult:

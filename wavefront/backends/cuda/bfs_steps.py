@@ -246,10 +246,12 @@ def single_block(graph, ws: BFSWorkspace, count: int, level: int, max_level: int
     )
 
 
-def bottom_up(graph, ws: BFSWorkspace, level: int, levels, parents) -> None:
-    """frontier bitmap -> next_frontier bitmap (fig. 6 kernel, then fig. 4 kernel)."""
+def bottom_up(graph, ws: BFSWorkspace, level: int, levels, parents, in_indices) -> None:
+    """frontier bitmap -> next_frontier bitmap (fig. 6 kernel, then fig. 4 kernel).
+    ``in_indices``: the CSC indices in the order the scans should probe them
+    (``graph.in_indices`` or ``device_graph.degree_ordered_in_indices``)."""
     args = (
-        _i64(ws.words), np.int32(level), graph.in_indptr, graph.in_indices, graph.indptr,
+        _i64(ws.words), np.int32(level), graph.in_indptr, in_indices, graph.indptr,
         ws.large, ws.frontier, ws.visited, ws.next_frontier, levels, parents, ws.counters,
     )
     variant = tuple(sorted(BOTTOM_UP_DEFINES.items()))

@@ -7,7 +7,8 @@
 //   Each thread owns one word of the unvisited bitmap; a CTA prefix scan over
 //   the words' popcounts packs the candidates into shared memory, the block's
 //   threads take them one each, and each word of the next frontier is then
-//   assembled by its owner thread from the results, without atomics.
+//   assembled by its owner thread from the results, without atomics. Each
+//   thread works on BU_SMALL_UNROLL candidates at once (more loads in flight).
 // * bottom_up_large (fig. 4): a whole warp per vertex of in-degree >=
 //   LARGE_DEGREE, reading its in-edges in coalesced 32-wide strides and
 //   leaving as soon as __ballot_sync reports a frontier neighbour. As in the
@@ -26,9 +27,11 @@
 #ifndef BU_LARGE_BLOCK
 #define BU_LARGE_BLOCK 256
 #endif
-// bottom_up_small: candidates per thread per round (see the kernel).
+// bottom_up_small: candidates per thread per round (see the kernel). 2 cut
+// the kernel 22 % at SCALE 26 against 1; 4 was no faster and needs 72
+// registers instead of 48 (docs/notes-cuda-bfs.md, round 3).
 #ifndef BU_SMALL_UNROLL
-#define BU_SMALL_UNROLL 1
+#define BU_SMALL_UNROLL 2
 #endif
 #ifndef LARGE_DEGREE
 #define LARGE_DEGREE 32
