@@ -72,3 +72,13 @@ def synchronize(device: str) -> None:
         import cupy
 
         cupy.cuda.get_current_stream().synchronize()
+
+
+def prepare(graph, kernels=("bfs", "sssp")) -> None:
+    """Build a backend's per-graph search structures now rather than in the
+    first search (Graph500 counts them as part of construction, kernel 1).
+    A no-op where a backend needs nothing ahead of time (the CPU)."""
+    if graph.device == "cuda" and "bfs" in kernels:
+        from .cuda.bfs import prepare as prepare_bfs
+
+        prepare_bfs(graph)
