@@ -1,4 +1,4 @@
-"""Time the bottom-up step's tuning variants (``bfs_bottom_up.cu`` #defines and the neighbour order).
+"""Time the CUDA hybrid BFS's tuning variants (``bfs_bottom_up.cu`` #defines, neighbour order, frontier scan, top-down override).
 
     PYTHONPATH=. python benchmarks/bfs_tune.py --scales 24,26 --roots 32 --json tune.json
 
@@ -11,9 +11,12 @@ run-to-run spread. Every search's levels must equal the first variant's.
 It then isolates the largest bottom-up level of one search: frontier and
 visited bitmaps are rebuilt from that search's levels, and the two kernels
 (fig. 6 ``bottom_up_small``, fig. 4 ``bottom_up_large``) are timed with CUDA
-events, checking that they find exactly the vertices of that level. Seattle
-(``.data/seattle.gr.gz``, run first) reports the median ms over ``--road-roots`` roots.
-Last, the per-level trace of one SCALE search with the default variant.
+events, checking that they find exactly the vertices of that level; so are
+the grid-wide top-down levels of that search (frontier offsets, then the
+edge-balanced kernel), once per ``BALANCED_SCAN``. Seattle
+(``.data/seattle.gr.gz``, run last, clocks warm) reports the median ms over
+``--road-roots`` roots per variant. Also the per-level trace of one search
+with the first variant.
 """
 from __future__ import annotations
 
@@ -30,22 +33,28 @@ sys.path.insert(0, str(ROOT))
 import wavefront as wf  # noqa: E402
 from wavefront.backends.cuda import bfs_steps as steps  # noqa: E402
 
-# name -> (extra #defines for bfs_bottom_up.cu, hybrid's neighbour_order)
+# name -> (extra #defines for bfs_bottom_up.cu, steps.BALANCED_SCAN, hybrid options)
 VARIANTS = {
-    "default": ({}, "degree"),  # the file's BU_SMALL_UNROLL (2), hubs-first CSC
-    "id": ({}, "id"),
-    "unroll1": ({"BU_SMALL_UNROLL": 1}, "degree"),
-    "unroll4": ({"BU_SMALL_UNROLL": 4}, "degree"),
-    "id-unroll1": ({"BU_SMALL_UNROLL": 1}, "id"),  # round 2's default
+    "default": ({}, "fused", {}),  # the files' defaults (BU_SMALL_UNROLL 2, BU_SMALL_PREFETCH 1)
+    "no-prefetch": ({"BU_SMALL_PREFETCH": 0}, "fused", {}),
+    "cupy-scan": ({}, "cupy", {}),
+    "no-td-override": ({}, "fused", {"bottom_up_min_edges": 0}),
+    "round3": ({"BU_SMALL_PREFETCH": 0}, "cupy", {"bottom_up_min_edges": 0}),  # round 3's default
+    "id": ({}, "fused", {"neighbour_order": "id"}),
+    "unroll1": ({"BU_SMALL_UNROLL": 1}, "fused", {}),
+    "unroll4": ({"BU_SMALL_UNROLL": 4}, "fused", {}),
 }
-_order = {"value": "degree"}
+ROUND4 = "default,no-prefetch,cupy-scan,no-td-override,round3"
+_options: dict = {}
 
 
 def use(variant: str) -> None:
-    defines, order = VARIANTS[variant]
+    defines, scan, options = VARIANTS[variant]
     steps.BOTTOM_UP_DEFINES.clear()
     steps.BOTTOM_UP_DEFINES.update(defines)
-    _order["value"] = order
+    steps.BALANCED_SCAN = scan
+    _options.clear()
+    _options.update(options)
 
 
 def pick_roots(graph, count, seed):
@@ -62,7 +71,7 @@ def timed_search(graph, root):
     stream = cupy.cuda.get_current_stream()
     stream.synchronize()
     start = time.perf_counter()
-    result = wf.bfs(graph, root, method="hybrid", neighbour_order=_order["value"])
+    result = wf.bfs(graph, root, method="hybrid", **_options)
     stream.synchronize()
     return result, time.perf_counter() - start
 
@@ -111,7 +120,7 @@ def isolate_bottom_up_level(graph, result, variant, reps=7):
     large = steps._get("bfs_bottom_up.cu", "bottom_up_large", ws.index64, extra)
     args = (
         steps._i64(ws.words), steps.np.int32(level), graph.in_indptr,
-        _bottom_up_indices(graph, _order["value"]), graph.indptr,
+        _bottom_up_indices(graph, _options.get("neighbour_order", "degree")), graph.indptr,
         ws.large, frontier, ws.visited, ws.next_frontier, levels, parents, ws.counters,
     )
     marks = [cupy.cuda.Event() for _ in range(3)]
@@ -130,6 +139,58 @@ def isolate_bottom_up_level(graph, result, variant, reps=7):
         large_ms.append(cupy.cuda.get_elapsed_time(marks[1], marks[2]))
         exact &= int(steps.read_counters(ws)[CNT_NEXT_COUNT]) == expected
     return level, statistics.median(small_ms), statistics.median(large_ms), exact
+
+
+def isolate_top_down_levels(graph, result, reps=7):
+    """[(level, scan, offsets ms, kernel ms, found == expected)] for every
+    grid-wide top-down level of the trace, per BALANCED_SCAN."""
+    import cupy
+
+    from wavefront.backends.cuda.device_graph import CNT_NEXT_COUNT, workspace
+
+    ws = workspace(graph)
+    chosen = steps.BALANCED_SCAN
+    rows = [r for r in result.trace if r.kind == "top-down" and "single block" not in r.reason and r.edges]
+    timings = []
+    for row in rows:
+        level = row.step
+        frontier = cupy.flatnonzero(result.levels == level - 1).astype(ws.vid_dtype)
+        count = frontier.size
+        total = int((graph.indptr[frontier + 1] - graph.indptr[frontier]).sum())
+        visited = bitmap((result.levels >= 0) & (result.levels < level), ws.words) | ws.unreachable
+        expected = int((result.levels == level).sum())
+        levels = result.levels.copy()
+        parents = result.parents.copy()
+        fn = steps._get("bfs_load_balanced.cu", "top_down_balanced_step", ws.index64)
+        for scan in ("fused", "cupy"):
+            steps.BALANCED_SCAN = scan
+            marks = [cupy.cuda.Event() for _ in range(3)]
+            offsets_ms, kernel_ms, exact = [], [], True
+            for _ in range(reps):
+                ws.queue_in[:count] = frontier
+                ws.visited[...] = visited
+                steps.reset_counters(ws)
+                marks[0].record()
+                steps.frontier_offsets(graph, ws, count)
+                marks[1].record()
+                fn(
+                    (steps._blocks(total, steps.BALANCED_CHUNK),),
+                    (steps.BALANCED_BLOCK,),
+                    (
+                        ws.queue_in, steps._i64(count), ws.offsets, ws.block_offsets, steps._i64(total),
+                        steps.np.int32(level), graph.indptr, graph.indices, levels, parents, ws.visited,
+                        ws.queue_out, ws.counters,
+                    ),
+                )
+                marks[2].record()
+                marks[2].synchronize()
+                offsets_ms.append(cupy.cuda.get_elapsed_time(marks[0], marks[1]))
+                kernel_ms.append(cupy.cuda.get_elapsed_time(marks[1], marks[2]))
+                exact &= int(steps.read_counters(ws)[CNT_NEXT_COUNT]) == expected
+            timings.append((level, count, total, scan, statistics.median(offsets_ms),
+                            statistics.median(kernel_ms), exact))
+    steps.BALANCED_SCAN = chosen
+    return timings
 
 
 def kronecker_rows(scale, args, variants, out):
@@ -162,6 +223,11 @@ def kronecker_rows(scale, args, variants, out):
         levels = timed_search(graph, roots[0])[0].trace
         print(f"SCALE {scale} trace {name:16s} " + " ".join(f"{r.kind[0]}{r.seconds * 1e3:.3f}" for r in levels),
               flush=True)
+    for level, count, total, scan, offsets_ms, kernel_ms, exact in isolate_top_down_levels(graph, sample):
+        out.append({"scale": scale, "td_level": level, "scan": scan, "offsets_ms": offsets_ms,
+                    "kernel_ms": kernel_ms, "exact": exact})
+        print(f"SCALE {scale} TD level {level} (frontier {count:,}, {total:,} edges) {scan:6s} offsets "
+              f"{offsets_ms:.3f} ms kernel {kernel_ms:.3f} ms exact={exact}", flush=True)
     for name in variants:
         isolated = isolate_bottom_up_level(graph, sample, name)
         if isolated is None:
@@ -176,7 +242,7 @@ def kronecker_rows(scale, args, variants, out):
     cupy.get_default_memory_pool().free_all_blocks()
 
 
-def road_rows(args, out):
+def road_rows(args, variants, out):
     from wavefront.backends.cuda.bfs import prepare
 
     path = ROOT / ".data" / "seattle.gr.gz"
@@ -186,26 +252,38 @@ def road_rows(args, out):
     graph = wf.read_graph(path, weighted=False, device="cuda")
     prepare(graph)
     roots = pick_roots(graph, args.road_roots, args.seed)
+    use(variants[0])
     references = [wf.bfs(graph, r, method="hybrid").levels for r in roots]
-    _, ms, agrees = time_variant(graph, roots, references)
-    out.append({"graph": "seattle", "ms_median": ms, "agrees": agrees})
-    print(f"seattle hybrid {ms:6.3f} ms median over {len(roots)} roots agrees={agrees}", flush=True)
+    for rep in range(args.passes):
+        for name in variants:
+            use(name)
+            _, ms, agrees = time_variant(graph, roots, references)
+            out.append({"graph": "seattle", "variant": name, "pass": rep, "ms_median": ms, "agrees": agrees})
+            print(f"seattle pass {rep} {name:16s} {ms:6.3f} ms median over {len(roots)} roots agrees={agrees}",
+                  flush=True)
+
 
 def summary(rows, variants):
     print("\nvariant           " + "".join(f"S{s} GTEPS (ms)           " for s in sorted({r['scale'] for r in rows if 'scale' in r})))
     for name in variants:
         cells = []
         for scale in sorted({r["scale"] for r in rows if "scale" in r}):
-            timed = [r for r in rows if r.get("scale") == scale and r["variant"] == name and "gteps" in r]
-            iso = next((r for r in rows if r.get("scale") == scale and r["variant"] == name and "small_ms" in r), None)
+            timed = [r for r in rows if r.get("scale") == scale and r.get("variant") == name and "gteps" in r]
+            iso = next((r for r in rows if r.get("scale") == scale and r.get("variant") == name and "small_ms" in r), None)
             ok = all(r["agrees"] for r in timed) and (iso is None or iso["exact"])
             text = "/".join(f"{r['gteps']:.0f}" for r in timed) + " (" + "/".join(f"{r['ms_median']:.2f}" for r in timed) + ")"
             if iso:
                 text += f" bu {iso['small_ms']:.2f}+{iso['large_ms']:.2f}"
             cells.append(f"{text}{'' if ok else ' WRONG'}".ljust(40))
         print(f"{name:16s}  " + "".join(cells))
-    for road in (r for r in rows if r.get("graph") == "seattle"):
-        print(f"seattle (default variant): {road['ms_median']:.3f} ms median" + ("" if road["agrees"] else " WRONG"))
+    for row in (r for r in rows if "td_level" in r):
+        print(f"S{row['scale']} TD level {row['td_level']} {row['scan']:6s}: offsets {row['offsets_ms']:.3f} + "
+              f"kernel {row['kernel_ms']:.3f} ms" + ("" if row["exact"] else " WRONG"))
+    for name in variants:
+        road = [r for r in rows if r.get("graph") == "seattle" and r["variant"] == name]
+        if road:
+            print(f"seattle {name:16s} " + "/".join(f"{r['ms_median']:.3f}" for r in road) + " ms median"
+                  + ("" if all(r["agrees"] for r in road) else " WRONG"))
 
 
 def main(argv=None) -> int:
@@ -214,15 +292,15 @@ def main(argv=None) -> int:
     parser.add_argument("--roots", type=int, default=32)
     parser.add_argument("--road-roots", type=int, default=16)
     parser.add_argument("--passes", type=int, default=2)
-    parser.add_argument("--variants", default=",".join(VARIANTS))
+    parser.add_argument("--variants", default=ROUND4)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--json", type=Path, default=None)
     args = parser.parse_args(argv)
     variants = args.variants.split(",")
     rows: list[dict] = []
-    road_rows(args, rows)
     for scale in (int(s) for s in args.scales.split(",") if s):
         kronecker_rows(scale, args, variants, rows)
+    road_rows(args, variants, rows)
     summary(rows, variants)
     if args.json:
         args.json.write_text(json.dumps(rows, indent=1))

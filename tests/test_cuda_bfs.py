@@ -180,17 +180,63 @@ def test_neighbour_orders_give_valid_trees(method, order, random_graphs, kron):
 
 
 @gpu
-@pytest.mark.parametrize("unroll", [1, 4])
-def test_small_degree_kernel_unroll_variants(monkeypatch, unroll, random_graphs, kron):
-    """BU_SMALL_UNROLL values other than the default (benchmarks/bfs_tune.py times them)."""
+@pytest.mark.parametrize("defines", [
+    {"BU_SMALL_UNROLL": 1}, {"BU_SMALL_UNROLL": 4},
+    {"BU_SMALL_PREFETCH": 0}, {"BU_SMALL_PREFETCH": 0, "BU_SMALL_UNROLL": 1},
+])
+def test_small_degree_kernel_variants(monkeypatch, defines, random_graphs, kron):
+    """BU_SMALL_UNROLL / BU_SMALL_PREFETCH values other than the defaults
+    (benchmarks/bfs_tune.py times them)."""
     from wavefront.backends.cuda import bfs_steps
 
-    monkeypatch.setattr(bfs_steps, "BOTTOM_UP_DEFINES", {"BU_SMALL_UNROLL": unroll})
+    monkeypatch.setattr(bfs_steps, "BOTTOM_UP_DEFINES", defines)
     g, gd = kron
     hub = int(np.argmax(np.diff(g.indptr)))
     check_result(g, wf.bfs(gd, hub, method="bottom-up"), hub)
     for g, gd in random_graphs:
         check_result(g, wf.bfs(gd, 0, method="bottom-up"), 0)
+
+
+def spoked_star(spokes, seed):
+    """Hub 0 joined to `spokes` vertices, each with 0-3 leaves of its own: a
+    level whose frontier is every spoke (many frontier-scan chunks)."""
+    rng = np.random.default_rng(seed)
+    leaves = rng.integers(0, 4, spokes)
+    spoke_of_leaf = np.repeat(np.arange(1, spokes + 1), leaves)
+    src = np.concatenate([np.zeros(spokes, dtype=np.int64), spoke_of_leaf])
+    dst = np.concatenate([np.arange(1, spokes + 1), spokes + 1 + np.arange(spoke_of_leaf.size)])
+    return Graph.from_edges(src, dst, n=spokes + 1 + spoke_of_leaf.size)
+
+
+@gpu
+@pytest.mark.parametrize("scan", ["fused", "cupy"])
+def test_balanced_scan_variants(monkeypatch, scan, random_graphs, kron):
+    """Both ways to the edge-balanced step's frontier offsets. The star's
+    300 K-spoke level has 293 scan chunks, so frontier_scan's last block
+    scans the chunk totals in two rounds; directed random graphs put
+    zero-degree vertices in frontiers."""
+    from wavefront.backends.cuda import bfs_steps
+
+    monkeypatch.setattr(bfs_steps, "BALANCED_SCAN", scan)
+    star = spoked_star(300_000, seed=5)
+    for g, gd in [(star, star.to("cuda")), kron, *random_graphs]:
+        for s in sorted({0, g.n - 1}):
+            check_result(g, wf.bfs(gd, s, method="load-balanced"), s)
+    check_result(star, wf.bfs(star.to("cuda"), star.n - 1, method="hybrid", single_block=False), star.n - 1)
+
+
+@gpu
+def test_hybrid_goes_top_down_below_bottom_up_min_edges(kron):
+    g, gd = kron
+    s = int(np.argmax(np.diff(g.indptr)))
+    free = wf.bfs(gd, s, method="hybrid", bottom_up_min_edges=0)
+    assert BOTTOM_UP in [row.kind for row in free.trace]
+    forced = wf.bfs(gd, s, method="hybrid", bottom_up_min_edges=g.m + 1)
+    check_result(g, forced, s)
+    assert BOTTOM_UP not in [row.kind for row in forced.trace]
+    assert any("m_f <" in row.reason for row in forced.trace)
+    with pytest.raises(ValueError, match="bottom_up_min_edges"):
+        wf.bfs(gd, s, method="hybrid", bottom_up_min_edges=-1)
 
 
 @gpu

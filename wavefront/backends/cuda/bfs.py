@@ -27,14 +27,19 @@ hybrid (= auto)        seed 000 / Beamer direction optimization: the policy
 =====================  =====================================================
 
 The hybrid's default policy for CUDA is GAP's (alpha=15, beta=18): seed 000's
-measured the same within run-to-run spread (docs/notes-cuda-bfs.md). Two
+measured the same within run-to-run spread (docs/notes-cuda-bfs.md). Three
 CUDA-specific rules sit on top of the policy: the root level always runs
 top-down in the single block (its degree comes back from that launch instead
-of costing a round trip), and a bottom-up choice is overridden while the
-frontier fits the single block (a grid-wide bottom-up level costs tens of
-microseconds, a single-block level a few). Seed 002's "neighbours sorted by
-degree" is the bottom-up option ``neighbour_order="degree"``: the steps probe
-a CSC copy whose rows list in-neighbours by decreasing degree
+of costing a round trip); a bottom-up choice is overridden while the frontier
+fits the single block (a grid-wide bottom-up level costs tens of
+microseconds, a single-block level a few); and also while the frontier's
+out-degree sum m_f is below ``bottom_up_min_edges`` (default n / 1024): late
+in a Kronecker search GAP's m_f > m_u / alpha holds only because hardly any
+edge is left unexplored, and an edge-balanced top-down step over a few
+thousand edges costs less than a bottom-up sweep over every bitmap word.
+Seed 002's "neighbours sorted by degree" is the bottom-up option
+``neighbour_order="degree"``: the steps probe a CSC copy whose rows list
+in-neighbours by decreasing degree
 (``device_graph.degree_ordered_in_indices``), so the likely parents (hubs)
 come first while vertex ids stay the caller's. Seed 002's relabelling itself
 is ``from_edges(..., relabel="degree")`` (results are then mapped back to
@@ -70,6 +75,11 @@ BACKEND = "cuda"
 # single-block kernel (16 edges per thread of its 1024): below it a grid
 # launch plus a host round trip costs more than the block spends.
 SINGLE_BLOCK_EDGES = 16384
+# The hybrid goes top-down whatever the policy says while the frontier has
+# fewer than n / BOTTOM_UP_SWEEP_RATIO out-edges: a grid-wide bottom-up level
+# sweeps all n/32 bitmap words (~0.1 ms at SCALE 26), a balanced top-down
+# step over 64 K edges (n / 1024 there) takes a few microseconds.
+BOTTOM_UP_SWEEP_RATIO = 1024
 # Order in which bottom-up steps probe a vertex's in-neighbours: "degree"
 # (hubs first, seed 002; a sorted CSC copy built once per graph) or "id"
 # (the graph's own order, no extra memory).
@@ -88,7 +98,7 @@ def prepare(graph, neighbour_order: str = NEIGHBOUR_ORDER) -> None:
     steps.compile_all(graph.indices.dtype.itemsize == 8)
     workspace(graph)
     _bottom_up_indices(graph, neighbour_order)
-    probe = cupy.ones(4, dtype=cupy.int64)  # compiles the scan kernel used by the balanced step
+    probe = cupy.ones(4, dtype=cupy.int64)  # compiles the scan of the BALANCED_SCAN="cupy" alternative
     cupy.cumsum(probe[:2], out=probe[2:])
     cupy.cuda.get_current_stream().synchronize()
 
@@ -127,6 +137,14 @@ def _edge_limit(value) -> int:
     if not 0 <= limit <= 2**20:  # the single block counts a level's edges in 32 bits
         raise ValueError(f"single_block_edges must be in [0, 2**20], got {value}")
     return limit
+
+
+def _min_edges(graph, value) -> int:
+    if value is None:
+        return graph.n // BOTTOM_UP_SWEEP_RATIO
+    if int(value) < 0:
+        raise ValueError(f"bottom_up_min_edges must be >= 0, got {value}")
+    return int(value)
 
 
 def _check_neighbour_order(neighbour_order) -> None:
@@ -232,7 +250,7 @@ def _out_degree(graph, v: int) -> int:
 
 
 def _direction_optimizing(graph, source, depth_limit, method, policy, use_single_block, single_block_edges,
-                          neighbour_order=NEIGHBOUR_ORDER):
+                          neighbour_order=NEIGHBOUR_ORDER, bottom_up_min_edges=0):
     """The hybrid driver; the fixed-direction methods are this with a FixedPolicy.
 
     The frontier lives in ``ws.queue_in`` while going top-down and in
@@ -266,6 +284,8 @@ def _direction_optimizing(graph, source, depth_limit, method, policy, use_single
                 # A grid-wide bottom-up level costs a bitmap sweep and a host
                 # round trip; a frontier this small is cheaper top-down in the block.
                 choice, reason = TOP_DOWN, reason + "; frontier fits the single block"
+            elif choice == BOTTOM_UP and degree < bottom_up_min_edges:
+                choice, reason = TOP_DOWN, reason + f"; m_f < {bottom_up_min_edges}: top-down"
         t0 = time.perf_counter()
         if choice == TOP_DOWN:
             if as_bitmap:
@@ -334,14 +354,16 @@ def _add_single_block_rows(trace, first_level, start_ns, rows, reason) -> None:
 
 def hybrid(graph, source: int, policy=None, alpha=None, beta=None, depth_limit=None,
            single_block: bool = True, single_block_edges: int = SINGLE_BLOCK_EDGES,
-           neighbour_order: str = NEIGHBOUR_ORDER) -> BFSResult:
+           neighbour_order: str = NEIGHBOUR_ORDER, bottom_up_min_edges: int | None = None) -> BFSResult:
     """Direction-optimizing BFS. ``policy``: a DirectionPolicy or "gap" (default),
     "seed000", "top-down", "bottom-up"; ``alpha``/``beta`` override its constants.
     ``single_block=False`` runs every top-down level as a grid-wide step.
-    ``neighbour_order``: "degree" (bottom-up probes hubs first) or "id"."""
+    ``neighbour_order``: "degree" (bottom-up probes hubs first) or "id".
+    ``bottom_up_min_edges``: a bottom-up choice for a frontier with fewer
+    out-edges runs top-down instead (default n / 1024; 0: never)."""
     return _direction_optimizing(
         graph, source, depth_limit, "hybrid", make_policy(policy, alpha, beta), single_block,
-        _edge_limit(single_block_edges), neighbour_order,
+        _edge_limit(single_block_edges), neighbour_order, _min_edges(graph, bottom_up_min_edges),
     )
 
 

@@ -16,7 +16,8 @@ from .compile import kernel
 from .device_graph import STATS_FIELDS, BFSWorkspace, index64
 
 BLOCK = 256  # threads per block of the one-thread-per-item kernels; also
-# CONVERT_BLOCK (bitmap_to_queue) and BU_LARGE_BLOCK (bottom_up_large), whose
+# CONVERT_BLOCK (bitmap_to_queue), SCAN_BLOCK (frontier_scan) and
+# BU_LARGE_BLOCK (bottom_up_large), whose
 # block-wide reductions are sized at compile time
 BOTTOM_UP_BLOCK = 128  # BU_BLOCK in bfs_bottom_up.cu
 BALANCED_BLOCK = 256  # LB_BLOCK in bfs_load_balanced.cu
@@ -61,7 +62,7 @@ def compile_all(wide: bool) -> None:
 
 
 KERNELS = {
-    "bfs_convert.cu": ("init_search", "queue_to_bitmap", "bitmap_to_queue", "frontier_degrees"),
+    "bfs_convert.cu": ("init_search", "queue_to_bitmap", "bitmap_to_queue", "frontier_scan", "frontier_degrees"),
     "bfs_vertex.cu": ("vertex_push_step", "vertex_pull_step"),
     "bfs_edge.cu": ("edge_step", "expand_rows"),
     "bfs_frontier.cu": ("frontier_step", "frontier_privatized_step"),
@@ -188,22 +189,46 @@ def frontier(graph, ws: BFSWorkspace, count: int, level: int, levels, parents, p
     )
 
 
-def top_down_balanced(graph, ws: BFSWorkspace, count: int, total_edges: int, level: int, levels, parents) -> None:
-    """queue_in[:count] -> queue_out, spreading the frontier's ``total_edges``
-    evenly over blocks (visited-bitmap claims)."""
+# How the edge-balanced step gets its frontier offsets: "fused" (one
+# frontier_scan launch, two-level offsets) or "cupy" (frontier_degrees, then
+# cupy.cumsum, as before round 4). benchmarks/bfs_tune.py times both.
+BALANCED_SCAN = "fused"
+SCAN_CHUNK = 1 << 10  # 2**FRONTIER_SCAN_SHIFT in kernels/common.cuh
+
+
+def frontier_offsets(graph, ws: BFSWorkspace, count: int) -> None:
+    """Edge offsets of queue_in[:count] into ws.offsets / ws.block_offsets
+    (see top_down_balanced_step); uses the CNT_SCAN_DONE counter, so the
+    counters must have been reset since the last scan."""
     import cupy
 
-    if total_edges == 0:
+    if BALANCED_SCAN == "fused":
+        scan = _get("bfs_convert.cu", "frontier_scan", ws.index64)
+        scan(
+            (_blocks(count, SCAN_CHUNK),),
+            (BLOCK,),
+            (ws.queue_in, _i64(count), graph.indptr, ws.offsets, ws.block_offsets, ws.counters),
+        )
         return
     degrees = _get("bfs_convert.cu", "frontier_degrees", ws.index64)
     degrees((_blocks(count),), (BLOCK,), (ws.queue_in, _i64(count), graph.indptr, ws.degrees))
     cupy.cumsum(ws.degrees[:count], out=ws.offsets[1 : count + 1])
+    stream = cupy.cuda.get_current_stream()
+    cupy.cuda.runtime.memsetAsync(ws.block_offsets.data.ptr, 0, ws.block_offsets.nbytes, stream.ptr)
+
+
+def top_down_balanced(graph, ws: BFSWorkspace, count: int, total_edges: int, level: int, levels, parents) -> None:
+    """queue_in[:count] -> queue_out, spreading the frontier's ``total_edges``
+    evenly over blocks (visited-bitmap claims)."""
+    if total_edges == 0:
+        return
+    frontier_offsets(graph, ws, count)
     fn = _get("bfs_load_balanced.cu", "top_down_balanced_step", ws.index64)
     fn(
         (_blocks(total_edges, BALANCED_CHUNK),),
         (BALANCED_BLOCK,),
         (
-            ws.queue_in, _i64(count), ws.offsets, _i64(total_edges), np.int32(level),
+            ws.queue_in, _i64(count), ws.offsets, ws.block_offsets, _i64(total_edges), np.int32(level),
             graph.indptr, graph.indices, levels, parents, ws.visited, ws.queue_out, ws.counters,
         ),
     )

@@ -17,7 +17,7 @@
 GPU memory, beyond the graph itself (n vertices, m stored arcs, I = 4 bytes
 per vertex id while n < 2**31, else 8):
 
-    workspace  n * (2 I + 16) + 5 n / 8 bytes  (queues, scan buffers, 5 bitmaps)
+    workspace  n * (2 I + 16) + 5 n / 8 + n / 128 bytes  (queues, scan buffers, 5 bitmaps)
     results    12 n bytes per search            (int32 levels + int64 parents)
     COO        m * I bytes                      (edge-centric method only)
     by degree  m * I bytes                      (bottom-up, neighbour_order="degree")
@@ -47,10 +47,15 @@ def index64(graph) -> bool:
     return graph.indices.dtype == np.int64
 
 
+def scan_chunks(n: int) -> int:
+    """Chunks of the frontier scan (SCAN_CHUNK vertices each) for a frontier of up to n."""
+    return (n + 1023) // 1024
+
+
 def workspace_bytes(graph) -> int:
     ids = 8 if index64(graph) else 4
     n = max(graph.n, 1)
-    return n * (2 * ids + 16) + 5 * 4 * bitmap_words(n) + 8
+    return n * (2 * ids + 16) + 5 * 4 * bitmap_words(n) + 8 * scan_chunks(n) + 8
 
 
 def result_bytes(graph) -> int:
@@ -74,6 +79,7 @@ class BFSWorkspace:
         self.queue_out = cupy.empty(n, dtype=vid)
         self.degrees = cupy.empty(n, dtype=np.int64)
         self.offsets = cupy.zeros(n + 1, dtype=np.int64)  # offsets[0] stays 0
+        self.block_offsets = cupy.zeros(scan_chunks(n), dtype=np.int64)
         self.visited = cupy.empty(self.words, dtype=np.uint32)
         self.frontier = cupy.zeros(self.words, dtype=np.uint32)
         self.next_frontier = cupy.zeros(self.words, dtype=np.uint32)

@@ -8,7 +8,9 @@
 //   the words' popcounts packs the candidates into shared memory, the block's
 //   threads take them one each, and each word of the next frontier is then
 //   assembled by its owner thread from the results, without atomics. Each
-//   thread works on BU_SMALL_UNROLL candidates at once (more loads in flight).
+//   thread works on BU_SMALL_UNROLL candidates at once (more loads in flight)
+//   and, with BU_SMALL_PREFETCH, loads the next round's in-edge ranges before
+//   it tests the current round's edges.
 // * bottom_up_large (fig. 4): a whole warp per vertex of in-degree >=
 //   LARGE_DEGREE, reading its in-edges in coalesced 32-wide strides and
 //   leaving as soon as __ballot_sync reports a frontier neighbour. As in the
@@ -32,6 +34,11 @@
 // registers instead of 48 (docs/notes-cuda-bfs.md, round 3).
 #ifndef BU_SMALL_UNROLL
 #define BU_SMALL_UNROLL 2
+#endif
+// bottom_up_small: 1 = issue the next round's in_indptr loads before testing
+// the current round, so each round waits for one dependent load less.
+#ifndef BU_SMALL_PREFETCH
+#define BU_SMALL_PREFETCH 1
 #endif
 #ifndef LARGE_DEGREE
 #define LARGE_DEGREE 32
@@ -82,6 +89,21 @@ __device__ __forceinline__ void add_step_counters(counter_t* counters, long long
     }
 }
 
+// Candidates k, k + BU_BLOCK, ... of a round (BU_SMALL_UNROLL of them) and
+// their in-edge ranges; slots past `total` get empty ranges.
+__device__ __forceinline__ void load_round(unsigned int k, unsigned int total, long long base,
+                                           const unsigned int* scratch, const eid_t* in_indptr,
+                                           vid_t (&v)[BU_SMALL_UNROLL], eid_t (&begin)[BU_SMALL_UNROLL],
+                                           eid_t (&end)[BU_SMALL_UNROLL]) {
+#pragma unroll
+    for (int j = 0; j < BU_SMALL_UNROLL; ++j) {
+        unsigned int slot = k + j * BU_BLOCK;
+        v[j] = slot < total ? (vid_t)(base + scratch[slot]) : (vid_t)0;
+        begin[j] = slot < total ? in_indptr[v[j]] : 0;
+        end[j] = slot < total ? in_indptr[v[j] + 1] : 0;
+    }
+}
+
 extern "C" __global__ void __launch_bounds__(BU_BLOCK)
 bottom_up_small(long long words, int level, const eid_t* in_indptr, const vid_t* in_indices,
                 const eid_t* out_indptr, const word_t* large, const word_t* frontier,
@@ -113,16 +135,22 @@ bottom_up_small(long long words, int level, const eid_t* in_indptr, const vid_t*
     // A thread takes BU_SMALL_UNROLL candidates a round, BU_BLOCK apart, so a
     // warp's lanes stay on neighbouring vertices (shared sectors) while each
     // lane has that many dependent load chains in flight instead of one.
-    for (unsigned int k = threadIdx.x; k < total; k += BU_BLOCK * BU_SMALL_UNROLL) {
-        vid_t v[BU_SMALL_UNROLL];
-        eid_t begin[BU_SMALL_UNROLL], end[BU_SMALL_UNROLL];
-#pragma unroll
-        for (int j = 0; j < BU_SMALL_UNROLL; ++j) {
-            unsigned int slot = k + j * BU_BLOCK;
-            v[j] = slot < total ? (vid_t)(base + scratch[slot]) : (vid_t)0;
-            begin[j] = slot < total ? in_indptr[v[j]] : 0;
-            end[j] = slot < total ? in_indptr[v[j] + 1] : 0;
-        }
+    // A slot's scratch entry is read (candidate) and then overwritten (result)
+    // only by its own thread, so reading the next round's candidates early is safe.
+    const unsigned int stride = BU_BLOCK * BU_SMALL_UNROLL;
+    vid_t v[BU_SMALL_UNROLL];
+    eid_t begin[BU_SMALL_UNROLL], end[BU_SMALL_UNROLL];
+#if BU_SMALL_PREFETCH
+    load_round(threadIdx.x, total, base, scratch, in_indptr, v, begin, end);
+#endif
+    for (unsigned int k = threadIdx.x; k < total; k += stride) {
+#if BU_SMALL_PREFETCH
+        vid_t next_v[BU_SMALL_UNROLL];
+        eid_t next_begin[BU_SMALL_UNROLL], next_end[BU_SMALL_UNROLL];
+        load_round(k + stride, total, base, scratch, in_indptr, next_v, next_begin, next_end);
+#else
+        load_round(k, total, base, scratch, in_indptr, v, begin, end);
+#endif
         // The first four in-edges of every candidate: all loads, then all
         // frontier tests, before any branch on a result.
         vid_t u[BU_SMALL_UNROLL][4];
@@ -179,6 +207,14 @@ bottom_up_small(long long words, int level, const eid_t* in_indptr, const vid_t*
             }
             scratch[slot] = result;
         }
+#if BU_SMALL_PREFETCH
+#pragma unroll
+        for (int j = 0; j < BU_SMALL_UNROLL; ++j) {
+            v[j] = next_v[j];
+            begin[j] = next_begin[j];
+            end[j] = next_end[j];
+        }
+#endif
     }
     __syncthreads();
     word_t local_next = 0;

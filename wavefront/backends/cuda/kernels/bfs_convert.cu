@@ -61,6 +61,54 @@ bitmap_to_queue(const word_t* bitmap, long long words, vid_t* queue, counter_t* 
     }
 }
 
+// The frontier's edge offsets in one launch (no host scan): queue[i] owns
+// edge slots from block_offsets[i >> FRONTIER_SCAN_SHIFT] + offsets[i] on.
+// Each block scans the out-degrees of its 2^FRONTIER_SCAN_SHIFT vertices into
+// `offsets` and leaves its total in block_offsets[block]; the last block to
+// finish (a counter, after a fence) turns the totals into an exclusive scan
+// in place, so the next launch sees both levels complete.
+#define SCAN_BLOCK 256
+#define SCAN_ITEMS ((1 << FRONTIER_SCAN_SHIFT) / SCAN_BLOCK)
+extern "C" __global__ void __launch_bounds__(SCAN_BLOCK)
+frontier_scan(const vid_t* queue, long long count, const eid_t* indptr, eid_t* offsets,
+              eid_t* block_offsets, counter_t* counters) {
+    __shared__ long long warp_sums[32];
+    __shared__ long long total;
+    __shared__ bool last_block;
+    long long first = ((long long)blockIdx.x << FRONTIER_SCAN_SHIFT) + threadIdx.x * SCAN_ITEMS;
+    eid_t degree[SCAN_ITEMS];
+    eid_t sum = 0;
+#pragma unroll
+    for (int j = 0; j < SCAN_ITEMS; ++j) {
+        degree[j] = first + j < count ? vertex_degree(indptr, queue[first + j]) : 0;
+        sum += degree[j];
+    }
+    eid_t running = block_exclusive_scan_wide<SCAN_BLOCK>(sum, warp_sums, &total);
+#pragma unroll
+    for (int j = 0; j < SCAN_ITEMS; ++j) {
+        if (first + j < count) offsets[first + j] = running;
+        running += degree[j];
+    }
+    if (threadIdx.x == 0) block_offsets[blockIdx.x] = total;
+    __threadfence();
+    __syncthreads();
+    if (threadIdx.x == 0)
+        last_block = atomicAdd(&counters[CNT_SCAN_DONE], (counter_t)1) == (counter_t)gridDim.x - 1;
+    __syncthreads();
+    if (!last_block) return;
+    __threadfence();
+    long long carry = 0;
+    for (long long b0 = 0; b0 < gridDim.x; b0 += SCAN_BLOCK) {
+        long long b = b0 + threadIdx.x;
+        // Other blocks wrote these: read through L2, never a stale L1 line.
+        eid_t value = b < gridDim.x ? __ldcg(&block_offsets[b]) : 0;
+        eid_t before = block_exclusive_scan_wide<SCAN_BLOCK>(value, warp_sums, &total);
+        if (b < gridDim.x) block_offsets[b] = carry + before;
+        carry += total;
+        __syncthreads();  // warp_sums and total are rewritten by the next round
+    }
+}
+
 // degrees[i] = out-degree of queue[i]; an inclusive scan of it (done by the
 // host with cupy.cumsum) gives each frontier vertex's first edge slot.
 extern "C" __global__ void frontier_degrees(const vid_t* queue, long long count,

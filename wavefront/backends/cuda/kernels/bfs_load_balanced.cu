@@ -1,9 +1,11 @@
 // Edge-balanced top-down step (PMPP ch. 15.8 "load balance", seed 004; the
 // scan-based alternative to Merrill & Garland's thread/warp/block buckets).
 //
-// The host scans the frontier's out-degrees into `offsets` (offsets[i] = first
-// edge slot of frontier[i], offsets[count] = total). Block b owns the edge
-// slots [b*CHUNK, (b+1)*CHUNK): it locates its first and last frontier vertex
+// frontier_scan (bfs_convert.cu) leaves the frontier's edge offsets in two
+// levels: frontier[i] owns the edge slots from
+// block_offsets[i >> FRONTIER_SCAN_SHIFT] + offsets[i] on (the cupy.cumsum
+// alternative writes whole offsets and zero block offsets). Block b owns the
+// edge slots [b*CHUNK, (b+1)*CHUNK): it locates its first and last frontier vertex
 // with two binary searches, stages that stretch of offsets, vertex ids and row
 // starts in shared memory, and each thread then handles LB_ITEMS slots, finding
 // its vertex by a binary search in shared memory. A hub with a million edges
@@ -23,20 +25,35 @@
 #endif
 #define LB_CHUNK (LB_BLOCK * LB_ITEMS)
 
-// Largest i in [lo, hi) with offsets[i] <= slot (offsets nondecreasing, offsets[lo] <= slot).
-__device__ __forceinline__ long long owner_of(const eid_t* offsets, long long lo, long long hi,
-                                              eid_t slot) {
+// First edge slot of frontier[i].
+__device__ __forceinline__ eid_t offset_at(const eid_t* offsets, const eid_t* block_offsets, long long i) {
+    return block_offsets[i >> FRONTIER_SCAN_SHIFT] + offsets[i];
+}
+
+// Largest i in [lo, hi) with offset_at(i) <= slot (nondecreasing in i, offset_at(lo) <= slot).
+__device__ __forceinline__ long long owner_of(const eid_t* offsets, const eid_t* block_offsets, long long lo,
+                                              long long hi, eid_t slot) {
     while (hi - lo > 1) {
         long long mid = lo + (hi - lo) / 2;
-        if (offsets[mid] <= slot) lo = mid; else hi = mid;
+        if (offset_at(offsets, block_offsets, mid) <= slot) lo = mid; else hi = mid;
+    }
+    return lo;
+}
+
+// The same search over the block's staged (whole) offsets in shared memory.
+__device__ __forceinline__ long long staged_owner_of(const eid_t* staged, long long hi, eid_t slot) {
+    long long lo = 0;
+    while (hi - lo > 1) {
+        long long mid = lo + (hi - lo) / 2;
+        if (staged[mid] <= slot) lo = mid; else hi = mid;
     }
     return lo;
 }
 
 extern "C" __global__ void __launch_bounds__(LB_BLOCK)
 top_down_balanced_step(const vid_t* frontier, long long count, const eid_t* offsets,
-                       long long total, int level, const eid_t* indptr, const vid_t* indices,
-                       int* levels, long long* parents, word_t* visited, vid_t* next,
+                       const eid_t* block_offsets, long long total, int level, const eid_t* indptr,
+                       const vid_t* indices, int* levels, long long* parents, word_t* visited, vid_t* next,
                        counter_t* counters) {
     __shared__ eid_t stage_offset[LB_CHUNK + 1];
     __shared__ eid_t stage_row[LB_CHUNK + 1];
@@ -48,8 +65,8 @@ top_down_balanced_step(const vid_t* frontier, long long count, const eid_t* offs
 
     eid_t start = (eid_t)blockIdx.x * LB_CHUNK;
     eid_t stop = min(start + (eid_t)LB_CHUNK, (eid_t)total);
-    if (threadIdx.x == 0) first_owner = owner_of(offsets, 0, count, start);
-    if (threadIdx.x == 1) last_owner = owner_of(offsets, 0, count, stop - 1);
+    if (threadIdx.x == 0) first_owner = owner_of(offsets, block_offsets, 0, count, start);
+    if (threadIdx.x == 1) last_owner = owner_of(offsets, block_offsets, 0, count, stop - 1);
     if (threadIdx.x == 2) block_tail = 0;
     __syncthreads();
     long long lo = first_owner, span = last_owner - first_owner + 1;
@@ -59,7 +76,7 @@ top_down_balanced_step(const vid_t* frontier, long long count, const eid_t* offs
     if (staged) {
         for (long long k = threadIdx.x; k < span; k += LB_BLOCK) {
             vid_t u = frontier[lo + k];
-            stage_offset[k] = offsets[lo + k];
+            stage_offset[k] = offset_at(offsets, block_offsets, lo + k);
             stage_vertex[k] = u;
             stage_row[k] = indptr[u];
         }
@@ -75,13 +92,13 @@ top_down_balanced_step(const vid_t* frontier, long long count, const eid_t* offs
             vid_t u;
             eid_t edge;
             if (staged) {
-                long long k = owner_of(stage_offset, 0, span, slot);
+                long long k = staged_owner_of(stage_offset, span, slot);
                 u = stage_vertex[k];
                 edge = stage_row[k] + (slot - stage_offset[k]);
             } else {
-                long long i = owner_of(offsets, lo, last_owner + 1, slot);
+                long long i = owner_of(offsets, block_offsets, lo, last_owner + 1, slot);
                 u = frontier[i];
-                edge = indptr[u] + (slot - offsets[i]);
+                edge = indptr[u] + (slot - offset_at(offsets, block_offsets, i));
             }
             w = indices[edge];
             if (!bit_test(visited, w) && bit_claim(visited, w)) {

@@ -30,6 +30,7 @@ typedef unsigned long long counter_t;
 #define CNT_FLAG 3           // "a vertex was visited" (vertex-/edge-centric)
 #define CNT_LEVELS_RUN 4     // levels completed by the single-block kernel
 #define CNT_FRONTIER 5       // vertices of the frontier a vertex-centric step started from
+#define CNT_SCAN_DONE 6      // blocks of frontier_scan done (the last one scans the block totals)
 #define CNT_SLOTS 8
 
 __device__ __forceinline__ long long global_thread_id() {
@@ -111,6 +112,39 @@ __device__ __forceinline__ unsigned int block_exclusive_scan(unsigned int value,
     __syncthreads();
     return warp_sums[warp] + inclusive - value;
 }
+
+// As block_exclusive_scan, for 64-bit values (edge offsets). Contains
+// __syncthreads(); a caller that loops over it needs one more barrier between
+// calls before it reuses warp_sums.
+template <int THREADS>
+__device__ __forceinline__ long long block_exclusive_scan_wide(long long value, long long* warp_sums,
+                                                               long long* total) {
+    int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    long long inclusive = value;
+    for (int offset = 1; offset < 32; offset <<= 1) {
+        long long up = __shfl_up_sync(WF_FULL_MASK, inclusive, offset);
+        if (lane >= offset) inclusive += up;
+    }
+    if (lane == 31) warp_sums[warp] = inclusive;
+    __syncthreads();
+    if (warp == 0) {
+        long long s = (lane < THREADS / 32) ? warp_sums[lane] : 0LL;
+        long long t = s;
+        for (int offset = 1; offset < 32; offset <<= 1) {
+            long long up = __shfl_up_sync(WF_FULL_MASK, t, offset);
+            if (lane >= offset) t += up;
+        }
+        if (lane < THREADS / 32) warp_sums[lane] = t - s;
+        if (lane == 31) *total = t;
+    }
+    __syncthreads();
+    return warp_sums[warp] + inclusive - value;
+}
+
+// The edge-balanced top-down step's frontier offsets come in two levels
+// (frontier_scan in bfs_convert.cu): offsets within chunks of
+// 2^FRONTIER_SCAN_SHIFT frontier vertices, plus each chunk's first offset.
+#define FRONTIER_SCAN_SHIFT 10
 
 // Visits one vertex found at `level` from `parent` (its claim already won).
 __device__ __forceinline__ void record_visit(int* levels, long long* parents, vid_t v, int level,
