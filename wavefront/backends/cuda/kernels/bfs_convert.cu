@@ -83,7 +83,7 @@ frontier_scan(const vid_t* queue, long long count, const eid_t* indptr, eid_t* o
         degree[j] = first + j < count ? vertex_degree(indptr, queue[first + j]) : 0;
         sum += degree[j];
     }
-    eid_t running = block_exclusive_scan_wide<SCAN_BLOCK>(sum, warp_sums, &total);
+    eid_t running = block_exclusive_scan<SCAN_BLOCK>(sum, warp_sums, &total);
 #pragma unroll
     for (int j = 0; j < SCAN_ITEMS; ++j) {
         if (first + j < count) offsets[first + j] = running;
@@ -102,7 +102,7 @@ frontier_scan(const vid_t* queue, long long count, const eid_t* indptr, eid_t* o
         long long b = b0 + threadIdx.x;
         // Other blocks wrote these: read through L2, never a stale L1 line.
         eid_t value = b < gridDim.x ? __ldcg(&block_offsets[b]) : 0;
-        eid_t before = block_exclusive_scan_wide<SCAN_BLOCK>(value, warp_sums, &total);
+        eid_t before = block_exclusive_scan<SCAN_BLOCK>(value, warp_sums, &total);
         if (b < gridDim.x) block_offsets[b] = carry + before;
         carry += total;
         __syncthreads();  // warp_sums and total are rewritten by the next round

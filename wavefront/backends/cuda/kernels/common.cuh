@@ -1,21 +1,12 @@
 // Shared definitions for the BFS kernels (bfs_*.cu).
 //
-// Index types: vertex ids are 32-bit while n < 2^31 and 64-bit beyond
-// (WF_INDEX64=1), matching Graph.indices; CSR offsets are always 64-bit.
+// Index types (vid_t, eid_t): index_types.cuh.
 // Bitmaps hold one bit per vertex in 32-bit words (vertex v: word v>>5, bit v&31).
 // Counters are unsigned 64-bit so one atomicAdd per warp can accumulate them.
 #pragma once
 
-#ifndef WF_INDEX64
-#define WF_INDEX64 0
-#endif
+#include "index_types.cuh"
 
-#if WF_INDEX64
-typedef long long vid_t;
-#else
-typedef int vid_t;
-#endif
-typedef long long eid_t;
 typedef unsigned int word_t;
 typedef unsigned long long counter_t;
 
@@ -87,54 +78,30 @@ __device__ __forceinline__ long long block_sum(long long value) {
 }
 
 // Exclusive scan of `value` over a block of THREADS threads (a multiple of 32,
-// at most 1024); *total receives the block's sum. Contains __syncthreads().
-template <int THREADS>
-__device__ __forceinline__ unsigned int block_exclusive_scan(unsigned int value, unsigned int* warp_sums,
-                                                             unsigned int* total) {
+// at most 1024); *total receives the block's sum. T is unsigned int (counts)
+// or long long (edge offsets). Contains __syncthreads(); a caller that loops
+// over it needs one more barrier between calls before it reuses warp_sums.
+template <typename T> struct wf_non_deduced { typedef T type; };  // T comes from warp_sums alone
+
+template <int THREADS, typename T>
+__device__ __forceinline__ T block_exclusive_scan(typename wf_non_deduced<T>::type value, T* warp_sums,
+                                                  T* total) {
     int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    unsigned int inclusive = value;
+    T inclusive = value;
     for (int offset = 1; offset < 32; offset <<= 1) {
-        unsigned int up = __shfl_up_sync(WF_FULL_MASK, inclusive, offset);
+        T up = __shfl_up_sync(WF_FULL_MASK, inclusive, offset);
         if (lane >= offset) inclusive += up;
     }
     if (lane == 31) warp_sums[warp] = inclusive;
     __syncthreads();
     if (warp == 0) {
-        unsigned int s = (lane < THREADS / 32) ? warp_sums[lane] : 0u;
-        unsigned int t = s;
+        T s = (lane < THREADS / 32) ? warp_sums[lane] : T(0);
+        T t = s;
         for (int offset = 1; offset < 32; offset <<= 1) {
-            unsigned int up = __shfl_up_sync(WF_FULL_MASK, t, offset);
+            T up = __shfl_up_sync(WF_FULL_MASK, t, offset);
             if (lane >= offset) t += up;
         }
         if (lane < THREADS / 32) warp_sums[lane] = t - s;  // exclusive, per warp
-        if (lane == 31) *total = t;
-    }
-    __syncthreads();
-    return warp_sums[warp] + inclusive - value;
-}
-
-// As block_exclusive_scan, for 64-bit values (edge offsets). Contains
-// __syncthreads(); a caller that loops over it needs one more barrier between
-// calls before it reuses warp_sums.
-template <int THREADS>
-__device__ __forceinline__ long long block_exclusive_scan_wide(long long value, long long* warp_sums,
-                                                               long long* total) {
-    int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    long long inclusive = value;
-    for (int offset = 1; offset < 32; offset <<= 1) {
-        long long up = __shfl_up_sync(WF_FULL_MASK, inclusive, offset);
-        if (lane >= offset) inclusive += up;
-    }
-    if (lane == 31) warp_sums[warp] = inclusive;
-    __syncthreads();
-    if (warp == 0) {
-        long long s = (lane < THREADS / 32) ? warp_sums[lane] : 0LL;
-        long long t = s;
-        for (int offset = 1; offset < 32; offset <<= 1) {
-            long long up = __shfl_up_sync(WF_FULL_MASK, t, offset);
-            if (lane >= offset) t += up;
-        }
-        if (lane < THREADS / 32) warp_sums[lane] = t - s;
         if (lane == 31) *total = t;
     }
     __syncthreads();

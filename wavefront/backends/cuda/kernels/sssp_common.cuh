@@ -9,9 +9,8 @@
 // parent pass can confirm it with the same expression, bit for bit.
 #pragma once
 
-#ifndef WF_INDEX64
-#define WF_INDEX64 0
-#endif
+#include "index_types.cuh"
+
 #ifndef SSSP_WEIGHT
 #define SSSP_WEIGHT 0
 #endif
@@ -19,13 +18,6 @@
 #ifndef SSSP_WARP_COOP_DEGREE
 #define SSSP_WARP_COOP_DEGREE 32
 #endif
-
-#if WF_INDEX64
-typedef long long vid_t;
-#else
-typedef int vid_t;
-#endif
-typedef long long eid_t;
 
 #if SSSP_WEIGHT == 0
 typedef float weight_t;
