@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import platform
 import statistics
+import time
 
 import numpy as np
 
@@ -13,6 +14,19 @@ def pick_roots(graph, count: int = 64, seed: int = 1) -> np.ndarray:
     eligible = np.flatnonzero(degree > 0)
     rng = np.random.default_rng(seed)
     return rng.choice(eligible, size=min(count, eligible.size), replace=False)
+
+
+def timed_on_gpu(run, *args, **kwargs):
+    """``(run(*args, **kwargs), seconds)``, timed alone between two GPU
+    synchronizations: from the call until the output is in device memory."""
+    import cupy
+
+    stream = cupy.cuda.get_current_stream()
+    stream.synchronize()
+    start = time.perf_counter()
+    result = run(*args, **kwargs)
+    stream.synchronize()
+    return result, time.perf_counter() - start
 
 
 def harmonic_mean(values) -> float:

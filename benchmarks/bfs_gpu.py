@@ -36,6 +36,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import wavefront as wf  # noqa: E402
+from benchmarks._common import timed_on_gpu  # noqa: E402
 
 ALL_METHODS = [
     "hybrid", "hybrid:seed000", "bottom-up", "load-balanced", "single-block",
@@ -68,14 +69,7 @@ def gpu_name() -> str:
 
 
 def timed_search(graph, source, method, options):
-    import cupy
-
-    stream = cupy.cuda.get_current_stream()
-    stream.synchronize()
-    start = time.perf_counter()
-    result = wf.bfs(graph, source, method=method, **options)
-    stream.synchronize()
-    return result, time.perf_counter() - start
+    return timed_on_gpu(wf.bfs, graph, source, method=method, **options)
 
 
 def pick_roots(graph, count, seed):

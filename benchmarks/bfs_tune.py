@@ -31,6 +31,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import wavefront as wf  # noqa: E402
+from benchmarks._common import timed_on_gpu  # noqa: E402
 from wavefront.backends.cuda import bfs_steps as steps  # noqa: E402
 
 # name -> (extra #defines for bfs_bottom_up.cu, steps.BALANCED_SCAN, hybrid options)
@@ -66,14 +67,7 @@ def pick_roots(graph, count, seed):
 
 
 def timed_search(graph, root):
-    import cupy
-
-    stream = cupy.cuda.get_current_stream()
-    stream.synchronize()
-    start = time.perf_counter()
-    result = wf.bfs(graph, root, method="hybrid", **_options)
-    stream.synchronize()
-    return result, time.perf_counter() - start
+    return timed_on_gpu(wf.bfs, graph, root, method="hybrid", **_options)
 
 
 def time_variant(graph, roots, references):

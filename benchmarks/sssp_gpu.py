@@ -29,6 +29,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import wavefront as wf  # noqa: E402
+from benchmarks._common import timed_on_gpu  # noqa: E402
 
 METHODS = ["bellman-ford", "frontier", "adaptive", "delta-stepping"]
 ROAD_NODES = 1_400_000
@@ -69,14 +70,7 @@ def roots_of(g, count: int, seed: int) -> list[int]:
 
 
 def timed(g, root, method, **options):
-    import cupy
-
-    stream = cupy.cuda.get_current_stream()
-    stream.synchronize()
-    start = time.perf_counter()
-    r = wf.sssp(g, root, method=method, **options)
-    stream.synchronize()
-    return r, time.perf_counter() - start
+    return timed_on_gpu(wf.sssp, g, root, method=method, **options)
 
 
 def iterations(result) -> int:
@@ -182,7 +176,7 @@ def main(argv=None):
         del g
         cupy.get_default_memory_pool().free_all_blocks()
     print(f"\n{gpu}, {time.strftime('%Y-%m-%d')}")
-    print(f"| graph | method | median ms/source | phases | GTEPS (hmean) | agrees |")
+    print("| graph | method | median ms/source | phases | GTEPS (hmean) | agrees |")
     print("|---|---|---:|---:|---:|---|")
     for r in results:
         gteps = "" if r["gteps"] is None else f"{r['gteps']:.2f}"
