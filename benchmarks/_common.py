@@ -8,12 +8,17 @@ import time
 import numpy as np
 
 
-def pick_roots(graph, count: int = 64, seed: int = 1) -> np.ndarray:
-    """Up to ``count`` distinct random vertices of degree >= 1 (internal ids), as Graph500 picks roots."""
-    degree = np.asarray(graph.to("cpu").degree())
-    eligible = np.flatnonzero(degree > 0)
+def pick_roots(graph, count: int = 64, seed: int = 1, caller_ids: bool = False) -> list[int]:
+    """Up to ``count`` distinct random vertices of degree >= 1, as Graph500
+    picks roots: internal ids (for backend functions), or the caller's ids
+    (for ``wavefront.bfs``/``sssp``) when the graph was relabelled."""
+    from wavefront._xp import to_numpy
+
+    eligible = np.flatnonzero(to_numpy(graph.degree()) > 0)
+    if caller_ids and graph.labels is not None:
+        eligible = to_numpy(graph.labels)[eligible]
     rng = np.random.default_rng(seed)
-    return rng.choice(eligible, size=min(count, eligible.size), replace=False)
+    return rng.choice(eligible, size=min(count, eligible.size), replace=False).tolist()
 
 
 def timed_on_gpu(run, *args, **kwargs):

@@ -30,13 +30,12 @@ import time
 from dataclasses import asdict
 from pathlib import Path
 
-import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import wavefront as wf  # noqa: E402
-from benchmarks._common import timed_on_gpu  # noqa: E402
+from benchmarks._common import pick_roots, timed_on_gpu  # noqa: E402
 
 ALL_METHODS = [
     "hybrid", "hybrid:seed000", "bottom-up", "load-balanced", "single-block",
@@ -70,16 +69,6 @@ def gpu_name() -> str:
 
 def timed_search(graph, source, method, options):
     return timed_on_gpu(wf.bfs, graph, source, method=method, **options)
-
-
-def pick_roots(graph, count, seed):
-    """Random caller ids of vertices with degree >= 1 (Graph500's rule)."""
-    degree = graph.degree().get()
-    candidates = np.flatnonzero(degree > 0)
-    if graph.labels is not None:  # internal -> caller ids
-        candidates = graph.labels.get()[candidates]
-    rng = np.random.default_rng(seed)
-    return rng.choice(candidates, size=min(count, candidates.size), replace=False).tolist()
 
 
 def run_method(graph, spec, roots, reference_levels):
@@ -121,7 +110,7 @@ def kronecker_section(args, methods, rows, traces):
         print(f"SCALE {scale}: n={graph.n:,} m={graph.m:,} stored arcs, built in {build:.1f} s, "
               f"prepared in {prep:.2f} s; graph {graph.nbytes / 2**30:.2f} GiB "
               f"({graph.nbytes / max(graph.num_input_edges, 1):.2f} B per input edge)", flush=True)
-        roots = pick_roots(graph, args.roots, args.seed + scale)
+        roots = pick_roots(graph, args.roots, args.seed + scale, caller_ids=True)
         reference = wf.bfs(graph, roots[0], method="hybrid").levels
         for spec in methods:
             if spec in skipped:
@@ -155,7 +144,7 @@ def road_section(args, methods, rows):
             continue
         graph = wf.read_graph(path, weighted=False, device="cuda")
         prepare(graph)
-        roots = pick_roots(graph, args.road_roots, args.seed)
+        roots = pick_roots(graph, args.road_roots, args.seed, caller_ids=True)
         reference = wf.bfs(graph, roots[0], method="hybrid").levels
         depth = int(reference.max())
         print(f"{name}: n={graph.n:,} m={graph.m:,}, depth from root {roots[0]}: {depth}", flush=True)

@@ -31,7 +31,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import wavefront as wf  # noqa: E402
-from benchmarks._common import timed_on_gpu  # noqa: E402
+from benchmarks._common import pick_roots, timed_on_gpu  # noqa: E402
 from wavefront.backends.cuda import bfs_steps as steps  # noqa: E402
 
 # name -> (extra #defines for bfs_bottom_up.cu, steps.BALANCED_SCAN, hybrid options)
@@ -56,14 +56,6 @@ def use(variant: str) -> None:
     steps.BALANCED_SCAN = scan
     _options.clear()
     _options.update(options)
-
-
-def pick_roots(graph, count, seed):
-    import numpy as np
-
-    degree = graph.degree().get()
-    rng = np.random.default_rng(seed)
-    return rng.choice(np.flatnonzero(degree > 0), size=count, replace=False).tolist()
 
 
 def timed_search(graph, root):

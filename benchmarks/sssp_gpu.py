@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import wavefront as wf  # noqa: E402
-from benchmarks._common import timed_on_gpu  # noqa: E402
+from benchmarks._common import pick_roots, timed_on_gpu  # noqa: E402
 
 METHODS = ["bellman-ford", "frontier", "adaptive", "delta-stepping"]
 ROAD_NODES = 1_400_000
@@ -60,13 +60,6 @@ def parse_graphs(text: str) -> list[str]:
         m = re.fullmatch(r"kron(\d+)-(\d+)", item)
         out += [f"kron{s}" for s in range(int(m[1]), int(m[2]) + 1)] if m else [item]
     return out
-
-
-def roots_of(g, count: int, seed: int) -> list[int]:
-    deg = g.degree().get()
-    candidates = np.flatnonzero(deg > 0)
-    rng = np.random.default_rng(seed)
-    return [int(r) for r in rng.choice(candidates, size=min(count, len(candidates)), replace=False)]
 
 
 def timed(g, root, method, **options):
@@ -160,7 +153,7 @@ def main(argv=None):
     results, sweeps = [], []
     for name in parse_graphs(args.graphs):
         g = build(name, args.seed)
-        roots = roots_of(g, args.roots, args.seed)
+        roots = pick_roots(g, args.roots, args.seed)
         use = methods
         if name.startswith("kron") and int(name[4:]) > args.kron_harish_max:
             use = [m for m in methods if m == "delta-stepping"]
