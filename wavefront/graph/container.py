@@ -226,7 +226,6 @@ class Graph:
         per-vertex ``input_degree`` (each tuple adds one to both endpoints).
         Without input tuples it falls back to the stored arcs.
         """
-        xp = self.xp
         if self.input_degree is not None:
             total = int(self.input_degree[reached].sum())
         else:

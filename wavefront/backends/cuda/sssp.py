@@ -182,8 +182,6 @@ def _harish_search(graph, source: int, cutoff, policy, method: str,
     host-measured time reflects the GPU's work rather than Python's launch
     overhead (the seed's K20c phases took hundreds of µs; an H200's, tens).
     """
-    import cupy
-
     ar, k, weights, in_weights, cut = _prepare(graph, source, cutoff)
     n = graph.n
     ws = _HarishWorkspace.for_graph(graph, ar, k)
