@@ -10,7 +10,7 @@ Roots are random vertices of degree >= 1, the same for every method. Kronecker
 graphs carry Graph500's float32 weights in [0, 1); GTEPS = harmonic mean of
 ``graph.traversed_edges(reached) / time`` (Graph500's count). Each method's
 first answer is compared with delta-stepping's (they must agree exactly).
-``--sweep`` also times delta-stepping's delta x chain x grid options on each
+``--sweep`` also times delta-stepping's delta x light/heavy x chain options on each
 graph (for docs/notes-cuda-sssp.md).
 """
 from __future__ import annotations
@@ -114,23 +114,24 @@ def bench(g, name, methods, roots, options=None):
 
 
 def sweep(g, name, roots):
-    """Delta-stepping's delta (x the default) x chain x blocks per SM."""
+    """Delta-stepping's delta (x the default) x light/heavy split x chain."""
     from wavefront.backends.cuda.sssp import default_delta
 
     base = default_delta(g)
     out = []
-    for blocks in (1, 2):
-        for factor in (0.25, 0.5, 1, 2, 4, 8):
-            for chain in (0, 2, 8):
-                opts = dict(delta=base * factor, chain=chain, blocks_per_sm=blocks)
+    for light_heavy in (True, False):
+        for factor in (1 / 64, 1 / 32, 1 / 16, 1 / 8, 1 / 4, 1, 4):
+            for chain in (0, 2):
+                opts = dict(delta=base * factor, chain=chain, light_heavy=light_heavy)
                 timed(g, roots[0], "delta-stepping", **opts)
                 runs = [timed(g, r, "delta-stepping", **opts) for r in roots]
                 out.append({"graph": name, "delta_factor": factor, "delta": base * factor,
-                            "chain": chain, "blocks_per_sm": blocks,
+                            "chain": chain, "light_heavy": light_heavy,
                             "median_ms": 1e3 * statistics.median(t for _, t in runs),
                             "iterations": statistics.median(iterations(r) for r, _ in runs)})
-                print(f"  sweep {name} blocks/SM {blocks} delta x{factor:<5} chain {chain:>2}: "
-                      f"{out[-1]['median_ms']:8.2f} ms  {out[-1]['iterations']:>6} iterations", flush=True)
+                print(f"  sweep {name} light/heavy {light_heavy!s:<5} delta x{factor:<7.4g} "
+                      f"chain {chain}: {out[-1]['median_ms']:8.2f} ms "
+                      f"{out[-1]['iterations']:>6} iterations", flush=True)
     return out
 
 

@@ -248,10 +248,38 @@ def test_kronecker_float32_graph500_rules():
         assert np.all(np.float32(dist[src][ok] + g.weights[ok]) >= dist[g.indices[ok]])
 
 
+def test_skewed_degrees_hub_chunks_and_long_batches():
+    """A hub far above the near-far chunk size (1024 arcs), many vertices whose
+    lists together overflow a block's batch several times, and a long path:
+    every load-balancing branch of the delta-stepping kernel, against SciPy."""
+    from scipy.sparse.csgraph import dijkstra
+
+    rng = np.random.default_rng(5)
+    n = 6000
+    hub_dst = rng.choice(np.arange(1, n), 5000, replace=False)
+    mids = rng.choice(np.arange(1, n), 700, replace=False)
+    mid_src = np.repeat(mids, rng.integers(20, 900, mids.size))
+    mid_dst = rng.integers(0, n, mid_src.size)
+    chain = np.arange(1, 400)
+    src = np.concatenate([np.zeros(hub_dst.size, dtype=np.int64), mid_src, chain])
+    dst = np.concatenate([hub_dst, mid_dst, chain + 1])
+    w = rng.integers(0, 50, src.size).astype(np.int32)
+    g = from_edges(src, dst, weights=w, n=n)
+    expected = dijkstra(g.to_scipy().astype(np.float64), indices=0)
+    gg = g.to("cuda")
+    for options in ({}, {"delta": 1}, {"delta": 10**6}, {"chain": 4}, {"blocks_per_sm": 2},
+                    {"light_heavy": False}, {"light_heavy": True, "delta": 3, "chain": 2}):
+        dist, parents, _ = run(gg, 0, "delta-stepping", **options)
+        np.testing.assert_array_equal(dist, expected, err_msg=str(options))
+        check_parents(g, 0, dist, parents)
+
+
 @pytest.mark.parametrize("method, options", [
     ("delta-stepping", {"delta": 1e-3}), ("delta-stepping", {"delta": 1e9}),
     ("delta-stepping", {"chain": 0}), ("delta-stepping", {"chain": 64}),
     ("delta-stepping", {"blocks_per_sm": 1}), ("delta-stepping", {"blocks_per_sm": 2}),
+    ("delta-stepping", {"light_heavy": False}), ("delta-stepping", {"light_heavy": True}),
+    ("delta-stepping", {"light_heavy": True, "delta": 0.05}),
     ("bellman-ford", {"cuda_graphs": False}), ("frontier", {"cuda_graphs": False}),
     ("adaptive", {"cuda_graphs": False, "thresholds": (3e-5, 2e-5)}),
 ])

@@ -82,3 +82,7 @@ def prepare(graph, kernels=("bfs", "sssp")) -> None:
         from .cuda.bfs import prepare as prepare_bfs
 
         prepare_bfs(graph)
+    if graph.device == "cuda" and "sssp" in kernels:
+        from .cuda.sssp import prepare as prepare_sssp
+
+        prepare_sssp(graph)

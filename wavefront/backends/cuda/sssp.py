@@ -26,7 +26,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from ...errors import WeightError
+from ...errors import GPUMemoryError, WeightError
 from ...results import SSSPResult, Trace
 from ...sssp.policy import (
     AdaptiveModePolicy,
@@ -41,6 +41,7 @@ from .sssp_steps import (
     CTL_WORDS,
     INT_INFINITY,
     NEAR_FAR_CHUNK,
+    PARENT_CHUNK,
     TRACE_WIDTH,
     SSSPKernels,
     arithmetic,
@@ -94,16 +95,38 @@ def _cutoff_scalar(cutoff, ar):
     return value
 
 
+def _parent_chunks(graph):
+    """(vertex, first in-arc) of every PARENT_CHUNK-arc piece of the in-lists at
+    least PARENT_CHUNK long (cached per graph)."""
+    import cupy
+
+    key = "cuda.sssp.parent_chunks"
+    if key not in graph.derived:
+        in_indptr = graph.in_indptr
+        degree = cupy.diff(in_indptr)
+        big = cupy.flatnonzero(degree >= PARENT_CHUNK)
+        pieces = (degree[big] + PARENT_CHUNK - 1) // PARENT_CHUNK
+        ends = cupy.cumsum(pieces)
+        total = int(ends[-1]) if big.size else 0
+        piece = cupy.arange(total, dtype=np.int64)
+        owner = cupy.searchsorted(ends, piece, side="right")
+        first_piece = ends[owner] - pieces[owner]
+        vertex = big[owner].astype(graph.indices.dtype)
+        begin = in_indptr[big[owner]] + (piece - first_piece) * PARENT_CHUNK
+        graph.derived[key] = (vertex, begin.astype(np.int64))
+    return graph.derived[key]
+
+
 def _finish(graph, source, dist, ar, kernels, weights, in_weights, trace, method) -> SSSPResult:
     """Predecessors, output distances and the result (shared by every method)."""
     import cupy
 
     n = graph.n
-    parent = cupy.full(n, INT_INFINITY, dtype=np.int64)
-    kernels.confirm_parents(graph, weights, dist, parent)
+    parent = cupy.empty(n, dtype=np.int64)
+    kernels.confirm_parents(graph, in_weights, source, dist, parent, _parent_chunks(graph))
     settled_round = cupy.empty(n, dtype=np.int32)
     words = cupy.zeros(1, dtype=np.uint32)
-    kernels.count_unsettled(n, source, dist, parent, settled_round, words)
+    kernels.count_unsettled(n, parent, settled_round, words)
     unsettled = int(kernels.read_words(words, 1)[0])
     round_ = 1
     while unsettled:
@@ -117,7 +140,6 @@ def _finish(graph, source, dist, ar, kernels, weights, in_weights, trace, method
             )
         unsettled -= progress
         round_ += 1
-    parent[parent == INT_INFINITY] = -1
     if ar.dist_dtype == np.int64:
         out = dist.astype(np.float64)
         out[dist == INT_INFINITY] = np.inf
@@ -342,20 +364,57 @@ def _chunk_capacity(graph) -> int:
     return graph.derived[key]
 
 
+def light_heavy_arcs(graph, delta_value, k, weights):
+    """(indices, weights, light_end): the out-lists ordered light arcs (w < delta)
+    first, built on the GPU once per (graph, delta) and kept with the graph
+    (the latest delta only: a copy of the arcs is as big as the graph's)."""
+    import cupy
+
+    key = "cuda.sssp.light_heavy"
+    cached = graph.derived.get(key)
+    if cached is not None and cached[0] == delta_value.item():
+        return cached[1]
+    graph.derived.pop(key, None)
+    check_fits("delta-stepping light/heavy arc copy",
+               graph.indices.nbytes + (weights.nbytes if graph.weights is not None else 0)
+               + 8 * graph.n)
+    out_indices = cupy.empty_like(graph.indices)
+    out_weights = cupy.empty_like(weights) if graph.weights is not None else weights
+    light_end = cupy.empty(graph.n, dtype=np.int64)
+    k.split_light_heavy(graph, weights, delta_value, out_indices, out_weights, light_end)
+    graph.derived[key] = (delta_value.item(), (out_indices, out_weights, light_end))
+    return graph.derived[key][1]
+
+
 def delta_stepping(graph, source: int, *, cutoff=None, delta=None, chain: int = 0,
-                   blocks_per_sm: int = 1) -> SSSPResult:
+                   blocks_per_sm: int = 1, light_heavy: bool | None = None) -> SSSPResult:
     """Near-far delta-stepping in one persistent kernel.
 
     ``delta`` (bucket width, in weight units) defaults to :func:`default_delta`;
     ``chain`` is how many hops a thread may relax an improved neighbour at
     once before queueing it (0: plain near-far); ``blocks_per_sm`` (1 or 2)
-    sizes the persistent grid (fewer blocks: a cheaper grid barrier). The
-    defaults were the fastest on the benchmark graphs (docs/notes-cuda-sssp.md).
+    sizes the persistent grid (fewer blocks: a cheaper grid barrier).
+    ``light_heavy`` relaxes heavy arcs (w >= delta) once per settled vertex
+    instead of at every improvement (a per-delta copy of the arcs, built on
+    first use: :func:`light_heavy_arcs`); None: when the copy fits in GPU
+    memory. The defaults were the fastest on the benchmark graphs
+    (docs/notes-cuda-sssp.md).
     """
     import cupy
 
     ar, k, weights, in_weights, cut = _prepare(graph, source, cutoff)
     delta_value = _delta_scalar(delta, ar, graph)
+    arc_indices, arc_weights, split = graph.indices, weights, None
+    if light_heavy is None:
+        try:
+            light_heavy_arcs(graph, delta_value, k, weights)
+            light_heavy = True
+        except GPUMemoryError:
+            light_heavy = False
+    if light_heavy:
+        arc_indices, arc_weights, light_end = light_heavy_arcs(graph, delta_value, k, weights)
+        split = (light_end, cupy.empty(graph.n, dtype=k.index_dtype),
+                 cupy.zeros(graph.n, dtype=np.int32))
     if int(chain) < 0:
         raise ValueError(f"chain must be >= 0, got {chain!r}")
     n = graph.n
@@ -363,7 +422,8 @@ def delta_stepping(graph, source: int, *, cutoff=None, delta=None, chain: int = 
     chunks = _chunk_capacity(graph)
     itemsize = np.dtype(ar.dist_dtype).itemsize
     check_fits("delta-stepping SSSP workspace",
-               n * (itemsize + 4 * np.dtype(idx).itemsize + 8 + 8) + chunks * 2 * 16)
+               n * (itemsize + 4 * np.dtype(idx).itemsize + 8 + 8) + chunks * 2 * 16
+               + (n * (np.dtype(idx).itemsize + 4) if light_heavy else 0))
     dist = cupy.full(n, ar.infinity, dtype=ar.dist_dtype)
     dist[source] = 0
     near = (cupy.empty(n, dtype=idx), cupy.empty(n, dtype=idx))
@@ -376,15 +436,22 @@ def delta_stepping(graph, source: int, *, cutoff=None, delta=None, chain: int = 
     ctl = cupy.zeros(CTL_WORDS, dtype=np.uint32)
     ctl[0] = 1
     trace_rows = cupy.empty((TRACE_CAPACITY + 1, TRACE_WIDTH), dtype=np.int64)
-    k.near_far(graph, weights, dist, near, far, chunk_vertex, chunk_begin, stamps[:n], stamps[n:],
-               far_min, ctl, delta_value, cut, int(chain), trace_rows, TRACE_CAPACITY,
-               blocks_per_sm)
+    k.near_far(_ArcView(graph, arc_indices), arc_weights, dist, near, far, chunk_vertex,
+               chunk_begin, stamps[:n], stamps[n:], far_min, ctl, delta_value, cut, int(chain),
+               trace_rows, TRACE_CAPACITY, blocks_per_sm, split)
     words = k.read_words(ctl, CTL_WORDS)
     iterations = int(words[CTL_ITERATIONS])
     # The row after the last iteration holds the end time (kept while the trace fits).
     rows = trace_rows[: iterations + 1 if iterations < TRACE_CAPACITY else TRACE_CAPACITY].get()
     trace = _bucket_trace(rows, iterations, float(delta_value))
     return _finish(graph, source, dist, ar, k, weights, in_weights, trace, "delta-stepping")
+
+
+class _ArcView:
+    """The graph's indptr with another ordering of its arcs (for the launcher)."""
+
+    def __init__(self, graph, indices):
+        self.indptr, self.indices, self.n = graph.indptr, indices, graph.n
 
 
 def _bucket_trace(rows: np.ndarray, iterations: int, delta: float) -> Trace:
@@ -405,6 +472,21 @@ def _bucket_trace(rows: np.ndarray, iterations: int, delta: float) -> Trace:
     if iterations > TRACE_CAPACITY:
         trace[-1].reason += f"; trace truncated after {TRACE_CAPACITY} of {iterations} iterations"
     return trace
+
+
+def prepare(graph) -> None:
+    """Untimed set-up for delta-stepping with its defaults: the kernels and the
+    light/heavy arc copy for the default delta (skipped if it does not fit)."""
+    if graph.m == 0:
+        return
+    ar = arithmetic(graph)
+    k = SSSPKernels.for_graph(graph)
+    weights = _prepare(graph, 0, None)[2]
+    _parent_chunks(graph)
+    try:
+        light_heavy_arcs(graph, _delta_scalar(None, ar, graph), k, weights)
+    except GPUMemoryError:
+        pass
 
 
 def auto(graph, source: int, **options) -> SSSPResult:

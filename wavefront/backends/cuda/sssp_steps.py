@@ -18,7 +18,7 @@ NEAR_FAR_BLOCK = 512  # matches NF_BLOCK's default and its __launch_bounds__(512
 NEAR_FAR_MAX_BLOCKS_PER_SM = 2  # what __launch_bounds__(NF_BLOCK, 2) keeps resident
 NEAR_FAR_CHUNK = 1024  # NF_CHUNK
 PARENT_BLOCK = 256
-PARENT_ITEMS = 8
+PARENT_CHUNK = 2048  # sssp_parents.cu
 TRACE_WIDTH = 4
 CTL_WORDS = 16
 CTL_ITERATIONS = 11
@@ -81,7 +81,9 @@ class SSSPKernels:
         self.select_update_k = harish.get_function("select_update")
         self.switch_k = harish.get_function("switch_to_frontier")
         self.near_far_k = near_far.get_function("near_far")
+        self.split_light_heavy_k = near_far.get_function("split_light_heavy")
         self.confirm_parents_k = parents.get_function("confirm_parents")
+        self.confirm_parents_chunks_k = parents.get_function("confirm_parents_chunks")
         self.count_unsettled_k = parents.get_function("count_unsettled")
         self.plateau_round_k = parents.get_function("plateau_round")
         attrs = cupy.cuda.Device(device_id).attributes
@@ -148,7 +150,9 @@ class SSSPKernels:
     # -- delta-stepping -------------------------------------------------------
     def near_far(self, g, weights, dist, near, far, chunk_vertex, chunk_begin, near_stamp,
                  far_stamp, far_min, ctl, delta, cutoff, chain: int, trace, trace_capacity: int,
-                 blocks_per_sm: int):
+                 blocks_per_sm: int, light_heavy=None):
+        """``light_heavy``: None, or (light_end, settled list, settled stamps) with
+        ``g.indices``/``weights`` ordered by :meth:`split_light_heavy`."""
         # A persistent kernel: every block must be resident at once (its grid
         # barrier would wait forever for a block that never started).
         if blocks_per_sm not in range(1, NEAR_FAR_MAX_BLOCKS_PER_SM + 1):
@@ -158,18 +162,31 @@ class SSSPKernels:
             g.indptr, g.indices, weights, dist, near[0], near[1], far[0], far[1],
             chunk_vertex[0], chunk_vertex[1], chunk_begin[0], chunk_begin[1],
             near_stamp, far_stamp, far_min, ctl, delta, cutoff, np.int32(chain),
-            trace, np.int32(trace_capacity)))
+            trace, np.int32(trace_capacity), *(light_heavy or (np.uint64(0),) * 3)))
+
+    def split_light_heavy(self, g, weights, delta, out_indices, out_weights, light_end):
+        """Each out-list light arcs (w < delta) first into out_*; light_end[v]: v's first heavy arc."""
+        warps_per_block = BLOCK // 32
+        self.split_light_heavy_k((max(1, min(-(-g.n // warps_per_block), self.sm_count * 64)),),
+                                 (BLOCK,), (np.int64(g.n), g.indptr, g.indices, weights, delta,
+                                            out_indices, out_weights, light_end))
 
     # -- predecessors ---------------------------------------------------------
-    def confirm_parents(self, g, weights, dist, parent):
-        if g.m == 0:
-            return
-        self.confirm_parents_k(_grid(g.m, PARENT_BLOCK * PARENT_ITEMS), (PARENT_BLOCK,), (
-            np.int64(g.n), np.int64(g.m), g.indptr, g.indices, weights, dist, parent))
+    def confirm_parents(self, g, in_weights, source, dist, parent, chunks):
+        """Parents by pulling over in-arcs; ``chunks`` = (vertex, begin) of the
+        PARENT_CHUNK-arc pieces of in-lists at least that long."""
+        self.confirm_parents_k(_grid(g.n, PARENT_BLOCK), (PARENT_BLOCK,), (
+            np.int64(g.n), np.int64(source), g.in_indptr, g.in_indices, in_weights, dist, parent))
+        count = len(chunks[0])
+        if count:
+            warps_per_block = PARENT_BLOCK // 32
+            self.confirm_parents_chunks_k(
+                (max(1, min(-(-count // warps_per_block), self.sm_count * 32)),), (PARENT_BLOCK,), (
+                    np.int64(count), chunks[0], chunks[1], g.in_indptr, g.in_indices, in_weights,
+                    dist, parent))
 
-    def count_unsettled(self, n, source, dist, parent, settled_round, unsettled):
-        self.count_unsettled_k(_grid(n), (BLOCK,), (
-            np.int64(n), np.int64(source), dist, parent, settled_round, unsettled))
+    def count_unsettled(self, n, parent, settled_round, unsettled):
+        self.count_unsettled_k(_grid(n), (BLOCK,), (np.int64(n), parent, settled_round, unsettled))
 
     def plateau_round(self, g, in_weights, dist, parent, settled_round, round_: int, settled):
         self.plateau_round_k(_grid(g.n), (BLOCK,), (

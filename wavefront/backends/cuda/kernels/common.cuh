@@ -6,6 +6,7 @@
 #pragma once
 
 #include "index_types.cuh"
+#include "block_scan.cuh"
 
 typedef unsigned int word_t;
 typedef unsigned long long counter_t;
@@ -75,37 +76,6 @@ __device__ __forceinline__ long long block_sum(long long value) {
         for (int k = 0; k < THREADS / 32; ++k) total += partial[k];
     __syncthreads();
     return total;
-}
-
-// Exclusive scan of `value` over a block of THREADS threads (a multiple of 32,
-// at most 1024); *total receives the block's sum. T is unsigned int (counts)
-// or long long (edge offsets). Contains __syncthreads(); a caller that loops
-// over it needs one more barrier between calls before it reuses warp_sums.
-template <typename T> struct wf_non_deduced { typedef T type; };  // T comes from warp_sums alone
-
-template <int THREADS, typename T>
-__device__ __forceinline__ T block_exclusive_scan(typename wf_non_deduced<T>::type value, T* warp_sums,
-                                                  T* total) {
-    int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    T inclusive = value;
-    for (int offset = 1; offset < 32; offset <<= 1) {
-        T up = __shfl_up_sync(WF_FULL_MASK, inclusive, offset);
-        if (lane >= offset) inclusive += up;
-    }
-    if (lane == 31) warp_sums[warp] = inclusive;
-    __syncthreads();
-    if (warp == 0) {
-        T s = (lane < THREADS / 32) ? warp_sums[lane] : T(0);
-        T t = s;
-        for (int offset = 1; offset < 32; offset <<= 1) {
-            T up = __shfl_up_sync(WF_FULL_MASK, t, offset);
-            if (lane >= offset) t += up;
-        }
-        if (lane < THREADS / 32) warp_sums[lane] = t - s;  // exclusive, per warp
-        if (lane == 31) *total = t;
-    }
-    __syncthreads();
-    return warp_sums[warp] + inclusive - value;
 }
 
 // The edge-balanced top-down step's frontier offsets come in two levels

@@ -96,6 +96,28 @@ __device__ __forceinline__ void warp_append(T* queue, unsigned int* tail, T valu
     if (want) queue[base + __popc(ballot & ((1u << lane_id()) - 1u))] = value;
 }
 
+// warp_append for K values per lane: one atomicAdd per warp for all of them.
+template <int K, typename T>
+__device__ __forceinline__ void warp_append_many(T* queue, unsigned int* tail, const T* values,
+                                                 const bool* want) {
+    unsigned int mine = 0;
+#pragma unroll
+    for (int k = 0; k < K; ++k) mine += want[k] ? 1u : 0u;
+    unsigned int inclusive = mine;
+    for (int offset = 1; offset < 32; offset <<= 1) {
+        unsigned int up = __shfl_up_sync(SSSP_FULL_MASK, inclusive, offset);
+        if ((int)lane_id() >= offset) inclusive += up;
+    }
+    unsigned int total = __shfl_sync(SSSP_FULL_MASK, inclusive, 31);
+    if (total == 0) return;
+    unsigned int base = 0;
+    if (lane_id() == 31) base = atomicAdd(tail, total);
+    unsigned int at = __shfl_sync(SSSP_FULL_MASK, base, 31) + inclusive - mine;
+#pragma unroll
+    for (int k = 0; k < K; ++k)
+        if (want[k]) queue[at++] = values[k];
+}
+
 // Calls visit(valid, d, i) for every arc i in [begin, end) of each active
 // lane (valid == true), d being that lane's distance. All 32 lanes call visit
 // in lock step (padding steps have valid == false), so visit may use

@@ -7,6 +7,14 @@
 //   near:  relax every vertex of the near queue (and every pending chunk of a
 //          high-degree vertex); an improved target goes to the next near queue
 //          when its distance is below the threshold, else to the far pile;
+//   heavy: with a light/heavy split (Meyer & Sanders' delta-stepping: each
+//          out-list ordered light arcs (w < delta) first, light_end[v] where
+//          the heavy ones start), near steps relax only light arcs, and once
+//          the bucket's near queue runs dry its settled vertices' heavy arcs
+//          are relaxed, once each: their targets land in later buckets, so a
+//          vertex whose distance drops several times within a bucket does not
+//          re-relax its heavy arcs each time (on Kronecker graphs with
+//          uniform weights and a small delta, most arcs are heavy);
 //   split: the near queue ran dry: raise the threshold by delta (at least past
 //          the smallest far distance, so empty buckets are skipped) and move
 //          far vertices below it into the near queue.
@@ -17,13 +25,14 @@
 // was read.
 //
 // Load balance: out-lists of NF_CHUNK arcs or more become chunk tasks (one
-// warp each, next iteration), 32..NF_CHUNK arcs are walked by a whole warp,
-// shorter ones by one thread. `chain` > 0 lets a thread relax a small improved
+// warp each, next iteration); shorter ones are relaxed by the block that
+// dequeues them, one arc per thread across the block's batch of vertices. `chain` > 0 lets a thread relax a small improved
 // neighbour at once instead of queueing it (up to `chain` hops an iteration):
 // on road networks, whose shortest-path trees are thousands of hops deep, it
 // cuts the number of iterations. It is safe because whoever lowers a distance
 // is responsible for relaxing that vertex later, and a later relaxation reads
 // the current distance.
+#include "block_scan.cuh"
 #include "sssp_common.cuh"
 
 #ifndef NF_BLOCK
@@ -32,6 +41,10 @@
 #ifndef NF_CHUNK
 #define NF_CHUNK 1024
 #endif
+// Arcs a thread relaxes at once (see NearFar::relax).
+#ifndef NF_ARCS
+#define NF_ARCS 4
+#endif
 
 // Control words (unsigned int).
 #define CTL_NEAR 0          // 3 slots: near-queue length, by iteration % 3
@@ -39,9 +52,10 @@
 #define CTL_FAR 6           // 3 slots: far-pile length, by split % 3
 #define CTL_ARRIVED 9       // grid barrier: arrivals so far
 #define CTL_ITERATIONS 11   // written at the end
+#define CTL_SETTLED 12      // 3 slots: settled-list length, by split % 3
 #define CTL_WORDS 16
 
-// Trace rows (long long x 4): kind (0 near, 1 split, 2 end), vertices, splits
+// Trace rows (long long x 4): kind (0 near, 1 split, 2 end, 3 heavy), vertices, splits
 // so far, %globaltimer (ns) at the iteration's start. The row after the last
 // iteration holds the end time.
 #define TRACE_WIDTH 4
@@ -68,6 +82,17 @@ __device__ __forceinline__ void grid_barrier(unsigned int* arrived, unsigned int
     __syncthreads();
 }
 
+// The batch entry owning arc slot `slot`: the last k with offset[k] <= slot
+// (entries without arcs share their successor's offset and are skipped).
+__device__ __forceinline__ int batch_owner(const eid_t* offset, eid_t slot) {
+    int lo = 0, hi = NF_BLOCK;
+    while (hi - lo > 1) {
+        int mid = (lo + hi) >> 1;
+        if (offset[mid] <= slot) lo = mid; else hi = mid;
+    }
+    return lo;
+}
+
 // Data written by other blocks in earlier iterations is read through L2
 // (__ldcg): a stale L1 line would relax a vertex with an outdated distance.
 struct NearFar {
@@ -79,19 +104,38 @@ struct NearFar {
     int* far_stamp;
     dist_t cutoff;
 
-    // Lowers dist[u] through arc i from a vertex at distance d. Returns 1 when
-    // u now needs relaxing in this bucket (the caller queues or chains it), 2
-    // when u is new in the far pile, else 0.
-    __device__ __forceinline__ int relax(dist_t d, eid_t i, vid_t& u, dist_t threshold,
-                                         dist_t* far_min, int far_tag) const {
-        dist_t nd = d + arc_weight(weights, i);
-        u = indices[i];
-        if (nd > cutoff || !(nd < __ldcg(dist + u))) return 0;
-        dist_t old = atomic_min_dist(dist + u, nd);
-        if (!(nd < old)) return 0;
-        if (nd < threshold) return 1;
-        if (nd < __ldcg(far_min)) atomic_min_dist(far_min, nd);
-        return atomicExch(far_stamp + u, far_tag) != far_tag ? 2 : 0;
+    // Lowers the targets' distances through K arcs at once (entries with
+    // valid == false are padding). Every load and atomic of one stage is
+    // issued before any of its results is needed, so that each thread keeps K
+    // requests in flight: the persistent grid is only 16 warps per SM, and a
+    // relaxation is a chain of dependent memory round trips. outcome[k] is 1
+    // when target[k] now needs relaxing in this bucket (the caller queues or
+    // chains it), 2 when it is new in the far pile, else 0.
+    template <int K>
+    __device__ __forceinline__ void relax(const bool* valid, const dist_t* d, const eid_t* arc,
+                                          vid_t* target, int* outcome, dist_t threshold,
+                                          dist_t* far_min, int far_tag) const {
+        dist_t nd[K];
+        bool better[K];
+#pragma unroll
+        for (int k = 0; k < K; ++k) {
+            target[k] = valid[k] ? indices[arc[k]] : 0;
+            nd[k] = valid[k] ? d[k] + arc_weight(weights, arc[k]) : d[k];
+        }
+#pragma unroll
+        for (int k = 0; k < K; ++k)
+            better[k] = valid[k] && nd[k] <= cutoff && nd[k] < __ldcg(dist + target[k]);
+#pragma unroll
+        for (int k = 0; k < K; ++k)
+            if (better[k]) better[k] = nd[k] < atomic_min_dist(dist + target[k], nd[k]);
+#pragma unroll
+        for (int k = 0; k < K; ++k) {
+            outcome[k] = better[k] && nd[k] < threshold ? 1 : 0;
+            if (better[k] && !(nd[k] < threshold)) {
+                if (nd[k] < __ldcg(far_min)) atomic_min_dist(far_min, nd[k]);
+                outcome[k] = atomicExch(far_stamp + target[k], far_tag) != far_tag ? 2 : 0;
+            }
+        }
     }
 
     // True for the one caller that puts u in the next near queue.
@@ -106,31 +150,49 @@ near_far(const eid_t* __restrict__ indptr, const vid_t* __restrict__ indices,
          vid_t* far0, vid_t* far1, vid_t* chunk_vertex0, vid_t* chunk_vertex1,
          eid_t* chunk_begin0, eid_t* chunk_begin1, int* near_stamp, int* far_stamp,
          dist_t* far_min, unsigned int* ctl, dist_t delta, dist_t cutoff, int chain,
-         long long* trace, int trace_capacity) {
+         long long* trace, int trace_capacity, const eid_t* __restrict__ light_end,
+         vid_t* settled, int* settled_stamp) {
     const NearFar nf{indptr, indices, weights, dist, near_stamp, far_stamp, cutoff};
+    // A batch of near vertices: where each one's arcs start in the batch and
+    // in the graph, and its distance.
+    __shared__ eid_t batch_offset[NF_BLOCK];
+    __shared__ eid_t batch_begin[NF_BLOCK];
+    __shared__ dist_t batch_dist[NF_BLOCK];
+    __shared__ eid_t scan_scratch[NF_BLOCK / 32];
+    __shared__ eid_t batch_arcs;
     const long long tid = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     const long long nthreads = (long long)gridDim.x * blockDim.x;
     const long long warp = tid >> 5, nwarps = nthreads >> 5;
     const vid_t none = -1;
     dist_t threshold = delta;
     int split = 0;
+    unsigned int heavy_done = 0;  // settled vertices of this bucket whose heavy arcs are relaxed
     int it = 0;
     for (;; ++it) {
         const unsigned int near_count = __ldcg(ctl + CTL_NEAR + it % 3);
         const unsigned int chunk_count = __ldcg(ctl + CTL_CHUNK + it % 3);
         const unsigned int far_count = __ldcg(ctl + CTL_FAR + split % 3);
+        const unsigned int settled_count = __ldcg(ctl + CTL_SETTLED + split % 3);
         const bool near_step = near_count + chunk_count > 0;
-        if (!near_step && far_count == 0) break;
+        const bool heavy_step = !near_step && settled_count > heavy_done;
+        if (!near_step && !heavy_step && far_count == 0) break;
 
         vid_t* near_in = (it & 1) ? near1 : near0;
         vid_t* near_out = (it & 1) ? near0 : near1;
         unsigned int* near_out_count = ctl + CTL_NEAR + (it + 1) % 3;
         const int near_tag = it + 1;
 
-        if (near_step) {
+        if (near_step || heavy_step) {
+            // Near step: the light arcs of the near queue (all arcs without a
+            // light/heavy split). Heavy step: the heavy arcs of the vertices
+            // this bucket settled and whose heavy arcs are still unrelaxed.
+            const vid_t* batch_list = near_step ? near_in : settled + heavy_done;
+            const unsigned int batch_count = near_step ? near_count : settled_count - heavy_done;
+            unsigned int* settled_out_count = ctl + CTL_SETTLED + split % 3;
+            const bool may_chain = near_step && chain > 0;
             if (tid == 0 && it < trace_capacity) {
-                trace[TRACE_WIDTH * it + 0] = 0;
-                trace[TRACE_WIDTH * it + 1] = near_count;
+                trace[TRACE_WIDTH * it + 0] = near_step ? 0 : 3;
+                trace[TRACE_WIDTH * it + 1] = batch_count;
                 trace[TRACE_WIDTH * it + 2] = split;
                 trace[TRACE_WIDTH * it + 3] = (long long)global_timer_ns();
             }
@@ -145,38 +207,70 @@ near_far(const eid_t* __restrict__ indptr, const vid_t* __restrict__ indices,
             unsigned int* chunk_out_count = ctl + CTL_CHUNK + (it + 1) % 3;
 
             vid_t next = none;  // a neighbour this lane relaxes at once (chaining)
-            // One arc per lane, all lanes together (padding lanes: valid == false).
-            auto step = [&](bool valid, dist_t d, eid_t i, bool may_chain) {
-                vid_t u = 0;
-                int outcome = valid ? nf.relax(d, i, u, threshold, far_out_min, far_tag) : 0;
-                bool to_near = false;
-                if (outcome == 1) {
-                    if (may_chain && next == none) next = u;
-                    else to_near = nf.claim_near(u, near_tag);
+            // NF_ARCS arcs per lane, all lanes together (padding: valid == false).
+            auto step = [&](const bool* valid, const dist_t* d, const eid_t* arc, bool may_chain) {
+                vid_t u[NF_ARCS];
+                int outcome[NF_ARCS];
+                bool to_near[NF_ARCS], to_far[NF_ARCS];
+                nf.relax<NF_ARCS>(valid, d, arc, u, outcome, threshold, far_out_min, far_tag);
+#pragma unroll
+                for (int k = 0; k < NF_ARCS; ++k) {
+                    to_near[k] = false;
+                    to_far[k] = outcome[k] == 2;
+                    if (outcome[k] == 1) {
+                        if (may_chain && next == none) next = u[k];
+                        else to_near[k] = true;
+                    }
                 }
-                warp_append(near_out, near_out_count, u, to_near);
-                warp_append(far_out, far_out_count, u, outcome == 2);
+#pragma unroll
+                for (int k = 0; k < NF_ARCS; ++k)
+                    if (to_near[k]) to_near[k] = nf.claim_near(u[k], near_tag);
+                warp_append_many<NF_ARCS>(near_out, near_out_count, u, to_near);
+                warp_append_many<NF_ARCS>(far_out, far_out_count, u, to_far);
             };
+            bool valid[NF_ARCS];
+            dist_t d[NF_ARCS];
+            eid_t arc[NF_ARCS];
             // Chunks of high-degree vertices queued last iteration: a warp each.
             for (long long c = warp; c < chunk_count; c += nwarps) {
                 vid_t v = __ldcg(chunk_v_in + c);
                 eid_t b = __ldcg(chunk_b_in + c);
-                eid_t e = min(b + (eid_t)NF_CHUNK, indptr[v + 1]);
+                eid_t stop = indptr[v + 1];
+                if (light_end != nullptr) {  // a chunk of the light or of the heavy arcs
+                    eid_t split_at = light_end[v];
+                    if (b < split_at) stop = split_at;
+                }
+                eid_t e = min(b + (eid_t)NF_CHUNK, stop);
                 dist_t dv = __ldcg(dist + v);
-                for (eid_t base = b; base < e; base += 32)
-                    step(base + lane_id() < e, dv, base + lane_id(), false);
+                for (eid_t base = b; base < e; base += 32 * NF_ARCS) {
+#pragma unroll
+                    for (int k = 0; k < NF_ARCS; ++k) {
+                        arc[k] = base + lane_id() + 32 * k;
+                        valid[k] = arc[k] < e;
+                        d[k] = dv;
+                    }
+                    step(valid, d, arc, false);
+                }
             }
-            // Near vertices.
-            for (long long base = 0; base < near_count; base += nthreads) {
-                long long x = base + tid;
-                bool active = x < near_count;
+            // Near vertices, NF_BLOCK per block at a time. The batch's arcs are
+            // dealt out evenly to the block's threads (an edge-balanced scan
+            // within the block): on power-law graphs a lane walking its own
+            // list would keep its warp waiting for the longest list in it.
+            for (long long base = (long long)blockIdx.x * NF_BLOCK; base < batch_count; base += nthreads) {
+                long long x = base + threadIdx.x;
                 eid_t begin = 0, end = 0;
                 dist_t dv = 0;
-                if (active) {
-                    vid_t v = __ldcg(near_in + x);
-                    begin = indptr[v];
-                    end = indptr[v + 1];
+                vid_t v = 0;
+                bool settles = false;
+                if (x < batch_count) {
+                    v = __ldcg(batch_list + x);
+                    eid_t row_begin = indptr[v], row_end = indptr[v + 1];
+                    eid_t split_at = light_end != nullptr ? light_end[v] : row_end;
+                    begin = near_step ? row_begin : split_at;
+                    end = near_step ? split_at : row_end;
                     dv = __ldcg(dist + v);
+                    settles = near_step && light_end != nullptr &&
+                              atomicExch(settled_stamp + v, split + 1) != split + 1;
                     if (end - begin >= NF_CHUNK) {
                         eid_t pieces = (end - begin + NF_CHUNK - 1) / NF_CHUNK;
                         unsigned int at = atomicAdd(chunk_out_count, (unsigned int)pieces);
@@ -184,35 +278,68 @@ near_far(const eid_t* __restrict__ indptr, const vid_t* __restrict__ indices,
                             chunk_v_out[at + p] = v;
                             chunk_b_out[at + p] = begin + p * NF_CHUNK;
                         }
-                        active = false;
+                        end = begin;
                     }
                 }
-                for_each_arc(active, begin, end, dv,
-                             [&](bool valid, dist_t d, eid_t i) { step(valid, d, i, chain > 0); });
+                warp_append(settled, settled_out_count, v, settles);
+                batch_offset[threadIdx.x] =
+                    block_exclusive_scan<NF_BLOCK, eid_t>(end - begin, scan_scratch, &batch_arcs);
+                batch_begin[threadIdx.x] = begin;
+                batch_dist[threadIdx.x] = dv;
+                __syncthreads();
+                const eid_t arcs = batch_arcs;
+                for (eid_t first = 0; first < arcs; first += NF_BLOCK * NF_ARCS) {
+#pragma unroll
+                    for (int k = 0; k < NF_ARCS; ++k) {
+                        eid_t slot = first + threadIdx.x + (eid_t)NF_BLOCK * k;
+                        valid[k] = slot < arcs;
+                        arc[k] = 0;
+                        d[k] = 0;
+                        if (valid[k]) {
+                            int owner = batch_owner(batch_offset, slot);
+                            arc[k] = batch_begin[owner] + (slot - batch_offset[owner]);
+                            d[k] = batch_dist[owner];
+                        }
+                    }
+                    step(valid, d, arc, may_chain);
+                }
+                __syncthreads();  // the next batch overwrites the stage
                 // Chaining: each lane relaxes its held neighbour now (short lists
                 // only; a long one is queued), in lock step with the warp.
                 for (int hop = 1; __any_sync(SSSP_FULL_MASK, next != none); ++hop) {
                     vid_t v = next;
                     next = none;
-                    bool has = v != none, requeue = false;
+                    bool has = v != none, requeue = false, settles_now = false;
                     eid_t b = 0, e = 0;
-                    dist_t d = 0;
+                    dist_t dv_next = 0;
                     if (has) {
                         b = indptr[v];
-                        e = indptr[v + 1];
+                        e = light_end != nullptr ? light_end[v] : indptr[v + 1];
                         if (e - b >= SSSP_WARP_COOP_DEGREE) {
                             requeue = nf.claim_near(v, near_tag);
                             has = false;
                         } else {
-                            d = __ldcg(dist + v);
+                            dv_next = __ldcg(dist + v);
+                            settles_now = light_end != nullptr &&
+                                          atomicExch(settled_stamp + v, split + 1) != split + 1;
                         }
                     }
                     warp_append(near_out, near_out_count, v, requeue);
+                    warp_append(settled, settled_out_count, v, settles_now);
                     unsigned int length = has ? (unsigned int)(e - b) : 0u;
                     unsigned int longest = __reduce_max_sync(SSSP_FULL_MASK, length);
-                    for (unsigned int k = 0; k < longest; ++k) step(k < length, d, b + k, hop < chain);
+                    for (unsigned int first = 0; first < longest; first += NF_ARCS) {
+#pragma unroll
+                        for (int k = 0; k < NF_ARCS; ++k) {
+                            valid[k] = first + k < length;
+                            arc[k] = b + first + k;
+                            d[k] = dv_next;
+                        }
+                        step(valid, d, arc, hop < chain);
+                    }
                 }
             }
+            if (heavy_step) heavy_done = settled_count;
         } else {
             // Split: next bucket. Past the smallest far distance, so that at
             // least one far vertex moves to the near queue.
@@ -252,9 +379,11 @@ near_far(const eid_t* __restrict__ indptr, const vid_t* __restrict__ indices,
             }
             if (tid == 0) {
                 ctl[CTL_FAR + (split + 2) % 3] = 0u;
+                ctl[CTL_SETTLED + (split + 2) % 3] = 0u;
                 far_min[(split + 2) % 3] = dist_infinity();
             }
             ++split;
+            heavy_done = 0;
         }
         if (tid == 0) {
             ctl[CTL_NEAR + (it + 2) % 3] = 0u;
@@ -270,5 +399,45 @@ near_far(const eid_t* __restrict__ indptr, const vid_t* __restrict__ indices,
             trace[TRACE_WIDTH * it + 2] = split;
             trace[TRACE_WIDTH * it + 3] = (long long)global_timer_ns();
         }
+    }
+}
+
+// Orders each out-list light arcs (w < delta) first, keeping the order within
+// each part, into out_indices/out_weights; light_end[v] is where v's heavy
+// arcs start. One warp per vertex, two coalesced passes over its list.
+extern "C" __global__ void split_light_heavy(long long n, const eid_t* __restrict__ indptr,
+                                             const vid_t* __restrict__ indices,
+                                             const weight_t* __restrict__ weights, dist_t delta,
+                                             vid_t* out_indices, weight_t* out_weights,
+                                             eid_t* light_end) {
+    const long long warps = ((long long)gridDim.x * blockDim.x) >> 5;
+    const unsigned int lane = lane_id();
+    const unsigned int below = (1u << lane) - 1u;
+    for (long long v = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5; v < n; v += warps) {
+        const eid_t b = indptr[v], e = indptr[v + 1];
+        eid_t light = 0;
+        for (eid_t base = b; base < e; base += 32) {
+            eid_t i = base + lane;
+            light += __popc(__ballot_sync(SSSP_FULL_MASK, i < e && arc_weight(weights, i) < delta));
+        }
+        eid_t light_at = b, heavy_at = b + light;
+        for (eid_t base = b; base < e; base += 32) {
+            eid_t i = base + lane;
+            bool in = i < e;
+            bool is_light = in && arc_weight(weights, i) < delta;
+            unsigned int light_bits = __ballot_sync(SSSP_FULL_MASK, is_light);
+            unsigned int heavy_bits = __ballot_sync(SSSP_FULL_MASK, in && !is_light);
+            if (in) {
+                eid_t to = is_light ? light_at + __popc(light_bits & below)
+                                    : heavy_at + __popc(heavy_bits & below);
+                out_indices[to] = indices[i];
+#if SSSP_WEIGHT != 4
+                out_weights[to] = weights[i];
+#endif
+            }
+            light_at += __popc(light_bits);
+            heavy_at += __popc(heavy_bits);
+        }
+        if (lane == 0) light_end[v] = b + light;
     }
 }
