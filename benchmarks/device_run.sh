@@ -20,8 +20,8 @@ python3 -m wavefront graph500 --scale 22 --backend cuda --energy --no-progress \
     --json "$OUT/graph500_s22.json" > "$OUT/graph500_s22.txt" 2> "$OUT/graph500_s22.err"
 echo "exit $?"; grep -E "harmonic_mean|construction_time|MTEPS|energy|backend" "$OUT/graph500_s22.txt"
 
-step "Graph500 SCALE 24, BFS, CUDA"
-python3 -m wavefront graph500 --scale 24 --kernels bfs --backend cuda --no-progress \
+step "Graph500 SCALE 24, BFS + SSSP, CUDA"
+python3 -m wavefront graph500 --scale 24 --kernels bfs,sssp --backend cuda --no-progress \
     > "$OUT/graph500_s24.txt" 2> "$OUT/graph500_s24.err"
 echo "exit $?"; grep -E "harmonic_mean|median_time|construction_time" "$OUT/graph500_s24.txt"
 
@@ -30,6 +30,7 @@ python3 benchmarks/bfs_gpu.py --scales 26 --methods hybrid,hybrid:seed000,single
     --memory-limit-gib 78 --plot "$OUT/bfs_trace_scale26.png" > "$OUT/bfs_gpu.log" 2>&1
 echo "exit $?"; tail -45 "$OUT/bfs_gpu.log"
 
-step "SSSP benchmark: seattle and SCALE 20"
-python3 benchmarks/sssp_gpu.py --graphs seattle,kron20 --roots 16 > "$OUT/sssp_gpu.log" 2>&1
-echo "exit $?"; tail -14 "$OUT/sssp_gpu.log"
+step "SSSP benchmark: road-like 1.4 M, seattle, SCALE 20-24"
+python3 benchmarks/sssp_gpu.py --graphs road,seattle,kron20-24 --roots 16 \
+    --json "$OUT/sssp_gpu.json" > "$OUT/sssp_gpu.log" 2>&1
+echo "exit $?"; tail -26 "$OUT/sssp_gpu.log"

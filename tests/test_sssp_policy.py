@@ -126,3 +126,13 @@ def test_size_class_and_cache():
     assert cache.get("k") == (2.0, 1.0)
     cache.clear()
     assert cache.get("k") is None
+
+
+def test_delta_stepping_defaults_follow_graph_shape():
+    """Road networks get wide buckets and chaining, skewed graphs the light/heavy split."""
+    from wavefront.backends.cuda.sssp import ROAD_TUNING, SKEWED_TUNING, tuning_for
+    from wavefront.generators import grid, kronecker
+
+    assert tuning_for(grid(30, 30)) is ROAD_TUNING
+    assert tuning_for(kronecker(10, seed=1)) is SKEWED_TUNING
+    assert SKEWED_TUNING.light_heavy and not ROAD_TUNING.light_heavy

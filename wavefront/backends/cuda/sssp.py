@@ -10,7 +10,8 @@ and delta-stepping.
   rebuilding the frontier with the SWITCH kernel when it goes back. The
   thresholds are calibrated on first use per (GPU, graph size class).
 * ``delta-stepping`` — near-far delta-stepping (Davidson et al. 2014) as one
-  persistent kernel (kernels/sssp_near_far.cu).
+  persistent kernel (kernels/sssp_near_far.cu), with Meyer & Sanders'
+  light/heavy split on skewed graphs; defaults by graph shape (:func:`tuning_for`).
 * ``auto`` — delta-stepping (fastest on every graph measured; docs/notes-cuda-sssp.md).
 
 All methods share the predecessor pass of kernels/sssp_parents.cu, accept
@@ -22,6 +23,7 @@ from __future__ import annotations
 
 import math
 import time
+from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
@@ -48,10 +50,33 @@ from .sssp_steps import (
 )
 
 WARP_SIZE = 32
-# Davidson et al.'s delta is mean weight x warp size / mean degree; buckets
-# 8 times wider measured faster on road networks and Kronecker graphs alike
-# (fewer splits; the near iterations are latency-bound, not work-bound).
-DELTA_SCALE = 8
+
+
+@dataclass(frozen=True)
+class DeltaSteppingTuning:
+    """Delta-stepping's defaults for one shape of graph (sweeps on an H200:
+    docs/notes-cuda-sssp.md). ``delta_scale`` multiplies Davidson et al.'s
+    delta (mean weight x warp size / mean out-degree)."""
+
+    delta_scale: float
+    light_heavy: bool
+    chain: int
+    blocks_per_sm: int
+
+
+# Road networks (mean out-degree < 8): thousands of latency-bound iterations;
+# wide buckets and chaining cut their number, and the one-block-per-SM grid
+# has the cheapest barrier. Kronecker and other skewed graphs: tens of
+# iterations moving most arcs; narrow buckets with the light/heavy split cut
+# the arcs relaxed twice or more, and a second block per SM hides latency.
+ROAD_TUNING = DeltaSteppingTuning(delta_scale=32.0, light_heavy=False, chain=2, blocks_per_sm=1)
+SKEWED_TUNING = DeltaSteppingTuning(delta_scale=0.25, light_heavy=True, chain=0, blocks_per_sm=2)
+SKEWED_MEAN_DEGREE = 8
+
+
+def tuning_for(graph) -> DeltaSteppingTuning:
+    return SKEWED_TUNING if graph.m >= SKEWED_MEAN_DEGREE * graph.n else ROAD_TUNING
+
 TRACE_CAPACITY = 1 << 16
 _thresholds = ThresholdCache()
 
@@ -334,13 +359,13 @@ def calibrated_thresholds(graph, source: int, *, recalibrate: bool = False,
 
 # -- delta-stepping ----------------------------------------------------------------
 def default_delta(graph) -> float:
-    """DELTA_SCALE x Davidson et al.'s rule (mean arc weight x warp size / mean
-    out-degree). Cached per graph."""
+    """Davidson et al.'s rule (mean arc weight x warp size / mean out-degree)
+    times the graph shape's ``delta_scale`` (:func:`tuning_for`). Cached per graph."""
     key = "cuda.sssp.default_delta"
     if key not in graph.derived:
         mean_weight = 1.0 if graph.weights is None or graph.m == 0 else float(graph.weights.mean())
         mean_degree = max(graph.m / max(graph.n, 1), 1.0)
-        graph.derived[key] = DELTA_SCALE * mean_weight * WARP_SIZE / mean_degree
+        graph.derived[key] = tuning_for(graph).delta_scale * mean_weight * WARP_SIZE / mean_degree
     return graph.derived[key]
 
 
@@ -386,8 +411,9 @@ def light_heavy_arcs(graph, delta_value, k, weights):
     return graph.derived[key][1]
 
 
-def delta_stepping(graph, source: int, *, cutoff=None, delta=None, chain: int = 0,
-                   blocks_per_sm: int = 1, light_heavy: bool | None = None) -> SSSPResult:
+def delta_stepping(graph, source: int, *, cutoff=None, delta=None, chain: int | None = None,
+                   blocks_per_sm: int | None = None,
+                   light_heavy: bool | None = None) -> SSSPResult:
     """Near-far delta-stepping in one persistent kernel.
 
     ``delta`` (bucket width, in weight units) defaults to :func:`default_delta`;
@@ -396,15 +422,20 @@ def delta_stepping(graph, source: int, *, cutoff=None, delta=None, chain: int = 
     sizes the persistent grid (fewer blocks: a cheaper grid barrier).
     ``light_heavy`` relaxes heavy arcs (w >= delta) once per settled vertex
     instead of at every improvement (a per-delta copy of the arcs, built on
-    first use: :func:`light_heavy_arcs`); None: when the copy fits in GPU
-    memory. The defaults were the fastest on the benchmark graphs
-    (docs/notes-cuda-sssp.md).
+    first use: :func:`light_heavy_arcs`; skipped if it does not fit in GPU
+    memory unless asked for). Options left None follow the graph's shape
+    (:func:`tuning_for`).
     """
     import cupy
 
+    tuning = tuning_for(graph)
+    chain = tuning.chain if chain is None else chain
+    blocks_per_sm = tuning.blocks_per_sm if blocks_per_sm is None else blocks_per_sm
     ar, k, weights, in_weights, cut = _prepare(graph, source, cutoff)
     delta_value = _delta_scalar(delta, ar, graph)
     arc_indices, arc_weights, split = graph.indices, weights, None
+    if light_heavy is None and not tuning.light_heavy:
+        light_heavy = False
     if light_heavy is None:
         try:
             light_heavy_arcs(graph, delta_value, k, weights)
@@ -483,6 +514,8 @@ def prepare(graph) -> None:
     k = SSSPKernels.for_graph(graph)
     weights = _prepare(graph, 0, None)[2]
     _parent_chunks(graph)
+    if not tuning_for(graph).light_heavy:
+        return
     try:
         light_heavy_arcs(graph, _delta_scalar(None, ar, graph), k, weights)
     except GPUMemoryError:

@@ -16,7 +16,7 @@ from .compile import module
 BLOCK = 256
 NEAR_FAR_BLOCK = 512  # matches NF_BLOCK's default and its __launch_bounds__(512, 2)
 NEAR_FAR_MAX_BLOCKS_PER_SM = 2  # what __launch_bounds__(NF_BLOCK, 2) keeps resident
-NEAR_FAR_CHUNK = 1024  # NF_CHUNK
+NEAR_FAR_CHUNK = NEAR_FAR_BLOCK * 4  # NF_CHUNK = NF_BLOCK * NF_ARCS
 PARENT_BLOCK = 256
 PARENT_CHUNK = 2048  # sssp_parents.cu
 TRACE_WIDTH = 4

@@ -25,8 +25,13 @@
 // was read.
 //
 // Load balance: out-lists of NF_CHUNK arcs or more become chunk tasks (one
-// warp each, next iteration); shorter ones are relaxed by the block that
-// dequeues them, one arc per thread across the block's batch of vertices. `chain` > 0 lets a thread relax a small improved
+// block-wide round each, next iteration); shorter ones are relaxed by the
+// block that dequeues them, arcs dealt out evenly across the block's batch of
+// vertices. Queue appends: improved targets are staged in shared memory and
+// each round's are reserved with one atomicAdd per block and queue, then
+// copied out coalesced: a queue tail hit once per warp serializes in L2 and
+// was what bounded the kernel on Kronecker graphs (ncu: L1TEX scoreboard
+// stalls, memory 16 % busy, no gain from twice the warps). `chain` > 0 lets a thread relax a small improved
 // neighbour at once instead of queueing it (up to `chain` hops an iteration):
 // on road networks, whose shortest-path trees are thousands of hops deep, it
 // cuts the number of iterations. It is safe because whoever lowers a distance
@@ -38,13 +43,13 @@
 #ifndef NF_BLOCK
 #define NF_BLOCK 512
 #endif
-#ifndef NF_CHUNK
-#define NF_CHUNK 1024
-#endif
 // Arcs a thread relaxes at once (see NearFar::relax).
 #ifndef NF_ARCS
 #define NF_ARCS 4
 #endif
+// Out-lists this long or longer are split into chunk tasks, one block-wide
+// round of NF_ARCS arcs per thread each.
+#define NF_CHUNK (NF_BLOCK * NF_ARCS)
 
 // Control words (unsigned int).
 #define CTL_NEAR 0          // 3 slots: near-queue length, by iteration % 3
@@ -160,9 +165,15 @@ near_far(const eid_t* __restrict__ indptr, const vid_t* __restrict__ indices,
     __shared__ dist_t batch_dist[NF_BLOCK];
     __shared__ eid_t scan_scratch[NF_BLOCK / 32];
     __shared__ eid_t batch_arcs;
+    // A round's improved targets, before they go to the global queues.
+    __shared__ vid_t stage_near[NF_CHUNK], stage_far[NF_CHUNK];
+    vid_t* const stage_settled = stage_far;  // a batch's newly settled vertices, before its rounds
+    __shared__ unsigned int stage_near_count, stage_far_count, near_base, far_base;
+    __shared__ unsigned int stage_settled_count, settled_base;
+    if (threadIdx.x == 0) stage_near_count = stage_far_count = stage_settled_count = 0u;
+    __syncthreads();
     const long long tid = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     const long long nthreads = (long long)gridDim.x * blockDim.x;
-    const long long warp = tid >> 5, nwarps = nthreads >> 5;
     const vid_t none = -1;
     dist_t threshold = delta;
     int split = 0;
@@ -208,7 +219,10 @@ near_far(const eid_t* __restrict__ indptr, const vid_t* __restrict__ indices,
 
             vid_t next = none;  // a neighbour this lane relaxes at once (chaining)
             // NF_ARCS arcs per lane, all lanes together (padding: valid == false).
-            auto step = [&](const bool* valid, const dist_t* d, const eid_t* arc, bool may_chain) {
+            // `staged`: block-wide callers, who flush() after each round;
+            // otherwise (chaining, a warp alone) straight to the global queues.
+            auto step = [&](const bool* valid, const dist_t* d, const eid_t* arc, bool may_chain,
+                            bool staged) {
                 vid_t u[NF_ARCS];
                 int outcome[NF_ARCS];
                 bool to_near[NF_ARCS], to_far[NF_ARCS];
@@ -225,14 +239,30 @@ near_far(const eid_t* __restrict__ indptr, const vid_t* __restrict__ indices,
 #pragma unroll
                 for (int k = 0; k < NF_ARCS; ++k)
                     if (to_near[k]) to_near[k] = nf.claim_near(u[k], near_tag);
-                warp_append_many<NF_ARCS>(near_out, near_out_count, u, to_near);
-                warp_append_many<NF_ARCS>(far_out, far_out_count, u, to_far);
+                warp_append_many<NF_ARCS>(staged ? stage_near : near_out,
+                                          staged ? &stage_near_count : near_out_count, u, to_near);
+                warp_append_many<NF_ARCS>(staged ? stage_far : far_out,
+                                          staged ? &stage_far_count : far_out_count, u, to_far);
+            };
+            // The staged targets to the global queues (all threads of the block).
+            auto flush = [&]() {
+                __syncthreads();
+                const unsigned int nn = stage_near_count, fn = stage_far_count;
+                if (threadIdx.x == 0) {
+                    if (nn) near_base = atomicAdd(near_out_count, nn);
+                    if (fn) far_base = atomicAdd(far_out_count, fn);
+                }
+                __syncthreads();  // every thread has read the counts and sees the bases
+                if (threadIdx.x == 0) stage_near_count = stage_far_count = 0u;
+                for (unsigned int k = threadIdx.x; k < nn; k += NF_BLOCK) near_out[near_base + k] = stage_near[k];
+                for (unsigned int k = threadIdx.x; k < fn; k += NF_BLOCK) far_out[far_base + k] = stage_far[k];
+                __syncthreads();  // the stage is free for the next round
             };
             bool valid[NF_ARCS];
             dist_t d[NF_ARCS];
             eid_t arc[NF_ARCS];
-            // Chunks of high-degree vertices queued last iteration: a warp each.
-            for (long long c = warp; c < chunk_count; c += nwarps) {
+            // Chunks of high-degree vertices queued last iteration: a block each.
+            for (long long c = blockIdx.x; c < chunk_count; c += gridDim.x) {
                 vid_t v = __ldcg(chunk_v_in + c);
                 eid_t b = __ldcg(chunk_b_in + c);
                 eid_t stop = indptr[v + 1];
@@ -242,20 +272,23 @@ near_far(const eid_t* __restrict__ indptr, const vid_t* __restrict__ indices,
                 }
                 eid_t e = min(b + (eid_t)NF_CHUNK, stop);
                 dist_t dv = __ldcg(dist + v);
-                for (eid_t base = b; base < e; base += 32 * NF_ARCS) {
 #pragma unroll
-                    for (int k = 0; k < NF_ARCS; ++k) {
-                        arc[k] = base + lane_id() + 32 * k;
-                        valid[k] = arc[k] < e;
-                        d[k] = dv;
-                    }
-                    step(valid, d, arc, false);
+                for (int k = 0; k < NF_ARCS; ++k) {
+                    arc[k] = b + threadIdx.x + (eid_t)NF_BLOCK * k;
+                    valid[k] = arc[k] < e;
+                    d[k] = dv;
                 }
+                step(valid, d, arc, false, true);
+                flush();
             }
             // Near vertices, NF_BLOCK per block at a time. The batch's arcs are
             // dealt out evenly to the block's threads (an edge-balanced scan
             // within the block): on power-law graphs a lane walking its own
             // list would keep its warp waiting for the longest list in it.
+            // Staging costs four barriers a round; it pays only when there is
+            // more than a batch per block (the iterations of a road network
+            // are small and bound by latency).
+            const bool staged = batch_count >= nthreads;
             for (long long base = (long long)blockIdx.x * NF_BLOCK; base < batch_count; base += nthreads) {
                 long long x = base + threadIdx.x;
                 eid_t begin = 0, end = 0;
@@ -281,12 +314,21 @@ near_far(const eid_t* __restrict__ indptr, const vid_t* __restrict__ indices,
                         end = begin;
                     }
                 }
-                warp_append(settled, settled_out_count, v, settles);
+                warp_append(staged ? stage_settled : settled,
+                            staged ? &stage_settled_count : settled_out_count, v, settles);
                 batch_offset[threadIdx.x] =
                     block_exclusive_scan<NF_BLOCK, eid_t>(end - begin, scan_scratch, &batch_arcs);
                 batch_begin[threadIdx.x] = begin;
                 batch_dist[threadIdx.x] = dv;
                 __syncthreads();
+                if (staged) {
+                    const unsigned int settled_now = stage_settled_count;
+                    if (threadIdx.x == 0 && settled_now) settled_base = atomicAdd(settled_out_count, settled_now);
+                    __syncthreads();  // the count is read everywhere and the base is known
+                    if (threadIdx.x == 0) stage_settled_count = 0u;
+                    if (threadIdx.x < settled_now) settled[settled_base + threadIdx.x] = stage_settled[threadIdx.x];
+                    __syncthreads();  // stage_settled is stage_far, which the rounds fill
+                }
                 const eid_t arcs = batch_arcs;
                 for (eid_t first = 0; first < arcs; first += NF_BLOCK * NF_ARCS) {
 #pragma unroll
@@ -301,7 +343,8 @@ near_far(const eid_t* __restrict__ indptr, const vid_t* __restrict__ indices,
                             d[k] = batch_dist[owner];
                         }
                     }
-                    step(valid, d, arc, may_chain);
+                    step(valid, d, arc, may_chain, staged);
+                    if (staged) flush();
                 }
                 __syncthreads();  // the next batch overwrites the stage
                 // Chaining: each lane relaxes its held neighbour now (short lists
@@ -335,7 +378,7 @@ near_far(const eid_t* __restrict__ indptr, const vid_t* __restrict__ indices,
                             arc[k] = b + first + k;
                             d[k] = dv_next;
                         }
-                        step(valid, d, arc, hop < chain);
+                        step(valid, d, arc, hop < chain, false);
                     }
                 }
             }
