@@ -163,6 +163,10 @@ def test_bad_options_raise():
         wavefront.sssp(gg, 0, method="delta-stepping", cutoff=-1)
     with pytest.raises(ValueError, match="delta"):
         wavefront.sssp(gg, 0, method="delta-stepping", delta=0)
+    with pytest.raises(ValueError, match="chain"):
+        wavefront.sssp(gg, 0, method="delta-stepping", chain=-1)
+    with pytest.raises(ValueError, match="blocks_per_sm"):
+        wavefront.sssp(gg, 0, method="delta-stepping", blocks_per_sm=3)
     with pytest.raises(TypeError):
         wavefront.sssp(gg, 0, method="bellman-ford", delta=3)
     with pytest.raises(ValueError, match="up threshold"):

@@ -429,25 +429,20 @@ def delta_stepping(graph, source: int, *, cutoff=None, delta=None, chain: int | 
     import cupy
 
     tuning = tuning_for(graph)
-    chain = tuning.chain if chain is None else chain
+    chain = tuning.chain if chain is None else int(chain)
     blocks_per_sm = tuning.blocks_per_sm if blocks_per_sm is None else blocks_per_sm
+    if chain < 0:
+        raise ValueError(f"chain must be >= 0, got {chain!r}")
     ar, k, weights, in_weights, cut = _prepare(graph, source, cutoff)
     delta_value = _delta_scalar(delta, ar, graph)
-    arc_indices, arc_weights, split = graph.indices, weights, None
-    if light_heavy is None and not tuning.light_heavy:
-        light_heavy = False
-    if light_heavy is None:
+    arcs = (graph.indices, weights, None)  # (indices, weights, light_end) the kernel reads
+    if light_heavy or (light_heavy is None and tuning.light_heavy):
         try:
-            light_heavy_arcs(graph, delta_value, k, weights)
-            light_heavy = True
+            arcs = light_heavy_arcs(graph, delta_value, k, weights)
         except GPUMemoryError:
-            light_heavy = False
-    if light_heavy:
-        arc_indices, arc_weights, light_end = light_heavy_arcs(graph, delta_value, k, weights)
-        split = (light_end, cupy.empty(graph.n, dtype=k.index_dtype),
-                 cupy.zeros(graph.n, dtype=np.int32))
-    if int(chain) < 0:
-        raise ValueError(f"chain must be >= 0, got {chain!r}")
+            if light_heavy:  # asked for explicitly: say why it cannot be done
+                raise
+    light_heavy = arcs[2] is not None
     n = graph.n
     idx = k.index_dtype
     chunks = _chunk_capacity(graph)
@@ -467,22 +462,18 @@ def delta_stepping(graph, source: int, *, cutoff=None, delta=None, chain: int | 
     ctl = cupy.zeros(CTL_WORDS, dtype=np.uint32)
     ctl[0] = 1
     trace_rows = cupy.empty((TRACE_CAPACITY + 1, TRACE_WIDTH), dtype=np.int64)
-    k.near_far(_ArcView(graph, arc_indices), arc_weights, dist, near, far, chunk_vertex,
-               chunk_begin, stamps[:n], stamps[n:], far_min, ctl, delta_value, cut, int(chain),
-               trace_rows, TRACE_CAPACITY, blocks_per_sm, split)
+    split = None
+    if light_heavy:  # light_end, the settled list and its stamps
+        split = (arcs[2], cupy.empty(n, dtype=idx), cupy.zeros(n, dtype=np.int32))
+    k.near_far(graph.indptr, arcs[0], arcs[1], dist, near, far, chunk_vertex, chunk_begin,
+               stamps[:n], stamps[n:], far_min, ctl, delta_value, cut, chain, trace_rows,
+               TRACE_CAPACITY, blocks_per_sm, split)
     words = k.read_words(ctl, CTL_WORDS)
     iterations = int(words[CTL_ITERATIONS])
     # The row after the last iteration holds the end time (kept while the trace fits).
     rows = trace_rows[: iterations + 1 if iterations < TRACE_CAPACITY else TRACE_CAPACITY].get()
     trace = _bucket_trace(rows, iterations, float(delta_value))
     return _finish(graph, source, dist, ar, k, weights, in_weights, trace, "delta-stepping")
-
-
-class _ArcView:
-    """The graph's indptr with another ordering of its arcs (for the launcher)."""
-
-    def __init__(self, graph, indices):
-        self.indptr, self.indices, self.n = graph.indptr, indices, graph.n
 
 
 def _bucket_trace(rows: np.ndarray, iterations: int, delta: float) -> Trace:

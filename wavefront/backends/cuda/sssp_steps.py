@@ -148,18 +148,18 @@ class SSSPKernels:
         self.switch_k(_grid(n), (BLOCK,), (np.int64(n), mask, frontier, frontier_count))
 
     # -- delta-stepping -------------------------------------------------------
-    def near_far(self, g, weights, dist, near, far, chunk_vertex, chunk_begin, near_stamp,
-                 far_stamp, far_min, ctl, delta, cutoff, chain: int, trace, trace_capacity: int,
-                 blocks_per_sm: int, light_heavy=None):
+    def near_far(self, indptr, indices, weights, dist, near, far, chunk_vertex, chunk_begin,
+                 near_stamp, far_stamp, far_min, ctl, delta, cutoff, chain: int, trace,
+                 trace_capacity: int, blocks_per_sm: int, light_heavy=None):
         """``light_heavy``: None, or (light_end, settled list, settled stamps) with
-        ``g.indices``/``weights`` ordered by :meth:`split_light_heavy`."""
+        ``indices``/``weights`` ordered by :meth:`split_light_heavy`."""
         # A persistent kernel: every block must be resident at once (its grid
         # barrier would wait forever for a block that never started).
         if blocks_per_sm not in range(1, NEAR_FAR_MAX_BLOCKS_PER_SM + 1):
             raise ValueError(
                 f"blocks_per_sm must be 1..{NEAR_FAR_MAX_BLOCKS_PER_SM}, got {blocks_per_sm!r}")
         self.near_far_k((self.sm_count * blocks_per_sm,), (NEAR_FAR_BLOCK,), (
-            g.indptr, g.indices, weights, dist, near[0], near[1], far[0], far[1],
+            indptr, indices, weights, dist, near[0], near[1], far[0], far[1],
             chunk_vertex[0], chunk_vertex[1], chunk_begin[0], chunk_begin[1],
             near_stamp, far_stamp, far_min, ctl, delta, cutoff, np.int32(chain),
             trace, np.int32(trace_capacity), *(light_heavy or (np.uint64(0),) * 3)))
