@@ -10,8 +10,8 @@ Roots are random vertices of degree >= 1, the same for every method. Kronecker
 graphs carry Graph500's float32 weights in [0, 1); GTEPS = harmonic mean of
 ``graph.traversed_edges(reached) / time`` (Graph500's count). Each method's
 first answer is compared with delta-stepping's (they must agree exactly).
-``--sweep`` also times delta-stepping's delta x light/heavy x chain options on each
-graph (for docs/notes-cuda-sssp.md).
+``--sweep`` also times delta-stepping's options around the defaults on each graph
+(schedule, delta, chain, light/heavy; for docs/notes-cuda-sssp.md).
 """
 from __future__ import annotations
 
@@ -113,25 +113,43 @@ def bench(g, name, methods, roots, options=None):
     return rows
 
 
-def sweep(g, name, roots):
-    """Delta-stepping's delta (x the default) x light/heavy split x chain."""
-    from wavefront.backends.cuda.sssp import default_delta
+def sweep_options(g):
+    """(label, options) pairs around the defaults for this graph's shape."""
+    from wavefront.backends.cuda.sssp import default_delta, delta_scale, tuning_for
 
     base = default_delta(g)
     out = []
+    if tuning_for(g).asynchronous:
+        for factor in (1 / 4, 1 / 2, 1, 2, 4):
+            for chain in (8, 1000):
+                out.append((f"asynchronous delta x{factor:<6.4g} chain {chain}",
+                            dict(asynchronous=True, delta=base * factor, chain=chain)))
+        # The bulk-synchronous default before the asynchronous one (32 x Davidson), and half that.
+        previous = base * 32 / delta_scale(g)
+        for factor in (1 / 2, 1):
+            out.append((f"bulk-synchronous delta {previous * factor:.4g} chain 2",
+                        dict(asynchronous=False, light_heavy=False, delta=previous * factor,
+                             chain=2, blocks_per_sm=1)))
+        return out
     for light_heavy in (True, False):
         for factor in (1 / 64, 1 / 32, 1 / 16, 1 / 8, 1 / 4, 1, 4):
             for chain in (0, 2):
-                opts = dict(delta=base * factor, chain=chain, light_heavy=light_heavy)
-                timed(g, roots[0], "delta-stepping", **opts)
-                runs = [timed(g, r, "delta-stepping", **opts) for r in roots]
-                out.append({"graph": name, "delta_factor": factor, "delta": base * factor,
-                            "chain": chain, "light_heavy": light_heavy,
-                            "median_ms": 1e3 * statistics.median(t for _, t in runs),
-                            "iterations": statistics.median(iterations(r) for r, _ in runs)})
-                print(f"  sweep {name} light/heavy {light_heavy!s:<5} delta x{factor:<7.4g} "
-                      f"chain {chain}: {out[-1]['median_ms']:8.2f} ms "
-                      f"{out[-1]['iterations']:>6} iterations", flush=True)
+                out.append((f"light/heavy {light_heavy!s:<5} delta x{factor:<7.4g} chain {chain}",
+                            dict(delta=base * factor, chain=chain, light_heavy=light_heavy)))
+    return out
+
+
+def sweep(g, name, roots):
+    """Delta-stepping's options around the defaults (:func:`sweep_options`)."""
+    out = []
+    for label, opts in sweep_options(g):
+        timed(g, roots[0], "delta-stepping", **opts)
+        runs = [timed(g, r, "delta-stepping", **opts) for r in roots]
+        out.append({"graph": name, "setting": label, **{k: v for k, v in opts.items()},
+                    "median_ms": 1e3 * statistics.median(t for _, t in runs),
+                    "iterations": statistics.median(iterations(r) for r, _ in runs)})
+        print(f"  sweep {name} {label}: {out[-1]['median_ms']:8.2f} ms "
+              f"{out[-1]['iterations']:>6} iterations or buckets", flush=True)
     return out
 
 

@@ -157,6 +157,50 @@ def test_cutoff(method, dtype):
     check_parents(g, 0, dist, parents)
 
 
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("asynchronous", [True, False])
+def test_both_delta_stepping_schedules_match_dijkstra(dtype, asynchronous):
+    g = random_graph(13, dtype, True)
+    dist, parents, _ = run(g.to("cuda"), 0, "delta-stepping", asynchronous=asynchronous)
+    np.testing.assert_array_equal(dist, oracle(g, 0))
+    check_parents(g, 0, dist, parents)
+
+
+def test_asynchronous_ring_wraps_and_overflows(monkeypatch):
+    """A ring far smaller than the work: slots are reused many times over, and
+    most pushes find it half full and go through the far pile instead."""
+    from wavefront.backends.cuda import sssp as cuda_sssp
+
+    g = random_graph(17, np.float64, False, n=400, m=6000)
+    expected = oracle(g, 0)
+    gg = g.to("cuda")
+    for capacity in (64, 4096):
+        monkeypatch.setattr(cuda_sssp, "_ring_capacity", lambda n, c=capacity: c)
+        for chain in (0, 3):
+            dist, parents, r = run(gg, 0, "delta-stepping", asynchronous=True, chain=chain,
+                                   delta=1e9)
+            np.testing.assert_array_equal(dist, expected, err_msg=f"{capacity} {chain}")
+            check_parents(g, 0, dist, parents)
+            relaxed = int(r.trace[-1].reason.split("; ")[-1].split()[0])
+            assert relaxed >= np.isfinite(expected).sum()
+            if capacity == 64:
+                assert relaxed > 2 * capacity  # the ring wrapped
+
+
+def test_asynchronous_workspace_is_reused_and_left_clean():
+    """The ring is kept with the graph between searches: every slot must be
+    free again after a search, whatever the source."""
+    g = random_graph(19, np.int64, False)
+    gg = g.to("cuda")
+    for source in (0, 310, 5):
+        dist, parents, _ = run(gg, source, "delta-stepping", asynchronous=True)
+        np.testing.assert_array_equal(dist, oracle(g, source))
+        check_parents(g, source, dist, parents)
+        ws = gg.derived["cuda.sssp.async_workspace"]
+        assert bool((ws.ring[0] == -1).all())
+        assert bool((ws.ring[1] == -1).all())  # int64 distances: a free slot is all ones
+
+
 def test_bad_options_raise():
     gg = random_graph(2, np.float32, False).to("cuda")
     with pytest.raises(ValueError, match="cutoff"):
@@ -166,7 +210,11 @@ def test_bad_options_raise():
     with pytest.raises(ValueError, match="chain"):
         wavefront.sssp(gg, 0, method="delta-stepping", chain=-1)
     with pytest.raises(ValueError, match="blocks_per_sm"):
-        wavefront.sssp(gg, 0, method="delta-stepping", blocks_per_sm=3)
+        wavefront.sssp(gg, 0, method="delta-stepping", blocks_per_sm=3, asynchronous=False)
+    with pytest.raises(ValueError, match="blocks_per_sm"):
+        wavefront.sssp(gg, 0, method="delta-stepping", blocks_per_sm=5, asynchronous=True)
+    with pytest.raises(ValueError, match="asynchronous"):
+        wavefront.sssp(gg, 0, method="delta-stepping", asynchronous=True, light_heavy=True)
     with pytest.raises(TypeError):
         wavefront.sssp(gg, 0, method="bellman-ford", delta=3)
     with pytest.raises(ValueError, match="up threshold"):
@@ -272,7 +320,9 @@ def test_skewed_degrees_hub_chunks_and_long_batches():
     expected = dijkstra(g.to_scipy().astype(np.float64), indices=0)
     gg = g.to("cuda")
     for options in ({}, {"delta": 1}, {"delta": 10**6}, {"chain": 4}, {"blocks_per_sm": 2},
-                    {"light_heavy": False}, {"light_heavy": True, "delta": 3, "chain": 2}):
+                    {"light_heavy": False}, {"light_heavy": True, "delta": 3, "chain": 2},
+                    {"asynchronous": True}, {"asynchronous": True, "chain": 0, "delta": 1},
+                    {"asynchronous": True, "blocks_per_sm": 4, "delta": 10**6}):
         dist, parents, _ = run(gg, 0, "delta-stepping", **options)
         np.testing.assert_array_equal(dist, expected, err_msg=str(options))
         check_parents(g, 0, dist, parents)
@@ -284,6 +334,10 @@ def test_skewed_degrees_hub_chunks_and_long_batches():
     ("delta-stepping", {"blocks_per_sm": 1}), ("delta-stepping", {"blocks_per_sm": 2}),
     ("delta-stepping", {"light_heavy": False}), ("delta-stepping", {"light_heavy": True}),
     ("delta-stepping", {"light_heavy": True, "delta": 0.05}),
+    ("delta-stepping", {"asynchronous": True}), ("delta-stepping", {"asynchronous": False}),
+    ("delta-stepping", {"asynchronous": True, "chain": 0}),
+    ("delta-stepping", {"asynchronous": True, "chain": 1000, "delta": 1e9}),
+    ("delta-stepping", {"asynchronous": True, "delta": 1e-3, "blocks_per_sm": 2}),
     ("bellman-ford", {"cuda_graphs": False}), ("frontier", {"cuda_graphs": False}),
     ("adaptive", {"cuda_graphs": False, "thresholds": (3e-5, 2e-5)}),
 ])

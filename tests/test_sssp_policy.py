@@ -136,3 +136,22 @@ def test_delta_stepping_defaults_follow_graph_shape():
     assert tuning_for(grid(30, 30)) is ROAD_TUNING
     assert tuning_for(kronecker(10, seed=1)) is SKEWED_TUNING
     assert SKEWED_TUNING.light_heavy and not ROAD_TUNING.light_heavy
+    assert ROAD_TUNING.asynchronous and not SKEWED_TUNING.asynchronous
+
+
+def test_asynchronous_delta_narrows_with_graph_size():
+    """Small road graphs get the widest buckets, large ones the narrowest, 1/n between."""
+    from wavefront.backends.cuda.sssp import (ASYNC_WIDEST_SCALE, ASYNC_WIDEST_UP_TO, ROAD_TUNING,
+                                              SKEWED_TUNING, delta_scale, default_delta)
+    from wavefront.generators import grid, kronecker
+
+    small, mid, large = grid(100, 100), grid(400, 400, weights="integer"), grid(1500, 1500)
+    assert delta_scale(small) == ASYNC_WIDEST_SCALE
+    assert delta_scale(mid) == pytest.approx(ASYNC_WIDEST_SCALE * ASYNC_WIDEST_UP_TO / mid.n)
+    assert delta_scale(large) == ROAD_TUNING.delta_scale
+    assert delta_scale(small) > delta_scale(mid) > delta_scale(large)
+    k = kronecker(10, seed=1)
+    assert delta_scale(k) == SKEWED_TUNING.delta_scale
+    mean_degree = mid.m / mid.n
+    assert default_delta(mid) == pytest.approx(delta_scale(mid) * float(mid.weights.mean()) * 32
+                                               / mean_degree)

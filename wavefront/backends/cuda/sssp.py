@@ -39,6 +39,8 @@ from ...sssp.policy import (
 )
 from .memory import check_fits
 from .sssp_steps import (
+    ASYNC_QUEUE_RELAXED,
+    ASYNC_QUEUE_WORDS,
     CTL_ITERATIONS,
     CTL_WORDS,
     INT_INFINITY,
@@ -62,16 +64,26 @@ class DeltaSteppingTuning:
     light_heavy: bool
     chain: int
     blocks_per_sm: int
+    asynchronous: bool = False
 
 
-# Road networks (mean out-degree < 8): thousands of latency-bound iterations;
-# wide buckets and chaining cut their number, and the one-block-per-SM grid
-# has the cheapest barrier. Kronecker and other skewed graphs: tens of
-# iterations moving most arcs; narrow buckets with the light/heavy split cut
-# the arcs relaxed twice or more, and a second block per SM hides latency.
-ROAD_TUNING = DeltaSteppingTuning(delta_scale=32.0, light_heavy=False, chain=2, blocks_per_sm=1)
+# Road networks (mean out-degree < 8): bulk-synchronous delta-stepping needs
+# hundreds to thousands of latency-bound iterations; the asynchronous schedule
+# (no iterations inside a bucket, lanes following their own chains of
+# improvements) is 1.3-1.6x faster on both road graphs measured. Kronecker and
+# other skewed graphs: tens of iterations moving most arcs; narrow buckets
+# with the light/heavy split cut the arcs relaxed twice or more, and a second
+# block per SM hides latency.
+ROAD_TUNING = DeltaSteppingTuning(delta_scale=0.5, light_heavy=False, chain=1000, blocks_per_sm=1,
+                                  asynchronous=True)
 SKEWED_TUNING = DeltaSteppingTuning(delta_scale=0.25, light_heavy=True, chain=0, blocks_per_sm=2)
 SKEWED_MEAN_DEGREE = 8
+# Asynchronous buckets on a small graph are bound by each bucket's chain of
+# hops, on a large one by redundant relaxations: seattle (148 K vertices) ran
+# best at delta_scale 4-8, the 1.4 M road-like graph at 0.5. The scale falls
+# as 1 / n between those (a fit to these two graphs: docs/notes-cuda-sssp.md).
+ASYNC_WIDEST_SCALE = 8.0
+ASYNC_WIDEST_UP_TO = 92_000  # vertices
 
 
 def tuning_for(graph) -> DeltaSteppingTuning:
@@ -166,8 +178,7 @@ def _finish(graph, source, dist, ar, kernels, weights, in_weights, trace, method
         unsettled -= progress
         round_ += 1
     if ar.dist_dtype == np.int64:
-        out = dist.astype(np.float64)
-        out[dist == INT_INFINITY] = np.inf
+        out = cupy.where(dist == INT_INFINITY, np.inf, dist.astype(np.float64))
     else:
         out = dist
     return SSSPResult(source=source, parents=parent, trace=trace, method=method,
@@ -358,14 +369,24 @@ def calibrated_thresholds(graph, source: int, *, recalibrate: bool = False,
 
 
 # -- delta-stepping ----------------------------------------------------------------
+def delta_scale(graph) -> float:
+    """The multiple of Davidson et al.'s delta that :func:`default_delta` uses."""
+    tuning = tuning_for(graph)
+    if not tuning.asynchronous:
+        return tuning.delta_scale
+    widest = ASYNC_WIDEST_SCALE * ASYNC_WIDEST_UP_TO / max(graph.n, 1)
+    return min(ASYNC_WIDEST_SCALE, max(tuning.delta_scale, widest))
+
+
 def default_delta(graph) -> float:
     """Davidson et al.'s rule (mean arc weight x warp size / mean out-degree)
-    times the graph shape's ``delta_scale`` (:func:`tuning_for`). Cached per graph."""
+    times :func:`delta_scale` (by the graph's shape and, for the asynchronous
+    schedule, size). Cached per graph."""
     key = "cuda.sssp.default_delta"
     if key not in graph.derived:
         mean_weight = 1.0 if graph.weights is None or graph.m == 0 else float(graph.weights.mean())
         mean_degree = max(graph.m / max(graph.n, 1), 1.0)
-        graph.derived[key] = tuning_for(graph).delta_scale * mean_weight * WARP_SIZE / mean_degree
+        graph.derived[key] = delta_scale(graph) * mean_weight * WARP_SIZE / mean_degree
     return graph.derived[key]
 
 
@@ -412,8 +433,8 @@ def light_heavy_arcs(graph, delta_value, k, weights):
 
 
 def delta_stepping(graph, source: int, *, cutoff=None, delta=None, chain: int | None = None,
-                   blocks_per_sm: int | None = None,
-                   light_heavy: bool | None = None) -> SSSPResult:
+                   blocks_per_sm: int | None = None, light_heavy: bool | None = None,
+                   asynchronous: bool | None = None) -> SSSPResult:
     """Near-far delta-stepping in one persistent kernel.
 
     ``delta`` (bucket width, in weight units) defaults to :func:`default_delta`;
@@ -423,18 +444,31 @@ def delta_stepping(graph, source: int, *, cutoff=None, delta=None, chain: int | 
     ``light_heavy`` relaxes heavy arcs (w >= delta) once per settled vertex
     instead of at every improvement (a per-delta copy of the arcs, built on
     first use: :func:`light_heavy_arcs`; skipped if it does not fit in GPU
-    memory unless asked for). Options left None follow the graph's shape
+    memory unless asked for). ``asynchronous`` relaxes each bucket without
+    grid-wide iterations (kernels/sssp_async.cu, ADDS-style: every warp takes
+    vertices from a shared ring as soon as they improve; ``chain`` is then the
+    number of hops a lane follows on its own before queueing; ``blocks_per_sm``
+    1..4); it has no light/heavy split (``light_heavy=True`` alone picks the
+    bulk-synchronous schedule). Options left None follow the graph's shape
     (:func:`tuning_for`).
     """
     import cupy
 
     tuning = tuning_for(graph)
+    if asynchronous is None:  # the split needs the bulk-synchronous schedule's heavy steps
+        asynchronous = tuning.asynchronous and not light_heavy
+    elif asynchronous and light_heavy:
+        raise ValueError("light_heavy=True needs the bulk-synchronous schedule "
+                         "(asynchronous=False): the asynchronous kernel has no heavy steps")
     chain = tuning.chain if chain is None else int(chain)
     blocks_per_sm = tuning.blocks_per_sm if blocks_per_sm is None else blocks_per_sm
     if chain < 0:
         raise ValueError(f"chain must be >= 0, got {chain!r}")
     ar, k, weights, in_weights, cut = _prepare(graph, source, cutoff)
     delta_value = _delta_scalar(delta, ar, graph)
+    if asynchronous:
+        return _async_delta_stepping(graph, source, ar, k, weights, in_weights, cut,
+                                     delta_value, chain, blocks_per_sm)
     arcs = (graph.indices, weights, None)  # (indices, weights, light_end) the kernel reads
     if light_heavy or (light_heavy is None and tuning.light_heavy):
         try:
@@ -476,8 +510,100 @@ def delta_stepping(graph, source: int, *, cutoff=None, delta=None, chain: int | 
     return _finish(graph, source, dist, ar, k, weights, in_weights, trace, "delta-stepping")
 
 
-def _bucket_trace(rows: np.ndarray, iterations: int, delta: float) -> Trace:
-    """One trace row per bucket (the near iterations between two splits)."""
+def _ring_capacity(n: int) -> int:
+    """The asynchronous schedule's ring: a power of two >= 2 (n + 1). The kernel
+    keeps it at most half full (overflow goes to the far pile), so a split
+    never overflows; any power of two is correct, only slower."""
+    return 1 << max(12, (2 * (n + 1) - 1).bit_length())
+
+
+class _AsyncWorkspace:
+    """The asynchronous schedule's arrays for one graph, kept between searches:
+    the ring (free again after every search: each queued item was taken), the
+    far piles and their stamps, and one control buffer (ring counters, control
+    words, far-pile minima) reset per search with one copy from pinned memory."""
+
+    # control buffer layout, in uint64 words
+    CTL_AT = ASYNC_QUEUE_WORDS  # CTL_WORDS uint32
+    FAR_MIN_AT = CTL_AT + CTL_WORDS // 2  # 3 distances (<= 8 bytes each)
+    WORDS = FAR_MIN_AT + 3
+
+    def __init__(self, graph, ar, k, capacity: int):
+        import cupy
+        import cupyx
+
+        n = graph.n
+        idx = k.index_dtype
+        self.capacity = capacity
+        self.ring = (cupy.full(capacity, -1, dtype=idx), cupy.empty(capacity, dtype=ar.dist_dtype))
+        self.ring[1].view(np.uint8).fill(0xFF)  # a free slot is all ones in both fields
+        self.far = (cupy.empty(n, dtype=idx), cupy.empty(n, dtype=idx))
+        self.far_stamp = cupy.empty(n, dtype=np.int32)
+        self.control = cupy.empty(self.WORDS, dtype=np.uint64)
+        self.queue = self.control[:ASYNC_QUEUE_WORDS]
+        self.ctl = self.control[self.CTL_AT:self.FAR_MIN_AT].view(np.uint32)
+        self.far_min = self.control[self.FAR_MIN_AT:].view(ar.dist_dtype)[:3]
+        self.template = cupyx.zeros_pinned(self.WORDS, dtype=np.uint64)
+        self.template[self.FAR_MIN_AT:].view(ar.dist_dtype)[:3] = ar.infinity
+        self.readback = cupyx.empty_pinned(self.WORDS, dtype=np.uint64)
+        self.trace_rows = cupy.empty((TRACE_CAPACITY + 1, TRACE_WIDTH), dtype=np.int64)
+
+    @classmethod
+    def for_graph(cls, graph, ar, k) -> "_AsyncWorkspace":
+        key = "cuda.sssp.async_workspace"
+        capacity = _ring_capacity(graph.n)
+        ws = graph.derived.get(key)
+        if ws is None or ws.capacity != capacity:
+            graph.derived.pop(key, None)
+            itemsize = np.dtype(ar.dist_dtype).itemsize
+            idx_size = np.dtype(k.index_dtype).itemsize
+            check_fits("asynchronous delta-stepping workspace",
+                       graph.n * (itemsize + 2 * idx_size + 4) + capacity * (idx_size + itemsize))
+            ws = graph.derived[key] = cls(graph, ar, k, capacity)
+        return ws
+
+    def reset(self) -> None:
+        import cupy
+
+        self.far_stamp.fill(0)
+        self.control.set(self.template, stream=cupy.cuda.get_current_stream())
+
+    def read_control(self) -> np.ndarray:
+        """The control buffer, copied to the host (synchronizes)."""
+        import cupy
+
+        stream = cupy.cuda.get_current_stream()
+        self.control.get(stream=stream, out=self.readback)
+        stream.synchronize()
+        return self.readback
+
+
+def _async_delta_stepping(graph, source, ar, k, weights, in_weights, cut, delta_value,
+                          chain: int, blocks_per_sm: int) -> SSSPResult:
+    """The asynchronous schedule (kernels/sssp_async.cu): one ring of work, buckets
+    separated only by splits. The kernel queues the source itself."""
+    import cupy
+
+    ws = _AsyncWorkspace.for_graph(graph, ar, k)
+    dist = cupy.full(graph.n, ar.infinity, dtype=ar.dist_dtype)
+    ws.reset()
+    k.async_delta(graph.indptr, graph.indices, weights, dist, source, ws.ring, ws.queue, ws.far,
+                  ws.far_stamp, ws.far_min, ws.ctl, delta_value, cut, chain, ws.trace_rows,
+                  TRACE_CAPACITY, blocks_per_sm)
+    control = ws.read_control()
+    phases = int(control[ws.CTL_AT:ws.FAR_MIN_AT].view(np.uint32)[CTL_ITERATIONS])
+    relaxed = int(control[ASYNC_QUEUE_RELAXED])
+    rows = ws.trace_rows[: phases + 1 if phases < TRACE_CAPACITY else TRACE_CAPACITY].get()
+    trace = _bucket_trace(rows, phases, float(delta_value), asynchronous=True)
+    if len(trace):
+        trace[-1].reason += f"; {relaxed} vertex relaxations in all (asynchronous)"
+    return _finish(graph, source, dist, ar, k, weights, in_weights, trace, "delta-stepping")
+
+
+def _bucket_trace(rows: np.ndarray, iterations: int, delta: float,
+                  asynchronous: bool = False) -> Trace:
+    """One trace row per bucket (the near iterations, or the asynchronous phase,
+    and the split after it)."""
     trace = Trace()
     if len(rows) < 2:
         return trace
@@ -485,12 +611,14 @@ def _bucket_trace(rows: np.ndarray, iterations: int, delta: float) -> Trace:
     seconds = np.diff(stamps) * 1e-9
     body = slice(0, len(rows) - 1)
     starts = np.flatnonzero(np.diff(buckets[body], prepend=-1) != 0)
-    sums = np.add.reduceat(np.where(kinds[body] == 0, counts[body], 0), starts)
+    # Vertices relaxed: near iterations (kind 0) and asynchronous buckets (kind 5).
+    sums = np.add.reduceat(np.where((kinds[body] == 0) | (kinds[body] == 5), counts[body], 0),
+                           starts)
     times = np.add.reduceat(seconds, starts)
     lengths = np.diff(np.append(starts, len(rows) - 1))
     for b, (first, total, secs, length) in enumerate(zip(starts, sums, times, lengths)):
-        trace.add(b, "bucket", total, -1, secs,
-                  f"bucket {int(buckets[first])} (delta {delta:g}): {int(length)} iterations")
+        how = "asynchronous" if asynchronous else f"{int(length)} iterations"
+        trace.add(b, "bucket", total, -1, secs, f"bucket {int(buckets[first])} (delta {delta:g}): {how}")
     if iterations > TRACE_CAPACITY:
         trace[-1].reason += f"; trace truncated after {TRACE_CAPACITY} of {iterations} iterations"
     return trace

@@ -17,6 +17,11 @@ BLOCK = 256
 NEAR_FAR_BLOCK = 512  # matches NF_BLOCK's default and its __launch_bounds__(512, 2)
 NEAR_FAR_MAX_BLOCKS_PER_SM = 2  # what __launch_bounds__(NF_BLOCK, 2) keeps resident
 NEAR_FAR_CHUNK = NEAR_FAR_BLOCK * 4  # NF_CHUNK = NF_BLOCK * NF_ARCS
+ASYNC_BLOCK = 64  # AS_BLOCK of sssp_async.cu
+ASYNC_DEFINES: dict = {}  # tuning #defines for sssp_async.cu (sweeps)
+ASYNC_MAX_BLOCKS_PER_SM = 4  # its __launch_bounds__(AS_BLOCK, 4)
+ASYNC_QUEUE_WORDS = 64  # Q_WORDS: ring counters (uint64)
+ASYNC_QUEUE_RELAXED = 48  # Q_RELAXED
 PARENT_BLOCK = 256
 PARENT_CHUNK = 2048  # sssp_parents.cu
 TRACE_WIDTH = 4
@@ -75,6 +80,9 @@ class SSSPKernels:
         harish = module("sssp_harish.cu", defines)
         near_far = module("sssp_near_far.cu", defines)
         parents = module("sssp_parents.cu", defines)
+        self.async_block = ASYNC_BLOCK
+        self.async_delta_k = module("sssp_async.cu", {**defines, **ASYNC_DEFINES, "AS_BLOCK": ASYNC_BLOCK}
+                                    ).get_function("async_delta")
         self.relax_all_k = harish.get_function("relax_all")
         self.update_all_k = harish.get_function("update_all")
         self.select_relax_k = harish.get_function("select_relax")
@@ -163,6 +171,21 @@ class SSSPKernels:
             chunk_vertex[0], chunk_vertex[1], chunk_begin[0], chunk_begin[1],
             near_stamp, far_stamp, far_min, ctl, delta, cutoff, np.int32(chain),
             trace, np.int32(trace_capacity), *(light_heavy or (np.uint64(0),) * 3)))
+
+    def async_delta(self, indptr, indices, weights, dist, source, ring, queue, far,
+                    far_stamp, far_min, ctl, delta, cutoff, chain: int, trace,
+                    trace_capacity: int, blocks_per_sm: int):
+        """Asynchronous buckets (kernels/sssp_async.cu); ``ring`` = (vertex ids,
+        distances), free slots all ones, their length a power of two."""
+        if blocks_per_sm not in range(1, ASYNC_MAX_BLOCKS_PER_SM + 1):
+            raise ValueError(
+                f"blocks_per_sm must be 1..{ASYNC_MAX_BLOCKS_PER_SM} for the asynchronous "
+                f"schedule, got {blocks_per_sm!r}")
+        self.async_delta_k((self.sm_count * blocks_per_sm,), (self.async_block,), (
+            indptr, indices, weights, dist, self.index_dtype(source), ring[0], ring[1],
+            np.uint64(ring[0].size - 1), queue,
+            far[0], far[1], far_stamp, far_min, ctl, delta, cutoff, np.int32(chain), trace,
+            np.int32(trace_capacity)))
 
     def split_light_heavy(self, g, weights, delta, out_indices, out_weights, light_end):
         """Each out-list light arcs (w < delta) first into out_*; light_end[v]: v's first heavy arc."""

@@ -38,6 +38,7 @@
 // is responsible for relaxing that vertex later, and a later relaxation reads
 // the current distance.
 #include "block_scan.cuh"
+#include "persistent.cuh"
 #include "sssp_common.cuh"
 
 #ifndef NF_BLOCK
@@ -64,28 +65,6 @@
 // so far, %globaltimer (ns) at the iteration's start. The row after the last
 // iteration holds the end time.
 #define TRACE_WIDTH 4
-
-__device__ __forceinline__ unsigned long long global_timer_ns() {
-    unsigned long long t;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-    return t;
-}
-
-// All blocks must be resident. `arrived` only grows: barrier k (0-based) is
-// passed once it reaches gridDim.x * (k + 1). Thread 0 of each block arrives
-// with release semantics (covering its block's writes, ordered by the
-// __syncthreads before) and waits with acquire loads.
-__device__ __forceinline__ void grid_barrier(unsigned int* arrived, unsigned int target) {
-    __syncthreads();
-    if (threadIdx.x == 0) {
-        unsigned int seen;
-        asm volatile("atom.add.release.gpu.u32 %0, [%1], 1;" : "=r"(seen) : "l"(arrived) : "memory");
-        ++seen;  // the count including this block
-        while (seen < target)
-            asm volatile("ld.acquire.gpu.u32 %0, [%1];" : "=r"(seen) : "l"(arrived) : "memory");
-    }
-    __syncthreads();
-}
 
 // The batch entry owning arc slot `slot`: the last k with offset[k] <= slot
 // (entries without arcs share their successor's offset and are skipped).
