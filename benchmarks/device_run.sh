@@ -34,3 +34,7 @@ step "SSSP benchmark: road-like 1.4 M, seattle, SCALE 20-24"
 python3 benchmarks/sssp_gpu.py --graphs road,seattle,kron20-24 --roots 16 \
     --json "$OUT/sssp_gpu.json" > "$OUT/sssp_gpu.log" 2>&1
 echo "exit $?"; tail -26 "$OUT/sssp_gpu.log"
+
+step "SSSP: where the asynchronous kernel's time goes (roads)"
+python3 benchmarks/sssp_async_stats.py --graphs seattle,road > "$OUT/sssp_async_stats.log" 2>&1
+echo "exit $?"; cat "$OUT/sssp_async_stats.log"

@@ -1,5 +1,5 @@
-// Asynchronous delta-stepping for road networks, after Wang, Davidson, Owens
-// et al., "A Fast Work-Efficient SSSP Algorithm for GPUs" (ADDS, PPoPP 2021):
+// Asynchronous delta-stepping for road networks, after Wang, Fussell and Lin,
+// "A Fast Work-Efficient SSSP Algorithm for GPUs" (ADDS, PPoPP 2021):
 // inside a bucket there is no barrier at all. Every warp of a persistent grid
 // is a worker that takes vertices from one shared ring, relaxes their arcs and
 // puts the improved targets back, so a vertex is relaxed as soon as its
@@ -16,13 +16,12 @@
 //
 // Ring protocol (each slot a vertex and the distance it was queued with; both
 // fields all ones when the slot is free; 64-bit counters that only grow):
-//   push:  pending += k, waiting for the result (so the count is raised
-//          before any of the items is visible: pending never reads 0 while
-//          work exists; a worker raises it once per step by the number of
-//          arcs it is about to relax, an upper bound on the items they yield,
-//          and corrects it at the end of the step), tail += k reserves
-//          slots, then each slot's two
-//          fields are written (once both are free, when the ring has wrapped);
+//   push:  pending is raised first, and the reservation waits for that (so
+//          pending never reads 0 while work exists: a worker raises it once
+//          per step by the arcs it is about to relax, an upper bound on the
+//          items they yield, and corrects it at the end of the step); then
+//          tail += k reserves slots and each slot's two fields are written
+//          (once both are free, when the ring has wrapped);
 //   pop:   a CAS on head claims slots below tail; each is read once both of
 //          its fields are written (each field is written once per lap, so two
 //          non-free fields are the new item), then both are freed;
@@ -65,14 +64,16 @@
 #ifndef AS_CLAIM_ATTEMPTS
 #define AS_CLAIM_ATTEMPTS 4
 #endif
+// 1: worker statistics in q[Q_RELAXED + 1 ..] (benchmarks/sssp_async_stats.py):
+// busy steps, lane-items, idle loops, claims, claimed items, failed claims,
+// busy cycles, then cycles by part of a busy step (5 words).
+#ifndef AS_STATS
+#define AS_STATS 0
+#endif
 // Far-pile candidates a warp gathers before adding them (>= 32 * AS_ARCS,
 // a multiple of 32).
 #ifndef AS_FAR_BUFFER
 #define AS_FAR_BUFFER 256
-#endif
-// Queued items above which a busy warp also refills its empty lanes.
-#ifndef AS_BACKLOG
-#define AS_BACKLOG 256
 #endif
 #ifndef AS_SCOUT_BACKOFF
 #define AS_SCOUT_BACKOFF 64u
@@ -133,16 +134,12 @@ struct WorkRing {
     unsigned long long mask;  // capacity - 1
     unsigned long long* q;
 
-    // Lane 0 only: claims up to `want` queued items, trying first with head
-    // and tail values read earlier; returns how many and sets *first.
-    __device__ __forceinline__ unsigned int claim(unsigned int want, unsigned long long h,
-                                                  unsigned long long t,
-                                                  unsigned long long* first) const {
+    // Lane 0 only: claims up to `want` queued items; returns how many and
+    // sets *first.
+    __device__ __forceinline__ unsigned int claim(unsigned int want, unsigned long long* first) const {
         for (int attempt = 0; attempt < AS_CLAIM_ATTEMPTS; ++attempt) {
-            if (attempt) {
-                h = load_volatile(q + Q_HEAD);
-                t = load_volatile(q + Q_TAIL);
-            }
+            const unsigned long long h = load_volatile(q + Q_HEAD);
+            const unsigned long long t = load_volatile(q + Q_TAIL);
             if ((long long)(t - h) <= 0) return 0u;
             const unsigned long long take = min((unsigned long long)want, t - h);
             if (atomicCAS(q + Q_HEAD, h, h + take) == h) {
@@ -358,17 +355,15 @@ async_delta(const eid_t* __restrict__ indptr, const vid_t* __restrict__ indices,
         dist_t item_dist = 0;
         int hops = 0;
         unsigned int relaxed = 0, backoff = 0;
+        long long stat_seg[5] = {0, 0, 0, 0, 0};  // AS_STATS: cycles by part of a busy step
+        unsigned long long stat_steps = 0, stat_lane_items = 0, stat_idle = 0, stat_claims = 0,
+                           stat_claimed = 0, stat_failed_claims = 0, stat_ns = 0;
         for (;;) {
-            // The ring's counters for this step's refill, read now so that the
-            // loads overlap the relaxation.
-            unsigned long long seen_head = 0, seen_tail = 0;
-            if (lane == 0) {
-                seen_head = load_volatile(q + Q_HEAD);
-                seen_tail = load_volatile(q + Q_TAIL);
-            }
             const unsigned int busy = __ballot_sync(SSSP_FULL_MASK, item != none);
             if (busy) {
                 backoff = 0;
+                long long step_start = AS_STATS ? clock64() : 0;
+                if (AS_STATS) { ++stat_steps; stat_lane_items += __popc(busy); }
                 // Relax the item's arcs with the distance it carries, unless a
                 // smaller distance has arrived since (its own item relaxes it).
                 const dist_t d = item_dist;
@@ -389,6 +384,8 @@ async_delta(const eid_t* __restrict__ indptr, const vid_t* __restrict__ indices,
                     arcs_here += __shfl_xor_sync(SSSP_FULL_MASK, arcs_here, offset);
                 unsigned long long pending_before = 0;
                 if (lane == 0 && arcs_here) pending_before = atomicAdd(q + Q_PENDING, arcs_here);
+                long long seg_mark = AS_STATS ? clock64() : 0;
+                if (AS_STATS) stat_seg[0] += seg_mark - step_start;  // offsets, distance, pending
                 int queued = 0;  // items this lane put in the ring
                 vid_t next = none;
                 dist_t next_dist = 0;
@@ -401,10 +398,14 @@ async_delta(const eid_t* __restrict__ indptr, const vid_t* __restrict__ indices,
                         u[k] = valid[k] ? indices[arc[k]] : 0;
                         nd[k] = valid[k] ? from + arc_weight(weights, arc[k]) : from;
                     }
+                    // Every atomic issued before any result is compared, so
+                    // that they are in flight together.
+                    dist_t before[AS_ARCS];
 #pragma unroll
                     for (int k = 0; k < AS_ARCS; ++k)
-                        improved[k] = valid[k] && nd[k] <= cutoff &&
-                                      nd[k] < atomic_min_dist(dist + u[k], nd[k]);
+                        before[k] = valid[k] && nd[k] <= cutoff ? atomic_min_dist(dist + u[k], nd[k]) : nd[k];
+#pragma unroll
+                    for (int k = 0; k < AS_ARCS; ++k) improved[k] = nd[k] < before[k];
 #pragma unroll
                     for (int k = 0; k < AS_ARCS; ++k) {
                         to_ring[k] = false;
@@ -418,9 +419,19 @@ async_delta(const eid_t* __restrict__ indptr, const vid_t* __restrict__ indices,
                             }
                         }
                     }
-                    const bool room = __shfl_sync(
-                        SSSP_FULL_MASK, (long long)(pending_before + arcs_here) <= (long long)((ring_mask + 1) >> 1), 0);
-                    if (work.push<AS_ARCS>(u, nd, to_ring, true, room)) {
+                    bool room = true;  // read pending's result only when something is pushed
+                    bool pushing = false;
+#pragma unroll
+                    for (int k = 0; k < AS_ARCS; ++k) pushing = pushing || to_ring[k];
+                    if (__any_sync(SSSP_FULL_MASK, pushing))
+                        room = __shfl_sync(SSSP_FULL_MASK,
+                                           (long long)(pending_before + arcs_here) <=
+                                               (long long)((ring_mask + 1) >> 1), 0);
+                    long long seg_push = AS_STATS ? clock64() : 0;
+                    if (AS_STATS) stat_seg[1] += seg_push - seg_mark;  // arcs + atomicMin
+                    const bool pushed = work.push<AS_ARCS>(u, nd, to_ring, true, room);
+                    if (AS_STATS) { seg_mark = clock64(); stat_seg[2] += seg_mark - seg_push; }
+                    if (pushed) {
 #pragma unroll
                         for (int k = 0; k < AS_ARCS; ++k) queued += to_ring[k] ? 1 : 0;
                     } else {
@@ -458,6 +469,7 @@ async_delta(const eid_t* __restrict__ indptr, const vid_t* __restrict__ indices,
                     }
                     relax_round(valid, d, arc);
                 }
+                if (AS_STATS) { long long now = clock64(); stat_seg[3] += now - seg_mark; seg_mark = now; }
                 // This step's items are done; the kept ones are new items.
                 long long created = queued + (next != none ? 1 : 0);
                 for (int offset = 16; offset; offset >>= 1)
@@ -465,31 +477,31 @@ async_delta(const eid_t* __restrict__ indptr, const vid_t* __restrict__ indices,
                 const long long correction = created - __popc(busy) - (long long)arcs_here;
                 if (lane == 0 && correction != 0)
                     atomicAdd(q + Q_PENDING, (unsigned long long)correction);
+
+                if (AS_STATS) { long long now = clock64(); stat_ns += now - step_start; stat_seg[4] += now - seg_mark; }
                 hops = next != none ? hops + 1 : 0;
                 item = next;
                 item_dist = next_dist;
             }
-            // Refill the empty lanes from the ring: always when the warp is
-            // idle, otherwise only when work is piling up (a claim costs a
-            // busy warp two round trips on its lanes' chains, and idle warps
-            // pick up a short ring within a back-off).
+            // Only an idle warp takes items from the ring: a claim would cost
+            // a busy warp's chains two round trips, and idle warps pick up
+            // new items within a back-off (busy warps refilling when the ring
+            // held >= 256, 2 048 or any items measured 1-15 % slower).
             const unsigned int empty = __ballot_sync(SSSP_FULL_MASK, item == none);
-            bool refill = empty != 0;
-            if (empty != SSSP_FULL_MASK) {
-                int backlog = 0;
-                if (lane == 0) backlog = (long long)(seen_tail - seen_head) >= AS_BACKLOG;
-                refill = refill && __shfl_sync(SSSP_FULL_MASK, backlog, 0);
-            }
-            if (refill) {
+            if (empty == SSSP_FULL_MASK) {
                 unsigned long long first = 0;
                 unsigned int taken = 0;
-                if (lane == 0) taken = work.claim(__popc(empty), seen_head, seen_tail, &first);
+                if (lane == 0) taken = work.claim(32u, &first);
                 taken = __shfl_sync(SSSP_FULL_MASK, taken, 0);
+                if (AS_STATS) {
+                    stat_claims += taken ? 1 : 0;
+                    stat_claimed += taken;
+                    stat_failed_claims += taken ? 0 : 1;  // the ring was empty or others won
+                }
                 if (taken) {
                     first = __shfl_sync(SSSP_FULL_MASK, first, 0);
-                    const unsigned int rank = __popc(empty & ((1u << lane) - 1u));
-                    if (item == none && rank < taken) {
-                        work.take(first + rank, &item, &item_dist);
+                    if (lane < taken) {
+                        work.take(first + lane, &item, &item_dist);
                         hops = 0;
                     }
                 }
@@ -499,6 +511,7 @@ async_delta(const eid_t* __restrict__ indptr, const vid_t* __restrict__ indices,
                 long long waiting = 0;
                 if (lane == 0) waiting = (long long)load_volatile(q + Q_PENDING);
                 if (__shfl_sync(SSSP_FULL_MASK, waiting, 0) == 0) break;
+                if (AS_STATS) ++stat_idle;
                 if (backoff) __nanosleep(backoff);
                 backoff = backoff ? min(2u * backoff, scout ? AS_SCOUT_BACKOFF : AS_IDLE_BACKOFF)
                                   : AS_MIN_BACKOFF;
@@ -507,6 +520,16 @@ async_delta(const eid_t* __restrict__ indptr, const vid_t* __restrict__ indices,
         far_later.flush(far);  // before the barrier: the split reads the pile
         for (int offset = 16; offset; offset >>= 1) relaxed += __shfl_xor_sync(SSSP_FULL_MASK, relaxed, offset);
         if (lane == 0 && relaxed) atomicAdd(q + Q_RELAXED, (unsigned long long)relaxed);
+        if (AS_STATS && lane == 0) {
+            atomicAdd(q + Q_RELAXED + 1, stat_steps);
+            atomicAdd(q + Q_RELAXED + 2, stat_lane_items);
+            atomicAdd(q + Q_RELAXED + 3, stat_idle);
+            atomicAdd(q + Q_RELAXED + 4, stat_claims);
+            atomicAdd(q + Q_RELAXED + 5, stat_claimed);
+            atomicAdd(q + Q_RELAXED + 6, stat_failed_claims);
+            atomicAdd(q + Q_RELAXED + 7, stat_ns);
+            for (int x = 0; x < 5; ++x) atomicAdd(q + Q_RELAXED + 8 + x, (unsigned long long)stat_seg[x]);
+        }
         grid_barrier(ctl + CTL_ARRIVED, gridDim.x * ++barriers);
         if (tid == 0 && row < trace_capacity)
             trace[TRACE_WIDTH * row + 1] = (long long)(__ldcg(q + Q_RELAXED) - relaxed_before);
