@@ -117,6 +117,21 @@ def test_calibration_needs_a_worthwhile_saving():
     assert up == down == pytest.approx(22 * US)
 
 
+def test_measured_search_picks_the_thresholds():
+    from wavefront.sssp.policy import ALL_ONLY, FRONTIER_ONLY, pick_thresholds
+
+    fitted = (30 * US, 20 * US)
+    assert pick_thresholds(fitted, 10.0, 9.0, 8.0) == fitted
+    assert pick_thresholds(fitted, 10.0, 9.0, 9.5) == ALL_ONLY
+    assert pick_thresholds(fitted, 7.0, 9.0, 8.0) == FRONTIER_ONLY
+    assert pick_thresholds(fitted, 10.0, 9.0, None) == ALL_ONLY
+    # The chosen thresholds do what they say.
+    assert AdaptiveModePolicy(*ALL_ONLY).initial_mode == "all"
+    assert AdaptiveModePolicy(*ALL_ONLY).next_mode("all", 0.0)[0] == "all"
+    assert AdaptiveModePolicy(*FRONTIER_ONLY).initial_mode == "frontier"
+    assert AdaptiveModePolicy(*FRONTIER_ONLY).next_mode("frontier", 1e9)[0] == "frontier"
+
+
 def test_size_class_and_cache():
     assert size_class(1_400_000, 4_500_000) == size_class(1_300_000, 4_300_000)
     assert size_class(1_400_000, 4_500_000) != size_class(150_000, 350_000)

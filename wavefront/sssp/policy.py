@@ -124,6 +124,24 @@ def calibrate_thresholds(frontier_samples, all_samples, hysteresis: float = 0.05
     return t * (1 + hysteresis), t * (1 - hysteresis)
 
 
+FRONTIER_ONLY = (math.inf, 0.0)  # thresholds under which adaptive never leaves "frontier"
+ALL_ONLY = (0.0, 0.0)  # ... and never leaves "all"
+
+
+def pick_thresholds(switching, frontier_total: float, all_total: float,
+                    switching_total: float | None):
+    """The thresholds whose measured search was fastest: ``switching`` (the
+    fitted ones, with ``switching_total`` seconds; None if they were not run),
+    frontier phases only, or all-vertex phases only. The fitted line model
+    can put the switch where switching costs more than it saves (on an H200
+    the two modes' phase costs differ by a few µs: docs/notes-cuda-sssp.md);
+    a measured search decides."""
+    options = [(frontier_total, FRONTIER_ONLY), (all_total, ALL_ONLY)]
+    if switching_total is not None:
+        options.append((switching_total, tuple(switching)))
+    return min(options, key=lambda option: option[0])[1]
+
+
 def size_class(n: int, m: int) -> tuple[int, int]:
     """Graphs with the same rounded log2 of vertices and arcs share thresholds."""
     return (max(int(n), 1).bit_length(), max(int(m), 1).bit_length())

@@ -31,10 +31,13 @@ import numpy as np
 from ...errors import GPUMemoryError, WeightError
 from ...results import SSSPResult, Trace
 from ...sssp.policy import (
+    ALL_ONLY,
+    FRONTIER_ONLY,
     AdaptiveModePolicy,
     FixedModePolicy,
     ThresholdCache,
     calibrate_thresholds,
+    pick_thresholds,
     size_class,
 )
 from .memory import check_fits
@@ -327,7 +330,9 @@ def adaptive(graph, source: int, *, cutoff=None, thresholds=None, recalibrate: b
     the first call for a (GPU, graph size class) runs one frontier and one
     all-vertex search from ``source`` and fits where their phase costs cross
     (:func:`wavefront.sssp.policy.calibrate_thresholds`, with ``hysteresis``
-    and ``min_saving``). ``cuda_graphs=False`` launches each phase's kernels
+    and ``min_saving``), then times a search with the fitted thresholds and
+    keeps whichever of switching, frontier-only and all-vertex-only was
+    fastest (:func:`wavefront.sssp.policy.pick_thresholds`). ``cuda_graphs=False`` launches each phase's kernels
     from Python instead of replaying a CUDA graph.
     """
     if thresholds is None:
@@ -359,11 +364,18 @@ def calibrated_thresholds(graph, source: int, *, recalibrate: bool = False,
     cached = None if recalibrate else _thresholds.get(key)
     if cached is not None:
         return cached
-    samples = {}
+    samples, totals = {}, {}
     for mode in ("frontier", "frontier", "all"):  # the first run warms up
         result = _harish_search(graph, source, None, FixedModePolicy(mode), mode, cuda_graphs)
         samples[mode] = [(row.frontier, row.seconds) for row in result.trace]
-    thresholds = calibrate_thresholds(samples["frontier"], samples["all"], hysteresis, min_saving)
+        totals[mode] = sum(row.seconds for row in result.trace)
+    fitted = calibrate_thresholds(samples["frontier"], samples["all"], hysteresis, min_saving)
+    switching_total = None
+    if fitted not in (FRONTIER_ONLY, ALL_ONLY):  # a search that switches: time it too
+        result = _harish_search(graph, source, None, AdaptiveModePolicy(*fitted), "adaptive",
+                                cuda_graphs)
+        switching_total = sum(row.seconds for row in result.trace)
+    thresholds = pick_thresholds(fitted, totals["frontier"], totals["all"], switching_total)
     _thresholds.put(key, thresholds)
     return thresholds
 
