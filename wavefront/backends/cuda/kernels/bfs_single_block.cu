@@ -26,6 +26,7 @@
 // On exit counters hold the returned frontier's size and out-degree sum and
 // the number of levels run (0 when the first level was left for the host).
 #include "common.cuh"
+#include "persistent.cuh"
 
 #ifndef SB_THREADS
 #define SB_THREADS 1024
@@ -34,12 +35,6 @@
 #define SB_QUEUE_CAPACITY (WF_INDEX64 ? 2048 : 3072)
 #endif
 #define SB_ITEMS ((SB_QUEUE_CAPACITY + SB_THREADS - 1) / SB_THREADS)
-
-__device__ __forceinline__ long long global_timer_ns() {
-    unsigned long long t;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-    return (long long)t;
-}
 
 extern "C" __global__ void __launch_bounds__(SB_THREADS)
 single_block_levels(const vid_t* frontier, long long count, int first_level, int max_level,
@@ -64,7 +59,7 @@ single_block_levels(const vid_t* frontier, long long count, int first_level, int
     }
     for (long long k = threadIdx.x; k < count; k += SB_THREADS) queue[0][k] = frontier[k];
     if (threadIdx.x == 0) {
-        level_stats[0] = global_timer_ns();  // start time
+        level_stats[0] = (long long)global_timer_ns();  // start time
         tails[0] = 0;
         tails[1] = 0;
     }
@@ -146,7 +141,7 @@ single_block_levels(const vid_t* frontier, long long count, int first_level, int
             long long* stats = level_stats + 1 + 3LL * (level - first_level);
             stats[0] = size;
             stats[1] = slots;
-            stats[2] = global_timer_ns();
+            stats[2] = (long long)global_timer_ns();
         }
         if (found > SB_QUEUE_CAPACITY) {
             levels_run = level - first_level + 1;

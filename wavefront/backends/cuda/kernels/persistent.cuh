@@ -1,5 +1,6 @@
-// Helpers for persistent kernels (every block resident for the whole search):
-// a software grid barrier and the global nanosecond timer for traces.
+// Helpers for persistent kernels (every block resident for the whole search,
+// or one block running many levels): a software grid barrier, the global
+// nanosecond timer and trace rows.
 #pragma once
 
 __device__ __forceinline__ unsigned long long global_timer_ns() {
@@ -22,4 +23,17 @@ __device__ __forceinline__ void grid_barrier(unsigned int* arrived, unsigned int
             asm volatile("ld.acquire.gpu.u32 %0, [%1];" : "=r"(seen) : "l"(arrived) : "memory");
     }
     __syncthreads();
+}
+
+// Trace rows of a persistent kernel (long long x TRACE_WIDTH): kind, vertices,
+// splits so far, %globaltimer (ns) at the row's start. Rows past `capacity`
+// are dropped.
+#define TRACE_WIDTH 4
+__device__ __forceinline__ void write_trace_row(long long* trace, int row, int capacity, int kind,
+                                                long long vertices, int splits) {
+    if (row >= capacity) return;
+    trace[TRACE_WIDTH * row + 0] = kind;
+    trace[TRACE_WIDTH * row + 1] = vertices;
+    trace[TRACE_WIDTH * row + 2] = splits;
+    trace[TRACE_WIDTH * row + 3] = (long long)global_timer_ns();
 }

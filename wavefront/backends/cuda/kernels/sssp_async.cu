@@ -94,10 +94,8 @@
 #define Q_RELAXED 48  // vertices whose arcs were relaxed (statistics)
 #define Q_WORDS 64
 
-// Trace rows (long long x 4): kind (5 async bucket, 1 split, 2 end), vertices
-// (relaxed in the bucket; far-pile length for a split), splits so far,
-// %globaltimer (ns) at the phase's start.
-#define TRACE_WIDTH 4
+// Trace rows (write_trace_row): kind 5 asynchronous bucket (vertices relaxed
+// in it), 1 split (far-pile length), 2 end.
 
 template <typename T>
 __device__ __forceinline__ T load_volatile(const T* p) {
@@ -172,15 +170,8 @@ struct WorkRing {
     __device__ __forceinline__ bool push(const vid_t* values, const dist_t* d, const bool* want,
                                          bool covered = false, bool room = true) const {
         const unsigned int lane = lane_id();
-        unsigned int mine = 0;
-#pragma unroll
-        for (int k = 0; k < K; ++k) mine += want[k] ? 1u : 0u;
-        unsigned int inclusive = mine;
-        for (int offset = 1; offset < 32; offset <<= 1) {
-            unsigned int up = __shfl_up_sync(SSSP_FULL_MASK, inclusive, offset);
-            if ((int)lane >= offset) inclusive += up;
-        }
-        const unsigned int total = __shfl_sync(SSSP_FULL_MASK, inclusive, 31);
+        unsigned int total;
+        const unsigned int rank = warp_rank_many<K>(want, &total);
         if (total == 0) return true;
         if (!room) return false;
         unsigned long long base = 0;
@@ -200,7 +191,7 @@ struct WorkRing {
         ok = __shfl_sync(SSSP_FULL_MASK, ok, 31);
         if (!ok) return false;
         base = __shfl_sync(SSSP_FULL_MASK, base, 31);
-        unsigned long long at = base + inclusive - mine;
+        unsigned long long at = base + rank;
         const bool wrapped = base + total > mask + 1;
 #pragma unroll
         for (int k = 0; k < K; ++k) {
@@ -259,19 +250,11 @@ struct FarBuffer {
             pile.add<K>(values, d, want);
             return;
         }
-        const unsigned int lane = lane_id();
-        unsigned int mine = 0;
-#pragma unroll
-        for (int k = 0; k < K; ++k) mine += want[k] ? 1u : 0u;
-        unsigned int inclusive = mine;
-        for (int offset = 1; offset < 32; offset <<= 1) {
-            unsigned int up = __shfl_up_sync(SSSP_FULL_MASK, inclusive, offset);
-            if ((int)lane >= offset) inclusive += up;
-        }
-        const unsigned int total = __shfl_sync(SSSP_FULL_MASK, inclusive, 31);
+        unsigned int total;
+        const unsigned int rank = warp_rank_many<K>(want, &total);
         if (total == 0) return;
         if (count + total > AS_FAR_BUFFER) flush(pile);
-        unsigned int at = count + inclusive - mine;
+        unsigned int at = count + rank;
 #pragma unroll
         for (int k = 0; k < K; ++k) {
             if (want[k]) {
@@ -340,12 +323,7 @@ async_delta(const eid_t* __restrict__ indptr, const vid_t* __restrict__ indices,
         // -- a bucket, asynchronously -----------------------------------------
         if (tid == 0) {
             relaxed_before = __ldcg(q + Q_RELAXED);
-            if (row < trace_capacity) {
-                trace[TRACE_WIDTH * row + 0] = 5;
-                trace[TRACE_WIDTH * row + 1] = 0;
-                trace[TRACE_WIDTH * row + 2] = split;
-                trace[TRACE_WIDTH * row + 3] = (long long)global_timer_ns();
-            }
+            write_trace_row(trace, row, trace_capacity, 5, 0, split);
         }
         const FarPile far{(split & 1) ? far1 : far0, ctl + CTL_FAR + split % 3, far_stamp,
                           split + 1, far_min + split % 3};
@@ -538,18 +516,8 @@ async_delta(const eid_t* __restrict__ indptr, const vid_t* __restrict__ indices,
         // -- split: the next bucket -------------------------------------------
         const unsigned int far_count = __ldcg(ctl + CTL_FAR + split % 3);
         if (far_count == 0) break;
-        // Past the smallest far distance, so that at least one far vertex
-        // moves to the ring (empty buckets are skipped).
-        const dist_t smallest = __ldcg(far_min + split % 3);
-        const dist_t raised = threshold + delta, skip = smallest + delta, above = dist_next_above(smallest);
-        threshold = raised > skip ? raised : skip;
-        threshold = threshold > above ? threshold : above;
-        if (tid == 0 && row < trace_capacity) {
-            trace[TRACE_WIDTH * row + 0] = 1;
-            trace[TRACE_WIDTH * row + 1] = far_count;
-            trace[TRACE_WIDTH * row + 2] = split;
-            trace[TRACE_WIDTH * row + 3] = (long long)global_timer_ns();
-        }
+        threshold = next_threshold(threshold, delta, __ldcg(far_min + split % 3));
+        if (tid == 0) write_trace_row(trace, row, trace_capacity, 1, far_count, split);
         ++row;
         const vid_t* far_in = (split & 1) ? far1 : far0;
         const FarPile keep{(split & 1) ? far0 : far1, ctl + CTL_FAR + (split + 1) % 3, far_stamp,
@@ -578,11 +546,6 @@ async_delta(const eid_t* __restrict__ indptr, const vid_t* __restrict__ indices,
     }
     if (tid == 0) {
         ctl[CTL_ITERATIONS] = row;
-        if (row < trace_capacity) {
-            trace[TRACE_WIDTH * row + 0] = 2;
-            trace[TRACE_WIDTH * row + 1] = 0;
-            trace[TRACE_WIDTH * row + 2] = split;
-            trace[TRACE_WIDTH * row + 3] = (long long)global_timer_ns();
-        }
+        write_trace_row(trace, row, trace_capacity, 2, 0, split);
     }
 }

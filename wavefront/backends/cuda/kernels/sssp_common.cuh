@@ -96,10 +96,10 @@ __device__ __forceinline__ void warp_append(T* queue, unsigned int* tail, T valu
     if (want) queue[base + __popc(ballot & ((1u << lane_id()) - 1u))] = value;
 }
 
-// warp_append for K values per lane: one atomicAdd per warp for all of them.
-template <int K, typename T>
-__device__ __forceinline__ void warp_append_many(T* queue, unsigned int* tail, const T* values,
-                                                 const bool* want) {
+// All 32 lanes, K flags each: where this lane's first wanted value goes among
+// the warp's (an exclusive scan of the lanes' counts); *total: the warp's count.
+template <int K>
+__device__ __forceinline__ unsigned int warp_rank_many(const bool* want, unsigned int* total) {
     unsigned int mine = 0;
 #pragma unroll
     for (int k = 0; k < K; ++k) mine += want[k] ? 1u : 0u;
@@ -108,11 +108,20 @@ __device__ __forceinline__ void warp_append_many(T* queue, unsigned int* tail, c
         unsigned int up = __shfl_up_sync(SSSP_FULL_MASK, inclusive, offset);
         if ((int)lane_id() >= offset) inclusive += up;
     }
-    unsigned int total = __shfl_sync(SSSP_FULL_MASK, inclusive, 31);
+    *total = __shfl_sync(SSSP_FULL_MASK, inclusive, 31);
+    return inclusive - mine;
+}
+
+// warp_append for K values per lane: one atomicAdd per warp for all of them.
+template <int K, typename T>
+__device__ __forceinline__ void warp_append_many(T* queue, unsigned int* tail, const T* values,
+                                                 const bool* want) {
+    unsigned int total;
+    const unsigned int rank = warp_rank_many<K>(want, &total);
     if (total == 0) return;
     unsigned int base = 0;
     if (lane_id() == 31) base = atomicAdd(tail, total);
-    unsigned int at = __shfl_sync(SSSP_FULL_MASK, base, 31) + inclusive - mine;
+    unsigned int at = __shfl_sync(SSSP_FULL_MASK, base, 31) + rank;
 #pragma unroll
     for (int k = 0; k < K; ++k)
         if (want[k]) queue[at++] = values[k];
@@ -140,4 +149,14 @@ __device__ __forceinline__ void for_each_arc(bool active, eid_t begin, eid_t end
     unsigned int length = (active && !cooperative) ? (unsigned int)(end - begin) : 0u;
     unsigned int longest = __reduce_max_sync(SSSP_FULL_MASK, length);
     for (unsigned int k = 0; k < longest; ++k) visit(k < length, d, begin + k);
+}
+
+// Near-far's next threshold after `threshold`: one delta up, and past the
+// smallest far distance (plus delta), so that a split always moves at least
+// one far vertex and empty buckets are skipped.
+__device__ __forceinline__ dist_t next_threshold(dist_t threshold, dist_t delta, dist_t smallest_far) {
+    const dist_t raised = threshold + delta, skip = smallest_far + delta;
+    const dist_t above = dist_next_above(smallest_far);
+    dist_t next = raised > skip ? raised : skip;
+    return next > above ? next : above;
 }

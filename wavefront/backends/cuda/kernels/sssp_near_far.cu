@@ -61,10 +61,8 @@
 #define CTL_SETTLED 12      // 3 slots: settled-list length, by split % 3
 #define CTL_WORDS 16
 
-// Trace rows (long long x 4): kind (0 near, 1 split, 2 end, 3 heavy), vertices, splits
-// so far, %globaltimer (ns) at the iteration's start. The row after the last
-// iteration holds the end time.
-#define TRACE_WIDTH 4
+// Trace rows (write_trace_row): kind 0 near, 1 split, 2 end, 3 heavy; one per
+// iteration, and the row after the last holds the end time.
 
 // The batch entry owning arc slot `slot`: the last k with offset[k] <= slot
 // (entries without arcs share their successor's offset and are skipped).
@@ -180,12 +178,7 @@ near_far(const eid_t* __restrict__ indptr, const vid_t* __restrict__ indices,
             const unsigned int batch_count = near_step ? near_count : settled_count - heavy_done;
             unsigned int* settled_out_count = ctl + CTL_SETTLED + split % 3;
             const bool may_chain = near_step && chain > 0;
-            if (tid == 0 && it < trace_capacity) {
-                trace[TRACE_WIDTH * it + 0] = near_step ? 0 : 3;
-                trace[TRACE_WIDTH * it + 1] = batch_count;
-                trace[TRACE_WIDTH * it + 2] = split;
-                trace[TRACE_WIDTH * it + 3] = (long long)global_timer_ns();
-            }
+            if (tid == 0) write_trace_row(trace, it, trace_capacity, near_step ? 0 : 3, batch_count, split);
             vid_t* far_out = (split & 1) ? far1 : far0;
             unsigned int* far_out_count = ctl + CTL_FAR + split % 3;
             dist_t* far_out_min = far_min + split % 3;
@@ -363,20 +356,9 @@ near_far(const eid_t* __restrict__ indptr, const vid_t* __restrict__ indices,
             }
             if (heavy_step) heavy_done = settled_count;
         } else {
-            // Split: next bucket. Past the smallest far distance, so that at
-            // least one far vertex moves to the near queue.
-            const dist_t smallest = __ldcg(far_min + split % 3);
-            dist_t raised = threshold + delta;
-            dist_t skip = smallest + delta;
-            dist_t above = dist_next_above(smallest);
-            threshold = raised > skip ? raised : skip;
-            threshold = threshold > above ? threshold : above;
-            if (tid == 0 && it < trace_capacity) {
-                trace[TRACE_WIDTH * it + 0] = 1;
-                trace[TRACE_WIDTH * it + 1] = far_count;
-                trace[TRACE_WIDTH * it + 2] = split;
-                trace[TRACE_WIDTH * it + 3] = (long long)global_timer_ns();
-            }
+            // Split: the next bucket.
+            threshold = next_threshold(threshold, delta, __ldcg(far_min + split % 3));
+            if (tid == 0) write_trace_row(trace, it, trace_capacity, 1, far_count, split);
             const vid_t* far_in = (split & 1) ? far1 : far0;
             vid_t* far_keep = (split & 1) ? far0 : far1;
             unsigned int* keep_count = ctl + CTL_FAR + (split + 1) % 3;
@@ -415,12 +397,7 @@ near_far(const eid_t* __restrict__ indptr, const vid_t* __restrict__ indices,
     }
     if (tid == 0) {
         ctl[CTL_ITERATIONS] = it;
-        if (it < trace_capacity) {
-            trace[TRACE_WIDTH * it + 0] = 2;
-            trace[TRACE_WIDTH * it + 1] = 0;
-            trace[TRACE_WIDTH * it + 2] = split;
-            trace[TRACE_WIDTH * it + 3] = (long long)global_timer_ns();
-        }
+        write_trace_row(trace, it, trace_capacity, 2, 0, split);
     }
 }
 
