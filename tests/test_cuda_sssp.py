@@ -201,6 +201,31 @@ def test_asynchronous_workspace_is_reused_and_left_clean():
         assert bool((ws.ring[1] == -1).all())  # int64 distances: a free slot is all ones
 
 
+def test_int64_weights_that_fit_run_as_int32():
+    """int64 weights below 2^31 are read as an int32 copy (same int64 sums, so
+    the same answers); larger ones are read as they are."""
+    g = random_graph(23, np.int32, True)
+    small = from_edges(*_arcs(g), weights=g.weights.astype(np.int64), n=g.n, directed=True)
+    gg = small.to("cuda")
+    expected = oracle(small, 0)
+    for method in METHODS:
+        dist, parents, _ = run(gg, 0, method)
+        np.testing.assert_array_equal(dist, expected, err_msg=method)
+        check_parents(small, 0, dist, parents)
+    narrow = gg.derived["cuda.sssp.int32_weights"]
+    assert narrow is not None and narrow[0].dtype == np.int32
+    big = random_graph(23, np.int64, True)  # weights up to 10^12
+    gb = big.to("cuda")
+    dist, _, _ = run(gb, 0, "delta-stepping")
+    np.testing.assert_array_equal(dist, oracle(big, 0))
+    assert gb.derived["cuda.sssp.int32_weights"] is None
+
+
+def _arcs(g):
+    src = np.repeat(np.arange(g.n), np.diff(g.indptr))
+    return src, g.indices
+
+
 def test_bad_options_raise():
     gg = random_graph(2, np.float32, False).to("cuda")
     with pytest.raises(ValueError, match="cutoff"):

@@ -125,6 +125,9 @@ def test_measured_search_picks_the_thresholds():
     assert pick_thresholds(fitted, 10.0, 9.0, 9.5) == ALL_ONLY
     assert pick_thresholds(fitted, 7.0, 9.0, 8.0) == FRONTIER_ONLY
     assert pick_thresholds(fitted, 10.0, 9.0, None) == ALL_ONLY
+    # all-vertex phases stay unless another policy wins by more than the margin
+    assert pick_thresholds(fitted, 10.0, 9.0, 8.8) == ALL_ONLY
+    assert pick_thresholds(fitted, 10.0, 9.0, 8.8, margin=0.0) == fitted
     # The chosen thresholds do what they say.
     assert AdaptiveModePolicy(*ALL_ONLY).initial_mode == "all"
     assert AdaptiveModePolicy(*ALL_ONLY).next_mode("all", 0.0)[0] == "all"

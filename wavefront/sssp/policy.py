@@ -129,17 +129,20 @@ ALL_ONLY = (0.0, 0.0)  # ... and never leaves "all"
 
 
 def pick_thresholds(switching, frontier_total: float, all_total: float,
-                    switching_total: float | None):
+                    switching_total: float | None, margin: float = 0.03):
     """The thresholds whose measured search was fastest: ``switching`` (the
     fitted ones, with ``switching_total`` seconds; None if they were not run),
-    frontier phases only, or all-vertex phases only. The fitted line model
-    can put the switch where switching costs more than it saves (on an H200
-    the two modes' phase costs differ by a few µs: docs/notes-cuda-sssp.md);
-    a measured search decides."""
-    options = [(frontier_total, FRONTIER_ONLY), (all_total, ALL_ONLY)]
+    frontier phases only, or all-vertex phases only (seed 001's conventional
+    method, kept unless another is faster by more than ``margin``: timing
+    noise must not pick a slower policy for good). The fitted line model can
+    put the switch where switching costs more than it saves (on an H200 the
+    two modes' phase costs differ by a few µs: docs/notes-cuda-sssp.md); a
+    measured search decides."""
+    options = [(frontier_total, FRONTIER_ONLY)]
     if switching_total is not None:
         options.append((switching_total, tuple(switching)))
-    return min(options, key=lambda option: option[0])[1]
+    best_total, best = min(options, key=lambda option: option[0])
+    return best if best_total < (1 - margin) * all_total else ALL_ONLY
 
 
 def size_class(n: int, m: int) -> tuple[int, int]:

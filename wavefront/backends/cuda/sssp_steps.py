@@ -102,11 +102,13 @@ class SSSPKernels:
         self.host_view = np.frombuffer(self.host_words, dtype=np.uint32, count=CTL_WORDS)
 
     @classmethod
-    def for_graph(cls, graph) -> "SSSPKernels":
+    def for_graph(cls, graph, weight_code: int | None = None) -> "SSSPKernels":
+        """The kernels for the graph's index width and weights (or ``weight_code``'s)."""
         import cupy
 
         index64 = graph.indices.dtype == np.int64
-        return _kernels(bool(index64), arithmetic(graph).weight_code, cupy.cuda.Device().id)
+        code = arithmetic(graph).weight_code if weight_code is None else weight_code
+        return _kernels(bool(index64), code, cupy.cuda.Device().id)
 
     # -- host <-> device -------------------------------------------------------
     def read_words(self, words, count: int) -> np.ndarray:
