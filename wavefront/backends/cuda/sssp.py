@@ -366,8 +366,8 @@ def adaptive(graph, source: int, *, cutoff=None, thresholds=None, recalibrate: b
     and ``min_saving``), then times searches with the fitted thresholds and
     keeps whichever of switching, frontier-only and all-vertex-only was
     fastest, all-vertex unless another wins by 3 %
-    (:func:`wavefront.sssp.policy.pick_thresholds`). ``cuda_graphs=False`` launches each phase's kernels
-    from Python instead of replaying a CUDA graph.
+    (:func:`wavefront.sssp.policy.pick_thresholds`). ``cuda_graphs=False``
+    launches each phase's kernels from Python instead of replaying a CUDA graph.
     """
     if thresholds is None:
         thresholds = calibrated_thresholds(graph, source, recalibrate=recalibrate,
