@@ -221,6 +221,27 @@ def test_int64_weights_that_fit_run_as_int32():
     assert gb.derived["cuda.sssp.int32_weights"] is None
 
 
+@pytest.mark.parametrize("asynchronous", [True, False])
+def test_int64_index_path(asynchronous):
+    """64-bit vertex ids (the n >= 2^31 build of every SSSP kernel) on a small graph."""
+    from wavefront.graph.container import Graph
+
+    for directed in (False, True):
+        g = random_graph(29, np.float32, directed)
+        wide = Graph(
+            g.indptr, g.indices.astype(np.int64), n=g.n, directed=directed, weights=g.weights,
+            in_indptr=g.in_indptr if directed else None,
+            in_indices=g.in_indices.astype(np.int64) if directed else None,
+            in_weights=g.in_weights if directed else None, check=False,
+        ).to("cuda")
+        assert wide.indices.dtype == np.int64
+        for method in ("delta-stepping", "bellman-ford", "frontier"):
+            dist, parents, _ = run(wide, 0, method, **({"asynchronous": asynchronous}
+                                                     if method == "delta-stepping" else {}))
+            np.testing.assert_array_equal(dist, oracle(g, 0), err_msg=f"{method} {directed}")
+            check_parents(g, 0, dist, parents)
+
+
 def _arcs(g):
     src = np.repeat(np.arange(g.n), np.diff(g.indptr))
     return src, g.indices
