@@ -52,6 +52,7 @@ from .sssp_steps import (
     TRACE_WIDTH,
     SSSPKernels,
     arithmetic,
+    check_blocks_per_sm,
 )
 
 WARP_SIZE = 32
@@ -516,6 +517,7 @@ def delta_stepping(graph, source: int, *, cutoff=None, delta=None, chain: int | 
     blocks_per_sm = tuning.blocks_per_sm if blocks_per_sm is None else blocks_per_sm
     if chain < 0:
         raise ValueError(f"chain must be >= 0, got {chain!r}")
+    check_blocks_per_sm(blocks_per_sm, asynchronous)  # before any GPU work
     ar, k, weights, in_weights, cut = _prepare(graph, source, cutoff)
     delta_value = _delta_scalar(delta, ar, graph)
     if asynchronous:

@@ -70,6 +70,16 @@ def _grid(count: int, block: int = BLOCK) -> tuple:
     return (max(1, -(-int(count) // block)),)
 
 
+def check_blocks_per_sm(blocks_per_sm, asynchronous: bool) -> None:
+    """Persistent kernels need every block resident (a grid barrier would wait
+    forever for one that never started): at most what their launch bounds keep."""
+    most = ASYNC_MAX_BLOCKS_PER_SM if asynchronous else NEAR_FAR_MAX_BLOCKS_PER_SM
+    if blocks_per_sm not in range(1, most + 1):
+        schedule = "asynchronous" if asynchronous else "bulk-synchronous"
+        raise ValueError(f"blocks_per_sm must be 1..{most} for the {schedule} schedule, "
+                         f"got {blocks_per_sm!r}")
+
+
 class SSSPKernels:
     """The compiled SSSP kernels for one (index width, weight type, device)."""
 
@@ -165,9 +175,7 @@ class SSSPKernels:
         ``indices``/``weights`` ordered by :meth:`split_light_heavy`."""
         # A persistent kernel: every block must be resident at once (its grid
         # barrier would wait forever for a block that never started).
-        if blocks_per_sm not in range(1, NEAR_FAR_MAX_BLOCKS_PER_SM + 1):
-            raise ValueError(
-                f"blocks_per_sm must be 1..{NEAR_FAR_MAX_BLOCKS_PER_SM}, got {blocks_per_sm!r}")
+        check_blocks_per_sm(blocks_per_sm, asynchronous=False)
         self.near_far_k((self.sm_count * blocks_per_sm,), (NEAR_FAR_BLOCK,), (
             indptr, indices, weights, dist, near[0], near[1], far[0], far[1],
             chunk_vertex[0], chunk_vertex[1], chunk_begin[0], chunk_begin[1],
@@ -179,10 +187,7 @@ class SSSPKernels:
                     trace_capacity: int, blocks_per_sm: int):
         """Asynchronous buckets (kernels/sssp_async.cu); ``ring`` = (vertex ids,
         distances), free slots all ones, their length a power of two."""
-        if blocks_per_sm not in range(1, ASYNC_MAX_BLOCKS_PER_SM + 1):
-            raise ValueError(
-                f"blocks_per_sm must be 1..{ASYNC_MAX_BLOCKS_PER_SM} for the asynchronous "
-                f"schedule, got {blocks_per_sm!r}")
+        check_blocks_per_sm(blocks_per_sm, asynchronous=True)
         self.async_delta_k((self.sm_count * blocks_per_sm,), (self.async_block,), (
             indptr, indices, weights, dist, self.index_dtype(source), ring[0], ring[1],
             np.uint64(ring[0].size - 1), queue,

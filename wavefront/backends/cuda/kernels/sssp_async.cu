@@ -420,13 +420,7 @@ async_delta(const eid_t* __restrict__ indptr, const vid_t* __restrict__ indices,
                 bool valid[AS_ARCS];
                 eid_t arc[AS_ARCS];
                 // Long lists: the whole warp, one list at a time.
-                unsigned int long_lists = __ballot_sync(SSSP_FULL_MASK, e - b >= AS_COOP);
-                while (long_lists) {
-                    const int leader = __ffs(long_lists) - 1;
-                    long_lists &= long_lists - 1u;
-                    const eid_t lb = __shfl_sync(SSSP_FULL_MASK, b, leader);
-                    const eid_t le = __shfl_sync(SSSP_FULL_MASK, e, leader);
-                    const dist_t ld = __shfl_sync(SSSP_FULL_MASK, d, leader);
+                for_each_warp_list(e - b >= AS_COOP, b, e, d, [&](eid_t lb, eid_t le, dist_t ld, int) {
                     for (eid_t base = lb; base < le; base += AS_COOP) {
 #pragma unroll
                         for (int k = 0; k < AS_ARCS; ++k) {
@@ -435,7 +429,7 @@ async_delta(const eid_t* __restrict__ indptr, const vid_t* __restrict__ indices,
                         }
                         relax_round(valid, ld, arc);
                     }
-                }
+                });
                 // Short lists: each lane its own, in lock step.
                 const unsigned int length = e - b < AS_COOP ? (unsigned int)(e - b) : 0u;
                 const unsigned int longest = __reduce_max_sync(SSSP_FULL_MASK, length);

@@ -133,19 +133,28 @@ __device__ __forceinline__ void warp_append_many(T* queue, unsigned int* tail, c
 // warp_append. Lists of SSSP_WARP_COOP_DEGREE arcs or more are walked by the
 // whole warp in coalesced strides, one list at a time; shorter ones by their
 // own lane, for as many steps as the longest of them.
+// All 32 lanes: for each lane with `mine` set, one after another, calls
+// list(begin, end, d, leader) with that lane's list on every lane, so that the
+// whole warp walks it.
+template <typename List>
+__device__ __forceinline__ void for_each_warp_list(bool mine, eid_t begin, eid_t end, dist_t d,
+                                                   List list) {
+    unsigned int pending = __ballot_sync(SSSP_FULL_MASK, mine);
+    while (pending) {
+        const int leader = __ffs(pending) - 1;
+        pending &= pending - 1u;
+        list(__shfl_sync(SSSP_FULL_MASK, begin, leader), __shfl_sync(SSSP_FULL_MASK, end, leader),
+             __shfl_sync(SSSP_FULL_MASK, d, leader), leader);
+    }
+}
+
 template <typename Visit>
 __device__ __forceinline__ void for_each_arc(bool active, eid_t begin, eid_t end, dist_t d,
                                              Visit visit) {
     bool cooperative = active && (end - begin) >= SSSP_WARP_COOP_DEGREE;
-    unsigned int pending = __ballot_sync(SSSP_FULL_MASK, cooperative);
-    while (pending) {
-        int leader = __ffs(pending) - 1;
-        pending &= pending - 1u;
-        eid_t b = __shfl_sync(SSSP_FULL_MASK, begin, leader);
-        eid_t e = __shfl_sync(SSSP_FULL_MASK, end, leader);
-        dist_t dl = __shfl_sync(SSSP_FULL_MASK, d, leader);
+    for_each_warp_list(cooperative, begin, end, d, [&](eid_t b, eid_t e, dist_t dl, int) {
         for (eid_t base = b; base < e; base += 32) visit(base + lane_id() < e, dl, base + lane_id());
-    }
+    });
     unsigned int length = (active && !cooperative) ? (unsigned int)(end - begin) : 0u;
     unsigned int longest = __reduce_max_sync(SSSP_FULL_MASK, length);
     for (unsigned int k = 0; k < longest; ++k) visit(k < length, d, begin + k);

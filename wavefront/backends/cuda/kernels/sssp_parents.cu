@@ -52,16 +52,10 @@ __device__ __forceinline__ long long list_min_in(bool want, eid_t b, eid_t e, di
                                                  Accepts accepts) {
     long long best = NO_PARENT;
     const bool cooperative = want && e - b >= SSSP_WARP_COOP_DEGREE;
-    unsigned int pending = __ballot_sync(SSSP_FULL_MASK, cooperative);
-    while (pending) {
-        const int leader = __ffs(pending) - 1;
-        pending &= pending - 1u;
-        const eid_t lb = __shfl_sync(SSSP_FULL_MASK, b, leader);
-        const eid_t le = __shfl_sync(SSSP_FULL_MASK, e, leader);
-        const dist_t ld = __shfl_sync(SSSP_FULL_MASK, dv, leader);
+    for_each_warp_list(cooperative, b, e, dv, [&](eid_t lb, eid_t le, dist_t ld, int leader) {
         long long m = warp_min_in(lb, le, in_indices, [&](long long u, eid_t i) { return accepts(u, i, ld); });
         if ((int)lane_id() == leader) best = m;
-    }
+    });
     if (want && !cooperative)
         for (eid_t i = b; i < e; ++i) {
             long long u = in_indices[i];
