@@ -166,6 +166,51 @@ def test_both_delta_stepping_schedules_match_dijkstra(dtype, asynchronous):
     check_parents(g, 0, dist, parents)
 
 
+@pytest.mark.parametrize("light_heavy", [True, False])
+def test_recorded_parents_cross_zero_weight_plateaus(monkeypatch, light_heavy):
+    """Bulk-synchronous delta-stepping with float32 weights records each parent
+    as it lowers a distance; with 70 % zero weights many parents have the
+    child's own distance, and the recorded parents must still form a tree. The
+    pull pass (confirm_parents) must not be needed."""
+    from wavefront.backends.cuda import sssp_steps
+
+    def pull_pass(*args, **kwargs):
+        raise AssertionError("the recorded parents were incomplete")
+
+    monkeypatch.setattr(sssp_steps.SSSPKernels, "confirm_parents", pull_pass)
+    rng = np.random.default_rng(31)
+    n = 300
+    src, dst = rng.integers(0, n, 2000), rng.integers(0, n, 2000)
+    w = np.where(rng.random(2000) < 0.3, rng.random(2000), 0).astype(np.float32)
+    g = from_edges(src, dst, weights=w, n=n)
+    gg = g.to("cuda")
+    assert sssp_steps.SSSPKernels.for_graph(gg).records_parents
+    for chain in (0, 2):
+        for source in (5, 77):
+            dist, parents, _ = run(gg, source, "delta-stepping", asynchronous=False,
+                                   light_heavy=light_heavy, chain=chain, delta=0.05)
+            np.testing.assert_array_equal(dist, oracle(g, source))
+            check_parents(g, source, dist, parents)
+
+
+def test_parents_fall_back_to_the_pull_pass_without_a_record():
+    """A record that misses vertices (which its invariant rules out) is not
+    trusted in part: every parent then comes from the pull pass."""
+    import cupy
+
+    from wavefront.backends.cuda import sssp as cuda_sssp
+    from wavefront.backends.cuda.sssp_steps import NO_RECORD
+    from wavefront.results import Trace
+
+    g = random_graph(37, np.float32, True)
+    gg = g.to("cuda")
+    dist = cupy.asarray(oracle(g, 0))
+    ar, k, weights, in_weights, _ = cuda_sssp._prepare(gg, 0, None)
+    record = cupy.full(g.n, NO_RECORD, dtype=np.uint64)
+    result = cuda_sssp._finish(gg, 0, dist, ar, k, weights, in_weights, Trace(), "test", record)
+    check_parents(g, 0, dist.get(), result.parents.get())
+
+
 def test_asynchronous_ring_wraps_and_overflows(monkeypatch):
     """A ring far smaller than the work: slots are reused many times over, and
     most pushes find it half full and go through the far pile instead."""

@@ -46,9 +46,11 @@ from .sssp_steps import (
     ASYNC_QUEUE_WORDS,
     CTL_ITERATIONS,
     CTL_WORDS,
+    NEAR_FAR_CTL_WORDS,
     INT_INFINITY,
     NEAR_FAR_CHUNK,
     PARENT_CHUNK,
+    NO_RECORD,
     TRACE_WIDTH,
     SSSPKernels,
     arithmetic,
@@ -191,17 +193,25 @@ def _parent_chunks(graph):
     return graph.derived[key]
 
 
-def _finish(graph, source, dist, ar, kernels, weights, in_weights, trace, method) -> SSSPResult:
-    """Predecessors, output distances and the result (shared by every method)."""
+def _finish(graph, source, dist, ar, kernels, weights, in_weights, trace, method,
+            record=None) -> SSSPResult:
+    """Predecessors, output distances and the result (shared by every method).
+    ``record``: the (distance, parent) words a search recorded, if it did."""
     import cupy
 
     n = graph.n
     parent = cupy.empty(n, dtype=np.int64)
-    kernels.confirm_parents(graph, in_weights, source, dist, parent, _parent_chunks(graph))
-    settled_round = cupy.empty(n, dtype=np.int32)
     words = cupy.zeros(1, dtype=np.uint32)
-    kernels.count_unsettled(n, parent, settled_round, words)
-    unsettled = int(kernels.read_words(words, 1)[0])
+    unsettled = 1
+    if record is not None:
+        kernels.parents_from_record(n, source, record, dist, parent, words)
+        unsettled = int(kernels.read_words(words, 1)[0])  # 0 unless the record is broken
+    if unsettled:
+        kernels.confirm_parents(graph, in_weights, source, dist, parent, _parent_chunks(graph))
+        settled_round = cupy.empty(n, dtype=np.int32)
+        words.fill(0)
+        kernels.count_unsettled(n, parent, settled_round, words)
+        unsettled = int(kernels.read_words(words, 1)[0])
     round_ = 1
     while unsettled:
         words.fill(0)
@@ -537,7 +547,8 @@ def delta_stepping(graph, source: int, *, cutoff=None, delta=None, chain: int | 
     itemsize = np.dtype(ar.dist_dtype).itemsize
     check_fits("delta-stepping SSSP workspace",
                n * (itemsize + 4 * np.dtype(idx).itemsize + 8 + 8) + chunks * 2 * 16
-               + (n * (np.dtype(idx).itemsize + 4) if light_heavy else 0))
+               + (n * (np.dtype(idx).itemsize + 4) if light_heavy else 0)
+               + (8 * n if k.records_parents else 0))
     dist = cupy.full(n, ar.infinity, dtype=ar.dist_dtype)
     dist[source] = 0
     near = (cupy.empty(n, dtype=idx), cupy.empty(n, dtype=idx))
@@ -547,21 +558,23 @@ def delta_stepping(graph, source: int, *, cutoff=None, delta=None, chain: int | 
     chunk_begin = (cupy.empty(chunks, dtype=np.int64), cupy.empty(chunks, dtype=np.int64))
     stamps = cupy.zeros(2 * n, dtype=np.int32)
     far_min = cupy.full(3, ar.infinity, dtype=ar.dist_dtype)
-    ctl = cupy.zeros(CTL_WORDS, dtype=np.uint32)
+    ctl = cupy.zeros(NEAR_FAR_CTL_WORDS, dtype=np.uint32)
     ctl[0] = 1
     trace_rows = cupy.empty((TRACE_CAPACITY + 1, TRACE_WIDTH), dtype=np.int64)
     split = None
     if light_heavy:  # light_end, the settled list and its stamps
         split = (arcs[2], cupy.empty(n, dtype=idx), cupy.zeros(n, dtype=np.int32))
+    record = cupy.full(n, np.uint64(NO_RECORD), dtype=np.uint64) if k.records_parents else None
     k.near_far(graph.indptr, arcs[0], arcs[1], dist, near, far, chunk_vertex, chunk_begin,
                stamps[:n], stamps[n:], far_min, ctl, delta_value, cut, chain, trace_rows,
-               TRACE_CAPACITY, blocks_per_sm, split)
+               TRACE_CAPACITY, blocks_per_sm, split, record,
+               (n, graph.in_indptr, graph.in_indices, in_weights) if light_heavy else None)
     words = k.read_words(ctl, CTL_WORDS)
     iterations = int(words[CTL_ITERATIONS])
     # The row after the last iteration holds the end time (kept while the trace fits).
     rows = trace_rows[: iterations + 1 if iterations < TRACE_CAPACITY else TRACE_CAPACITY].get()
     trace = _bucket_trace(rows, iterations, float(delta_value))
-    return _finish(graph, source, dist, ar, k, weights, in_weights, trace, "delta-stepping")
+    return _finish(graph, source, dist, ar, k, weights, in_weights, trace, "delta-stepping", record)
 
 
 def _ring_capacity(n: int) -> int:

@@ -19,14 +19,21 @@ NEAR_FAR_MAX_BLOCKS_PER_SM = 2  # what __launch_bounds__(NF_BLOCK, 2) keeps resi
 NEAR_FAR_CHUNK = NEAR_FAR_BLOCK * 4  # NF_CHUNK = NF_BLOCK * NF_ARCS
 ASYNC_BLOCK = 64  # AS_BLOCK of sssp_async.cu
 ASYNC_DEFINES: dict = {}  # tuning #defines for sssp_async.cu (sweeps)
+NEAR_FAR_DEFINES: dict = {}  # the same for sssp_near_far.cu and the parent record
 ASYNC_MAX_BLOCKS_PER_SM = 4  # its __launch_bounds__(AS_BLOCK, 4)
 ASYNC_QUEUE_WORDS = 64  # Q_WORDS: ring counters (uint64)
 ASYNC_QUEUE_RELAXED = 48  # Q_RELAXED
 PARENT_BLOCK = 256
 PARENT_CHUNK = 2048  # sssp_parents.cu
 TRACE_WIDTH = 4
+# near_far records (distance, parent) words for float32 weights and 32-bit ids
+# (SSSP_RECORDS_PARENTS in sssp_common.cuh); False: the parent pass pulls over
+# in-arcs instead (for A/B runs: set it, then _kernels.cache_clear()).
+RECORD_PARENTS = True
+NO_RECORD = np.iinfo(np.uint64).max  # a word no relaxation wrote
 CTL_WORDS = 16
 CTL_ITERATIONS = 11
+NEAR_FAR_CTL_WORDS = 32  # near_far's control words: CTL_WORDS x 32 bits, then 64-bit counters
 
 # SSSP_WEIGHT codes of sssp_common.cuh: weight dtype -> (code, distance dtype).
 _WEIGHT_KINDS = {
@@ -88,7 +95,9 @@ class SSSPKernels:
 
         defines = {"WF_INDEX64": int(index64), "SSSP_WEIGHT": weight_code}
         harish = module("sssp_harish.cu", defines)
-        near_far = module("sssp_near_far.cu", defines)
+        self.records_parents = RECORD_PARENTS and weight_code == 0 and not index64
+        near_far = module("sssp_near_far.cu", {**defines, **NEAR_FAR_DEFINES,
+                                               "SSSP_RECORDS_PARENTS": int(self.records_parents)})
         parents = module("sssp_parents.cu", defines)
         self.async_block = ASYNC_BLOCK
         self.async_delta_k = module("sssp_async.cu", {**defines, **ASYNC_DEFINES, "AS_BLOCK": ASYNC_BLOCK}
@@ -102,6 +111,7 @@ class SSSPKernels:
         self.split_light_heavy_k = near_far.get_function("split_light_heavy")
         self.confirm_parents_k = parents.get_function("confirm_parents")
         self.confirm_parents_chunks_k = parents.get_function("confirm_parents_chunks")
+        self.parents_from_record_k = parents.get_function("parents_from_record")
         self.count_unsettled_k = parents.get_function("count_unsettled")
         self.plateau_round_k = parents.get_function("plateau_round")
         attrs = cupy.cuda.Device(device_id).attributes
@@ -170,9 +180,16 @@ class SSSPKernels:
     # -- delta-stepping -------------------------------------------------------
     def near_far(self, indptr, indices, weights, dist, near, far, chunk_vertex, chunk_begin,
                  near_stamp, far_stamp, far_min, ctl, delta, cutoff, chain: int, trace,
-                 trace_capacity: int, blocks_per_sm: int, light_heavy=None):
+                 trace_capacity: int, blocks_per_sm: int, light_heavy=None, record=None,
+                 in_arcs=None):
         """``light_heavy``: None, or (light_end, settled list, settled stamps) with
-        ``indices``/``weights`` ordered by :meth:`split_light_heavy`."""
+        ``indices``/``weights`` ordered by :meth:`split_light_heavy`. ``record``:
+        the (distance, parent) words, all ones, when :attr:`records_parents`.
+        ``in_arcs``: (n, in_indptr, in_indices, in_weights) for heavy steps in
+        pull form (with ``light_heavy`` only), or None. ``ctl``: NEAR_FAR_CTL_WORDS zeros
+        but the first (the near queue's length)."""
+        if self.records_parents != (record is not None):
+            raise ValueError("near_far needs a parent record exactly when records_parents is set")
         # A persistent kernel: every block must be resident at once (its grid
         # barrier would wait forever for a block that never started).
         check_blocks_per_sm(blocks_per_sm, asynchronous=False)
@@ -180,7 +197,15 @@ class SSSPKernels:
             indptr, indices, weights, dist, near[0], near[1], far[0], far[1],
             chunk_vertex[0], chunk_vertex[1], chunk_begin[0], chunk_begin[1],
             near_stamp, far_stamp, far_min, ctl, delta, cutoff, np.int32(chain),
-            trace, np.int32(trace_capacity), *(light_heavy or (np.uint64(0),) * 3)))
+            trace, np.int32(trace_capacity), *(light_heavy or (np.uint64(0),) * 3),
+            np.uint64(0) if record is None else record, *self._pull_arguments(in_arcs)))
+
+    @staticmethod
+    def _pull_arguments(in_arcs) -> tuple:
+        if in_arcs is None:
+            return (np.int64(0), np.uint64(0), np.uint64(0), np.uint64(0), np.int64(0))
+        n, in_indptr, in_indices, in_weights = in_arcs
+        return (np.int64(n), in_indptr, in_indices, in_weights, np.int64(in_indices.size))
 
     def async_delta(self, indptr, indices, weights, dist, source, ring, queue, far,
                     far_stamp, far_min, ctl, delta, cutoff, chain: int, trace,
@@ -214,6 +239,10 @@ class SSSPKernels:
                 (max(1, min(-(-count // warps_per_block), self.sm_count * 32)),), (PARENT_BLOCK,), (
                     np.int64(count), chunks[0], chunks[1], g.in_indptr, g.in_indices, in_weights,
                     dist, parent))
+
+    def parents_from_record(self, n, source, record, dist, parent, missing):
+        self.parents_from_record_k(_grid(n, PARENT_BLOCK), (PARENT_BLOCK,), (
+            np.int64(n), np.int64(source), record, dist, parent, missing))
 
     def count_unsettled(self, n, parent, settled_round, unsettled):
         self.count_unsettled_k(_grid(n), (BLOCK,), (np.int64(n), parent, settled_round, unsettled))

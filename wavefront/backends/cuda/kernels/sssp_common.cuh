@@ -81,6 +81,36 @@ __device__ __forceinline__ dist_t atomic_min_dist(dist_t* p, dist_t v) {
 #endif
 }
 
+// Parents recorded during the search (float32 distances, 32-bit ids): one
+// 64-bit word per vertex, the distance's bits above the parent's id, lowered
+// with atomicMin by every relaxation that lowers the distance. Only the one
+// that lowered dist[v] to its final value x writes a word holding x, so at the
+// end record[v] names that relaxation's tail u, and fl(d(u) + w) == x still
+// holds for u's final distance d(u): had d(u) dropped later, u would have
+// relaxed the arc again and either lowered dist[v] (contradiction) or got the
+// same sum. u reached its own final distance before v did, so the recorded
+// parents form a tree even across equal distances (zero or negligible weights).
+// This replaces the pull pass over every in-arc (sssp_parents.cu) with one read
+// per vertex.
+#ifndef SSSP_RECORDS_PARENTS
+#define SSSP_RECORDS_PARENTS (SSSP_WEIGHT == 0 && !WF_INDEX64)
+#endif
+
+__device__ __forceinline__ void record_parent(unsigned long long* record, dist_t d, vid_t parent) {
+#if SSSP_RECORDS_PARENTS
+    atomicMin(record, ((unsigned long long)__float_as_uint(d) << 32) | (unsigned int)parent);
+#endif
+}
+
+// True when a recorded word holds exactly the distance d.
+__device__ __forceinline__ bool record_matches(unsigned long long word, dist_t d) {
+#if SSSP_WEIGHT == 0
+    return (unsigned int)(word >> 32) == __float_as_uint(d);
+#else
+    return false;
+#endif
+}
+
 // Warp-aggregated append, called by all 32 lanes together (warp-uniform
 // control flow): the lanes with `want` reserve their slots with one atomicAdd.
 // Explicit `want` instead of __activemask(): the compiler may predicate a
@@ -94,6 +124,12 @@ __device__ __forceinline__ void warp_append(T* queue, unsigned int* tail, T valu
     if ((int)lane_id() == leader) base = atomicAdd(tail, (unsigned int)__popc(ballot));
     base = __shfl_sync(SSSP_FULL_MASK, base, leader);
     if (want) queue[base + __popc(ballot & ((1u << lane_id()) - 1u))] = value;
+}
+
+// The sum of every lane's x, on every lane (all 32 lanes together).
+__device__ __forceinline__ unsigned long long warp_sum(unsigned long long x) {
+    for (int offset = 16; offset > 0; offset >>= 1) x += __shfl_xor_sync(SSSP_FULL_MASK, x, offset);
+    return x;
 }
 
 // All 32 lanes, K flags each: where this lane's first wanted value goes among

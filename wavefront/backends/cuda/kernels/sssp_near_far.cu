@@ -59,10 +59,23 @@
 #define CTL_ARRIVED 9       // grid barrier: arrivals so far
 #define CTL_ITERATIONS 11   // written at the end
 #define CTL_SETTLED 12      // 3 slots: settled-list length, by split % 3
-#define CTL_WORDS 16
+#define CTL_WIDE 16         // 64-bit counters from here on (ctl is 8-byte aligned):
+#define WIDE_HEAVY_ARCS 0   //   3 slots: heavy arcs of the vertices settled, by split % 3
+#define WIDE_SETTLED_IN 3   //   in-arcs of every vertex settled so far
+#define CTL_WORDS 32
 
-// Trace rows (write_trace_row): kind 0 near, 1 split, 2 end, 3 heavy; one per
-// iteration, and the row after the last holds the end time.
+// Trace rows (write_trace_row): kind 0 near, 1 split, 2 end, 3 heavy, 4 heavy
+// by pull; one per iteration, and the row after the last holds the end time.
+
+// A heavy step pulls instead of pushing when the unsettled vertices' in-arcs
+// (plus a scan of all n distances, counted as n / 8 arcs) number fewer than
+// the heavy out-arcs of the vertices to push from, divided by NF_PULL_RATIO
+// (0: never pull). Both forms read one distance per arc examined; on a
+// Kronecker graph the bucket that settles the hubs pushes ~20x more arcs
+// than the remaining vertices have (direction-optimizing, as in BFS).
+#ifndef NF_PULL_RATIO
+#define NF_PULL_RATIO 1
+#endif
 
 // The batch entry owning arc slot `slot`: the last k with offset[k] <= slot
 // (entries without arcs share their successor's offset and are skipped).
@@ -85,6 +98,7 @@ struct NearFar {
     int* near_stamp;
     int* far_stamp;
     dist_t cutoff;
+    unsigned long long* record;  // (distance, parent) words, or null (sssp_common.cuh)
 
     // Lowers the targets' distances through K arcs at once (entries with
     // valid == false are padding). Every load and atomic of one stage is
@@ -92,24 +106,69 @@ struct NearFar {
     // requests in flight: the persistent grid is only 16 warps per SM, and a
     // relaxation is a chain of dependent memory round trips. outcome[k] is 1
     // when target[k] now needs relaxing in this bucket (the caller queues or
-    // chains it), 2 when it is new in the far pile, else 0.
-    template <int K>
+    // chains it), 2 when it is new in the far pile, else 0. from(k): arc k's
+    // tail, for the parent record (asked only for improvements).
+    template <int K, typename From>
     __device__ __forceinline__ void relax(const bool* valid, const dist_t* d, const eid_t* arc,
-                                          vid_t* target, int* outcome, dist_t threshold,
+                                          From from, vid_t* target, int* outcome, dist_t threshold,
                                           dist_t* far_min, int far_tag) const {
         dist_t nd[K];
-        bool better[K];
+        bool live[K];
 #pragma unroll
         for (int k = 0; k < K; ++k) {
+            live[k] = valid[k];
             target[k] = valid[k] ? indices[arc[k]] : 0;
             nd[k] = valid[k] ? d[k] + arc_weight(weights, arc[k]) : d[k];
         }
+        lower<K>(live, target, nd, from, outcome, threshold, far_min, far_tag);
+    }
+
+    // The pull form of a heavy step: arc k is an in-arc of the unsettled
+    // vertex head[k], read from the CSC; its tail relaxes it when the tail is
+    // settled (distance below threshold) and the arc is heavy (a light arc of
+    // a settled vertex was relaxed by its near steps).
+    template <int K>
+    __device__ __forceinline__ void pull(const bool* valid, const vid_t* head, const eid_t* arc,
+                                         const vid_t* __restrict__ in_indices,
+                                         const weight_t* __restrict__ in_weights, dist_t delta,
+                                         int* outcome, dist_t threshold, dist_t* far_min,
+                                         int far_tag) const {
+        vid_t tail[K];
+        dist_t nd[K];
+        bool live[K];
+#pragma unroll
+        for (int k = 0; k < K; ++k) {
+            tail[k] = valid[k] ? in_indices[arc[k]] : 0;
+            nd[k] = valid[k] ? arc_weight(in_weights, arc[k]) : 0;
+        }
+#pragma unroll
+        for (int k = 0; k < K; ++k) {
+            live[k] = valid[k] && !(nd[k] < delta);
+            const dist_t du = live[k] ? __ldcg(dist + tail[k]) : dist_infinity();
+            live[k] = live[k] && du < threshold;
+            nd[k] += du;
+        }
+        lower<K>(live, head, nd, [&](int k) { return tail[k]; }, outcome, threshold, far_min, far_tag);
+    }
+
+    // Lowers dist[target[k]] to nd[k] where that is an improvement (better[k]
+    // false: padding or nothing to try). Every load and atomic of one stage is
+    // issued before any of its results is needed.
+    template <int K, typename From>
+    __device__ __forceinline__ void lower(bool* better, const vid_t* target, const dist_t* nd,
+                                          From from, int* outcome, dist_t threshold,
+                                          dist_t* far_min, int far_tag) const {
 #pragma unroll
         for (int k = 0; k < K; ++k)
-            better[k] = valid[k] && nd[k] <= cutoff && nd[k] < __ldcg(dist + target[k]);
+            better[k] = better[k] && nd[k] <= cutoff && nd[k] < __ldcg(dist + target[k]);
 #pragma unroll
         for (int k = 0; k < K; ++k)
             if (better[k]) better[k] = nd[k] < atomic_min_dist(dist + target[k], nd[k]);
+#if SSSP_RECORDS_PARENTS
+#pragma unroll
+        for (int k = 0; k < K; ++k)
+            if (better[k]) record_parent(record + target[k], nd[k], from(k));
+#endif
 #pragma unroll
         for (int k = 0; k < K; ++k) {
             outcome[k] = better[k] && nd[k] < threshold ? 1 : 0;
@@ -133,13 +192,18 @@ near_far(const eid_t* __restrict__ indptr, const vid_t* __restrict__ indices,
          eid_t* chunk_begin0, eid_t* chunk_begin1, int* near_stamp, int* far_stamp,
          dist_t* far_min, unsigned int* ctl, dist_t delta, dist_t cutoff, int chain,
          long long* trace, int trace_capacity, const eid_t* __restrict__ light_end,
-         vid_t* settled, int* settled_stamp) {
-    const NearFar nf{indptr, indices, weights, dist, near_stamp, far_stamp, cutoff};
+         vid_t* settled, int* settled_stamp, unsigned long long* record, long long n,
+         const eid_t* __restrict__ in_indptr, const vid_t* __restrict__ in_indices,
+         const weight_t* __restrict__ in_weights, long long arc_count) {
+    const NearFar nf{indptr, indices, weights, dist, near_stamp, far_stamp, cutoff, record};
     // A batch of near vertices: where each one's arcs start in the batch and
     // in the graph, and its distance.
     __shared__ eid_t batch_offset[NF_BLOCK];
     __shared__ eid_t batch_begin[NF_BLOCK];
     __shared__ dist_t batch_dist[NF_BLOCK];
+#if SSSP_RECORDS_PARENTS
+    __shared__ vid_t batch_vertex[NF_BLOCK];  // a batch entry's vertex, for the parent record
+#endif
     __shared__ eid_t scan_scratch[NF_BLOCK / 32];
     __shared__ eid_t batch_arcs;
     // A round's improved targets, before they go to the global queues.
@@ -155,6 +219,7 @@ near_far(const eid_t* __restrict__ indptr, const vid_t* __restrict__ indices,
     dist_t threshold = delta;
     int split = 0;
     unsigned int heavy_done = 0;  // settled vertices of this bucket whose heavy arcs are relaxed
+    unsigned long long* const wide = reinterpret_cast<unsigned long long*>(ctl + CTL_WIDE);
     int it = 0;
     for (;; ++it) {
         const unsigned int near_count = __ldcg(ctl + CTL_NEAR + it % 3);
@@ -164,6 +229,12 @@ near_far(const eid_t* __restrict__ indptr, const vid_t* __restrict__ indices,
         const bool near_step = near_count + chunk_count > 0;
         const bool heavy_step = !near_step && settled_count > heavy_done;
         if (!near_step && !heavy_step && far_count == 0) break;
+        // Read after the barrier, and nothing adds to them in a heavy step:
+        // every block takes the same decision.
+        const bool pull_step =
+            heavy_step && NF_PULL_RATIO > 0 && in_indices != nullptr &&
+            ((unsigned long long)arc_count - __ldcg(wide + WIDE_SETTLED_IN) + (unsigned long long)n / 8) *
+                    NF_PULL_RATIO < __ldcg(wide + WIDE_HEAVY_ARCS + split % 3);
 
         vid_t* near_in = (it & 1) ? near1 : near0;
         vid_t* near_out = (it & 1) ? near0 : near1;
@@ -178,7 +249,8 @@ near_far(const eid_t* __restrict__ indptr, const vid_t* __restrict__ indices,
             const unsigned int batch_count = near_step ? near_count : settled_count - heavy_done;
             unsigned int* settled_out_count = ctl + CTL_SETTLED + split % 3;
             const bool may_chain = near_step && chain > 0;
-            if (tid == 0) write_trace_row(trace, it, trace_capacity, near_step ? 0 : 3, batch_count, split);
+            if (tid == 0)
+                write_trace_row(trace, it, trace_capacity, near_step ? 0 : (pull_step ? 4 : 3), batch_count, split);
             vid_t* far_out = (split & 1) ? far1 : far0;
             unsigned int* far_out_count = ctl + CTL_FAR + split % 3;
             dist_t* far_out_min = far_min + split % 3;
@@ -193,12 +265,9 @@ near_far(const eid_t* __restrict__ indptr, const vid_t* __restrict__ indices,
             // NF_ARCS arcs per lane, all lanes together (padding: valid == false).
             // `staged`: block-wide callers, who flush() after each round;
             // otherwise (chaining, a warp alone) straight to the global queues.
-            auto step = [&](const bool* valid, const dist_t* d, const eid_t* arc, bool may_chain,
-                            bool staged) {
-                vid_t u[NF_ARCS];
-                int outcome[NF_ARCS];
+            // u[k]: the target of arc k, outcome[k]: what relax/pull said about it.
+            auto queue = [&](const vid_t* u, const int* outcome, bool may_chain, bool staged) {
                 bool to_near[NF_ARCS], to_far[NF_ARCS];
-                nf.relax<NF_ARCS>(valid, d, arc, u, outcome, threshold, far_out_min, far_tag);
 #pragma unroll
                 for (int k = 0; k < NF_ARCS; ++k) {
                     to_near[k] = false;
@@ -215,6 +284,13 @@ near_far(const eid_t* __restrict__ indptr, const vid_t* __restrict__ indices,
                                           staged ? &stage_near_count : near_out_count, u, to_near);
                 warp_append_many<NF_ARCS>(staged ? stage_far : far_out,
                                           staged ? &stage_far_count : far_out_count, u, to_far);
+            };
+            auto step = [&](const bool* valid, const dist_t* d, const eid_t* arc, auto from,
+                            bool may_chain, bool staged) {
+                vid_t u[NF_ARCS];
+                int outcome[NF_ARCS];
+                nf.relax<NF_ARCS>(valid, d, arc, from, u, outcome, threshold, far_out_min, far_tag);
+                queue(u, outcome, may_chain, staged);
             };
             // The staged targets to the global queues (all threads of the block).
             auto flush = [&]() {
@@ -233,6 +309,44 @@ near_far(const eid_t* __restrict__ indptr, const vid_t* __restrict__ indices,
             bool valid[NF_ARCS];
             dist_t d[NF_ARCS];
             eid_t arc[NF_ARCS];
+            if (pull_step) {
+                // Every vertex not yet settled reads its in-arcs, NF_BLOCK vertices
+                // a batch, arcs dealt out evenly as in the push below.
+                for (long long base = (long long)blockIdx.x * NF_BLOCK; base < n; base += nthreads) {
+                    const long long x = base + threadIdx.x;
+                    eid_t begin = 0, end = 0;
+                    if (x < n && !(__ldcg(dist + x) < threshold)) {
+                        begin = in_indptr[x];
+                        end = in_indptr[x + 1];
+                    }
+                    batch_offset[threadIdx.x] =
+                        block_exclusive_scan<NF_BLOCK, eid_t>(end - begin, scan_scratch, &batch_arcs);
+                    batch_begin[threadIdx.x] = begin;
+                    __syncthreads();
+                    const eid_t arcs = batch_arcs;
+                    for (eid_t first = 0; first < arcs; first += NF_BLOCK * NF_ARCS) {
+                        vid_t head[NF_ARCS];
+                        int outcome[NF_ARCS];
+#pragma unroll
+                        for (int k = 0; k < NF_ARCS; ++k) {
+                            const eid_t slot = first + threadIdx.x + (eid_t)NF_BLOCK * k;
+                            valid[k] = slot < arcs;
+                            arc[k] = 0;
+                            head[k] = 0;
+                            if (valid[k]) {
+                                const int owner = batch_owner(batch_offset, slot);
+                                arc[k] = batch_begin[owner] + (slot - batch_offset[owner]);
+                                head[k] = (vid_t)(base + owner);
+                            }
+                        }
+                        nf.pull<NF_ARCS>(valid, head, arc, in_indices, in_weights, delta, outcome,
+                                         threshold, far_out_min, far_tag);
+                        queue(head, outcome, false, true);
+                        flush();
+                    }
+                    __syncthreads();  // the next batch overwrites the batch arrays
+                }
+            }
             // Chunks of high-degree vertices queued last iteration: a block each.
             for (long long c = blockIdx.x; c < chunk_count; c += gridDim.x) {
                 vid_t v = __ldcg(chunk_v_in + c);
@@ -250,7 +364,7 @@ near_far(const eid_t* __restrict__ indptr, const vid_t* __restrict__ indices,
                     valid[k] = arc[k] < e;
                     d[k] = dv;
                 }
-                step(valid, d, arc, false, true);
+                step(valid, d, arc, [&](int) { return v; }, false, true);
                 flush();
             }
             // Near vertices, NF_BLOCK per block at a time. The batch's arcs are
@@ -260,14 +374,16 @@ near_far(const eid_t* __restrict__ indptr, const vid_t* __restrict__ indices,
             // Staging costs four barriers a round; it pays only when there is
             // more than a batch per block (the iterations of a road network
             // are small and bound by latency).
-            const bool staged = batch_count >= nthreads;
-            for (long long base = (long long)blockIdx.x * NF_BLOCK; base < batch_count; base += nthreads) {
+            const long long push_count = pull_step ? 0 : batch_count;  // a pull step pushes nothing
+            const bool staged = push_count >= nthreads;
+            for (long long base = (long long)blockIdx.x * NF_BLOCK; base < push_count; base += nthreads) {
                 long long x = base + threadIdx.x;
                 eid_t begin = 0, end = 0;
                 dist_t dv = 0;
                 vid_t v = 0;
                 bool settles = false;
-                if (x < batch_count) {
+                unsigned long long heavy_arcs = 0, in_arcs = 0;  // of a newly settled vertex
+                if (x < push_count) {
                     v = __ldcg(batch_list + x);
                     eid_t row_begin = indptr[v], row_end = indptr[v + 1];
                     eid_t split_at = light_end != nullptr ? light_end[v] : row_end;
@@ -276,6 +392,11 @@ near_far(const eid_t* __restrict__ indptr, const vid_t* __restrict__ indices,
                     dv = __ldcg(dist + v);
                     settles = near_step && light_end != nullptr &&
                               atomicExch(settled_stamp + v, split + 1) != split + 1;
+                    if (settles) {
+                        heavy_arcs = (unsigned long long)(row_end - split_at);
+                        in_arcs = in_indptr == indptr ? (unsigned long long)(row_end - row_begin)
+                                                      : (unsigned long long)(in_indptr[v + 1] - in_indptr[v]);
+                    }
                     if (end - begin >= NF_CHUNK) {
                         eid_t pieces = (end - begin + NF_CHUNK - 1) / NF_CHUNK;
                         unsigned int at = atomicAdd(chunk_out_count, (unsigned int)pieces);
@@ -288,10 +409,21 @@ near_far(const eid_t* __restrict__ indptr, const vid_t* __restrict__ indices,
                 }
                 warp_append(staged ? stage_settled : settled,
                             staged ? &stage_settled_count : settled_out_count, v, settles);
+                if (light_end != nullptr && near_step) {  // the pull decision's arc counts
+                    heavy_arcs = warp_sum(heavy_arcs);
+                    in_arcs = warp_sum(in_arcs);
+                    if (lane_id() == 0 && in_arcs) {
+                        atomicAdd(wide + WIDE_HEAVY_ARCS + split % 3, heavy_arcs);
+                        atomicAdd(wide + WIDE_SETTLED_IN, in_arcs);
+                    }
+                }
                 batch_offset[threadIdx.x] =
                     block_exclusive_scan<NF_BLOCK, eid_t>(end - begin, scan_scratch, &batch_arcs);
                 batch_begin[threadIdx.x] = begin;
                 batch_dist[threadIdx.x] = dv;
+#if SSSP_RECORDS_PARENTS
+                batch_vertex[threadIdx.x] = v;
+#endif
                 __syncthreads();
                 if (staged) {
                     const unsigned int settled_now = stage_settled_count;
@@ -303,6 +435,7 @@ near_far(const eid_t* __restrict__ indptr, const vid_t* __restrict__ indices,
                 }
                 const eid_t arcs = batch_arcs;
                 for (eid_t first = 0; first < arcs; first += NF_BLOCK * NF_ARCS) {
+                    int owner_of[NF_ARCS];  // fewer spills than recomputing it for the parent record
 #pragma unroll
                     for (int k = 0; k < NF_ARCS; ++k) {
                         eid_t slot = first + threadIdx.x + (eid_t)NF_BLOCK * k;
@@ -311,11 +444,16 @@ near_far(const eid_t* __restrict__ indptr, const vid_t* __restrict__ indices,
                         d[k] = 0;
                         if (valid[k]) {
                             int owner = batch_owner(batch_offset, slot);
+                            owner_of[k] = owner;
                             arc[k] = batch_begin[owner] + (slot - batch_offset[owner]);
                             d[k] = batch_dist[owner];
                         }
                     }
-                    step(valid, d, arc, may_chain, staged);
+#if SSSP_RECORDS_PARENTS
+                    step(valid, d, arc, [&](int k) { return batch_vertex[owner_of[k]]; }, may_chain, staged);
+#else
+                    step(valid, d, arc, [&](int) { return (vid_t)0; }, may_chain, staged);
+#endif
                     if (staged) flush();
                 }
                 __syncthreads();  // the next batch overwrites the stage
@@ -350,7 +488,7 @@ near_far(const eid_t* __restrict__ indptr, const vid_t* __restrict__ indices,
                             arc[k] = b + first + k;
                             d[k] = dv_next;
                         }
-                        step(valid, d, arc, hop < chain, false);
+                        step(valid, d, arc, [&](int) { return v; }, hop < chain, false);
                     }
                 }
             }
@@ -384,6 +522,7 @@ near_far(const eid_t* __restrict__ indptr, const vid_t* __restrict__ indices,
             if (tid == 0) {
                 ctl[CTL_FAR + (split + 2) % 3] = 0u;
                 ctl[CTL_SETTLED + (split + 2) % 3] = 0u;
+                wide[WIDE_HEAVY_ARCS + (split + 2) % 3] = 0ull;
                 far_min[(split + 2) % 3] = dist_infinity();
             }
             ++split;

@@ -1,6 +1,7 @@
-// Predecessors from final distances (seed 001 §3: "remember the neighbour that
-// gave each node its shortest distance"), computed after the search so that
-// every method shares one exact, deterministic rule:
+// Predecessors (seed 001 §3: "remember the neighbour that gave each node its
+// shortest distance"). Delta-stepping with float32 weights records them during
+// the search (parents_from_record below reads them). Every other search gets
+// them after the search from the final distances, by one exact, deterministic rule:
 //   parent[v] = the smallest u with an arc u -> v, d[u] < d[v] and
 //               fl(d[u] + w) == d[v]   (confirm_parents, over v's in-arcs),
 // which points to a strictly smaller distance, so the parent graph is a tree.
@@ -114,6 +115,35 @@ extern "C" __global__ void confirm_parents_chunks(long long chunks, const vid_t*
         });
         if (lane_id() == 0 && best != NO_PARENT) atomicMin(parent + v, best);
     }
+}
+
+// Parents from the words near_far recorded (sssp_common.cuh, record_parent):
+// the low word of record[v] is an in-neighbour whose arc gives dist[v]
+// exactly, and these parents form a tree. A reached vertex without a matching
+// word (which the record's invariant rules out) is counted in *missing, and
+// the caller then falls back to confirm_parents for every vertex rather than
+// mix the two rules.
+extern "C" __global__ void parents_from_record(long long n, long long source,
+                                               const unsigned long long* __restrict__ record,
+                                               const dist_t* __restrict__ dist, long long* parent,
+                                               unsigned int* missing) {
+    const long long v = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    bool lacks = false;
+    if (v < n) {
+        const dist_t dv = dist[v];
+        long long p = -1;
+        if (v == source) {
+            p = source;
+        } else if (dv != dist_infinity()) {
+            const unsigned long long word = record[v];
+            const long long u = (long long)(word & 0xffffffffULL);
+            lacks = !(record_matches(word, dv) && u < n && u != v && dist[u] <= dv);
+            p = lacks ? NO_PARENT : u;
+        }
+        parent[v] = p;
+    }
+    unsigned int ballot = __ballot_sync(SSSP_FULL_MASK, lacks);
+    if (lane_id() == 0 && ballot) atomicAdd(missing, (unsigned int)__popc(ballot));
 }
 
 // Sets settled_round (0: has a parent, -1: not yet) and counts the reached
