@@ -79,10 +79,13 @@ class DeltaSteppingTuning:
 # improvements) is 1.3-1.6x faster on both road graphs measured. Kronecker and
 # other skewed graphs: tens of iterations moving most arcs; narrow buckets
 # with the light/heavy split cut the arcs relaxed twice or more, and a second
-# block per SM hides latency.
+# block per SM hides latency. Since heavy steps pull when that reads fewer arcs
+# and splits stage their appends, narrower buckets pay: 0.1 (x0.375-0.4 of the
+# old 0.25) was best or within 3 % of the best at SCALE 23-25 on an H200
+# (docs/notes-cuda-sssp.md, round 4).
 ROAD_TUNING = DeltaSteppingTuning(delta_scale=0.5, light_heavy=False, chain=1000, blocks_per_sm=1,
                                   asynchronous=True)
-SKEWED_TUNING = DeltaSteppingTuning(delta_scale=0.25, light_heavy=True, chain=0, blocks_per_sm=2)
+SKEWED_TUNING = DeltaSteppingTuning(delta_scale=0.1, light_heavy=True, chain=0, blocks_per_sm=2)
 SKEWED_MEAN_DEGREE = 8
 # Asynchronous buckets on a small graph are bound by each bucket's chain of
 # hops, on a large one by redundant relaxations: seattle (148 K vertices) ran

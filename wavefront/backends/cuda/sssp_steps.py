@@ -33,7 +33,7 @@ RECORD_PARENTS = True
 NO_RECORD = np.iinfo(np.uint64).max  # a word no relaxation wrote
 CTL_WORDS = 16
 CTL_ITERATIONS = 11
-NEAR_FAR_CTL_WORDS = 32  # near_far's control words: CTL_WORDS x 32 bits, then 64-bit counters
+NEAR_FAR_CTL_WORDS = 48  # near_far's control words: CTL_WORDS x 32 bits, then 16 64-bit counters
 
 # SSSP_WEIGHT codes of sssp_common.cuh: weight dtype -> (code, distance dtype).
 _WEIGHT_KINDS = {

@@ -62,19 +62,25 @@
 #define CTL_WIDE 16         // 64-bit counters from here on (ctl is 8-byte aligned):
 #define WIDE_HEAVY_ARCS 0   //   3 slots: heavy arcs of the vertices settled, by split % 3
 #define WIDE_SETTLED_IN 3   //   in-arcs of every vertex settled so far
-#define CTL_WORDS 32
+#define WIDE_STATS 4        //   NF_STATS builds: arcs of near batches, heavy pushes, pulls,
+                            //   hub chunks; distances lowered
+#define CTL_WORDS 48         // NEAR_FAR_CTL_WORDS of sssp_steps.py
 
 // Trace rows (write_trace_row): kind 0 near, 1 split, 2 end, 3 heavy, 4 heavy
 // by pull; one per iteration, and the row after the last holds the end time.
 
 // A heavy step pulls instead of pushing when the unsettled vertices' in-arcs
 // (plus a scan of all n distances, counted as n / 8 arcs) number fewer than
-// the heavy out-arcs of the vertices to push from, divided by NF_PULL_RATIO
-// (0: never pull). Both forms read one distance per arc examined; on a
-// Kronecker graph the bucket that settles the hubs pushes ~20x more arcs
-// than the remaining vertices have (direction-optimizing, as in BFS).
-#ifndef NF_PULL_RATIO
-#define NF_PULL_RATIO 1
+// NF_PULL_PERCENT % of the heavy out-arcs of the vertices to push from (0:
+// never pull). Both forms read one distance per arc examined; on a Kronecker
+// graph the bucket that settles the hubs pushes ~20x more arcs than the
+// remaining vertices have (direction-optimizing, as in BFS).
+#ifndef NF_PULL_PERCENT
+#define NF_PULL_PERCENT 100
+#endif
+// NF_STATS builds count the arcs each kind of step reads (ctl's 64-bit words).
+#ifndef NF_STATS
+#define NF_STATS 0
 #endif
 
 // The batch entry owning arc slot `slot`: the last k with offset[k] <= slot
@@ -220,6 +226,21 @@ near_far(const eid_t* __restrict__ indptr, const vid_t* __restrict__ indices,
     int split = 0;
     unsigned int heavy_done = 0;  // settled vertices of this bucket whose heavy arcs are relaxed
     unsigned long long* const wide = reinterpret_cast<unsigned long long*>(ctl + CTL_WIDE);
+    // The staged vertices to the global lists (all threads of the block).
+    auto flush_stages = [&](vid_t* near_dst, unsigned int* near_dst_count, vid_t* far_dst,
+                            unsigned int* far_dst_count) {
+        __syncthreads();
+        const unsigned int nn = stage_near_count, fn = stage_far_count;
+        if (threadIdx.x == 0) {
+            if (nn) near_base = atomicAdd(near_dst_count, nn);
+            if (fn) far_base = atomicAdd(far_dst_count, fn);
+        }
+        __syncthreads();  // every thread has read the counts and sees the bases
+        if (threadIdx.x == 0) stage_near_count = stage_far_count = 0u;
+        for (unsigned int k = threadIdx.x; k < nn; k += NF_BLOCK) near_dst[near_base + k] = stage_near[k];
+        for (unsigned int k = threadIdx.x; k < fn; k += NF_BLOCK) far_dst[far_base + k] = stage_far[k];
+        __syncthreads();  // the stage is free for the next round
+    };
     int it = 0;
     for (;; ++it) {
         const unsigned int near_count = __ldcg(ctl + CTL_NEAR + it % 3);
@@ -231,10 +252,18 @@ near_far(const eid_t* __restrict__ indptr, const vid_t* __restrict__ indices,
         if (!near_step && !heavy_step && far_count == 0) break;
         // Read after the barrier, and nothing adds to them in a heavy step:
         // every block takes the same decision.
+        const unsigned long long settled_in = __ldcg(wide + WIDE_SETTLED_IN);
+        const unsigned long long unsettled_in =
+            (unsigned long long)arc_count > settled_in ? (unsigned long long)arc_count - settled_in : 0ull;
         const bool pull_step =
-            heavy_step && NF_PULL_RATIO > 0 && in_indices != nullptr &&
-            ((unsigned long long)arc_count - __ldcg(wide + WIDE_SETTLED_IN) + (unsigned long long)n / 8) *
-                    NF_PULL_RATIO < __ldcg(wide + WIDE_HEAVY_ARCS + split % 3);
+            heavy_step && NF_PULL_PERCENT > 0 && in_indices != nullptr &&
+            (unsettled_in + (unsigned long long)n / 8) * 100ull <
+                __ldcg(wide + WIDE_HEAVY_ARCS + split % 3) * (unsigned long long)NF_PULL_PERCENT;
+#if NF_STATS > 1
+        if (tid == 0 && heavy_step)
+            printf("heavy it %d split %d settled %u: push %llu pull %llu\n", it, split, settled_count - heavy_done,
+                   __ldcg(wide + WIDE_HEAVY_ARCS + split % 3), unsettled_in + (unsigned long long)n / 8);
+#endif
 
         vid_t* near_in = (it & 1) ? near1 : near0;
         vid_t* near_out = (it & 1) ? near0 : near1;
@@ -268,6 +297,13 @@ near_far(const eid_t* __restrict__ indptr, const vid_t* __restrict__ indices,
             // u[k]: the target of arc k, outcome[k]: what relax/pull said about it.
             auto queue = [&](const vid_t* u, const int* outcome, bool may_chain, bool staged) {
                 bool to_near[NF_ARCS], to_far[NF_ARCS];
+                if (NF_STATS) {
+                    unsigned long long lowered = 0;
+#pragma unroll
+                    for (int k = 0; k < NF_ARCS; ++k) lowered += outcome[k] != 0;
+                    lowered = warp_sum(lowered);
+                    if (lane_id() == 0 && lowered) atomicAdd(wide + WIDE_STATS + 4, lowered);
+                }
 #pragma unroll
                 for (int k = 0; k < NF_ARCS; ++k) {
                     to_near[k] = false;
@@ -293,19 +329,7 @@ near_far(const eid_t* __restrict__ indptr, const vid_t* __restrict__ indices,
                 queue(u, outcome, may_chain, staged);
             };
             // The staged targets to the global queues (all threads of the block).
-            auto flush = [&]() {
-                __syncthreads();
-                const unsigned int nn = stage_near_count, fn = stage_far_count;
-                if (threadIdx.x == 0) {
-                    if (nn) near_base = atomicAdd(near_out_count, nn);
-                    if (fn) far_base = atomicAdd(far_out_count, fn);
-                }
-                __syncthreads();  // every thread has read the counts and sees the bases
-                if (threadIdx.x == 0) stage_near_count = stage_far_count = 0u;
-                for (unsigned int k = threadIdx.x; k < nn; k += NF_BLOCK) near_out[near_base + k] = stage_near[k];
-                for (unsigned int k = threadIdx.x; k < fn; k += NF_BLOCK) far_out[far_base + k] = stage_far[k];
-                __syncthreads();  // the stage is free for the next round
-            };
+            auto flush = [&]() { flush_stages(near_out, near_out_count, far_out, far_out_count); };
             bool valid[NF_ARCS];
             dist_t d[NF_ARCS];
             eid_t arc[NF_ARCS];
@@ -324,6 +348,7 @@ near_far(const eid_t* __restrict__ indptr, const vid_t* __restrict__ indices,
                     batch_begin[threadIdx.x] = begin;
                     __syncthreads();
                     const eid_t arcs = batch_arcs;
+                    if (NF_STATS && threadIdx.x == 0) atomicAdd(wide + WIDE_STATS + 2, (unsigned long long)arcs);
                     for (eid_t first = 0; first < arcs; first += NF_BLOCK * NF_ARCS) {
                         vid_t head[NF_ARCS];
                         int outcome[NF_ARCS];
@@ -358,6 +383,7 @@ near_far(const eid_t* __restrict__ indptr, const vid_t* __restrict__ indices,
                 }
                 eid_t e = min(b + (eid_t)NF_CHUNK, stop);
                 dist_t dv = __ldcg(dist + v);
+                if (NF_STATS && threadIdx.x == 0) atomicAdd(wide + WIDE_STATS + 3, (unsigned long long)(e - b));
 #pragma unroll
                 for (int k = 0; k < NF_ARCS; ++k) {
                     arc[k] = b + threadIdx.x + (eid_t)NF_BLOCK * k;
@@ -434,6 +460,8 @@ near_far(const eid_t* __restrict__ indptr, const vid_t* __restrict__ indices,
                     __syncthreads();  // stage_settled is stage_far, which the rounds fill
                 }
                 const eid_t arcs = batch_arcs;
+                if (NF_STATS && threadIdx.x == 0)
+                    atomicAdd(wide + WIDE_STATS + (near_step ? 0 : 1), (unsigned long long)arcs);
                 for (eid_t first = 0; first < arcs; first += NF_BLOCK * NF_ARCS) {
                     int owner_of[NF_ARCS];  // fewer spills than recomputing it for the parent record
 #pragma unroll
@@ -494,7 +522,10 @@ near_far(const eid_t* __restrict__ indptr, const vid_t* __restrict__ indices,
             }
             if (heavy_step) heavy_done = settled_count;
         } else {
-            // Split: the next bucket.
+            // Split: the next bucket. A far entry below the old threshold is
+            // stale: its vertex was lowered into an earlier bucket after it was
+            // piled, and that bucket relaxed it (it would only relax it again).
+            const dist_t stale_below = threshold;
             threshold = next_threshold(threshold, delta, __ldcg(far_min + split % 3));
             if (tid == 0) write_trace_row(trace, it, trace_capacity, 1, far_count, split);
             const vid_t* far_in = (split & 1) ? far1 : far0;
@@ -502,22 +533,28 @@ near_far(const eid_t* __restrict__ indptr, const vid_t* __restrict__ indices,
             unsigned int* keep_count = ctl + CTL_FAR + (split + 1) % 3;
             dist_t* keep_min = far_min + (split + 1) % 3;
             const int keep_tag = split + 2;
-            for (long long base = 0; base < far_count; base += nthreads) {
-                long long x = base + tid;
+            // A big pile goes block by block through the stages (one atomicAdd
+            // per block and round instead of two per warp: same-address atomics
+            // serialize in L2 and were most of a Kronecker split's time).
+            const bool staged = far_count >= nthreads;
+            for (long long base = (long long)blockIdx.x * NF_BLOCK; base < far_count; base += nthreads) {
+                long long x = base + threadIdx.x;
                 vid_t u = 0;
                 bool to_near = false, keep = false;
                 if (x < far_count) {
                     u = __ldcg(far_in + x);
                     dist_t du = __ldcg(dist + u);
                     if (du < threshold) {
-                        to_near = nf.claim_near(u, near_tag);
+                        to_near = !(du < stale_below) && nf.claim_near(u, near_tag);
                     } else {
                         keep = atomicExch(far_stamp + u, keep_tag) != keep_tag;
                         if (du < __ldcg(keep_min)) atomic_min_dist(keep_min, du);
                     }
                 }
-                warp_append(near_out, near_out_count, u, to_near);
-                warp_append(far_keep, keep_count, u, keep);
+                warp_append(staged ? stage_near : near_out, staged ? &stage_near_count : near_out_count, u,
+                            to_near);
+                warp_append(staged ? stage_far : far_keep, staged ? &stage_far_count : keep_count, u, keep);
+                if (staged) flush_stages(near_out, near_out_count, far_keep, keep_count);
             }
             if (tid == 0) {
                 ctl[CTL_FAR + (split + 2) % 3] = 0u;
