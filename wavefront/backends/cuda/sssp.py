@@ -609,6 +609,7 @@ class _AsyncWorkspace:
         self.ring[1].view(np.uint8).fill(0xFF)  # a free slot is all ones in both fields
         self.far = (cupy.empty(n, dtype=idx), cupy.empty(n, dtype=idx))
         self.far_stamp = cupy.empty(n, dtype=np.int32)
+        self.relaxed_at = cupy.empty(n, dtype=ar.dist_dtype)  # all ones (NaN or -1): none yet
         self.control = cupy.empty(self.WORDS, dtype=np.uint64)
         self.queue = self.control[:ASYNC_QUEUE_WORDS]
         self.ctl = self.control[self.CTL_AT:self.FAR_MIN_AT].view(np.uint32)
@@ -628,7 +629,7 @@ class _AsyncWorkspace:
             itemsize = np.dtype(ar.dist_dtype).itemsize
             idx_size = np.dtype(k.index_dtype).itemsize
             check_fits("asynchronous delta-stepping workspace",
-                       graph.n * (itemsize + 2 * idx_size + 4) + capacity * (idx_size + itemsize))
+                       graph.n * (2 * itemsize + 2 * idx_size + 4) + capacity * (idx_size + itemsize))
             ws = graph.derived[key] = cls(graph, ar, k, capacity)
         return ws
 
@@ -636,6 +637,7 @@ class _AsyncWorkspace:
         import cupy
 
         self.far_stamp.fill(0)
+        self.relaxed_at.view(np.uint8).fill(0xFF)
         self.control.set(self.template, stream=cupy.cuda.get_current_stream())
 
     def read_control(self) -> np.ndarray:
@@ -659,7 +661,7 @@ def _async_delta_stepping(graph, source, ar, k, weights, in_weights, cut, delta_
     ws.reset()
     k.async_delta(graph.indptr, graph.indices, weights, dist, source, ws.ring, ws.queue, ws.far,
                   ws.far_stamp, ws.far_min, ws.ctl, delta_value, cut, chain, ws.trace_rows,
-                  TRACE_CAPACITY, blocks_per_sm)
+                  TRACE_CAPACITY, blocks_per_sm, ws.relaxed_at)
     control = ws.read_control()
     phases = int(control[ws.CTL_AT:ws.FAR_MIN_AT].view(np.uint32)[CTL_ITERATIONS])
     relaxed = int(control[ASYNC_QUEUE_RELAXED])

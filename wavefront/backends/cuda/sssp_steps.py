@@ -209,15 +209,16 @@ class SSSPKernels:
 
     def async_delta(self, indptr, indices, weights, dist, source, ring, queue, far,
                     far_stamp, far_min, ctl, delta, cutoff, chain: int, trace,
-                    trace_capacity: int, blocks_per_sm: int):
+                    trace_capacity: int, blocks_per_sm: int, relaxed_at):
         """Asynchronous buckets (kernels/sssp_async.cu); ``ring`` = (vertex ids,
-        distances), free slots all ones, their length a power of two."""
+        distances), free slots all ones, their length a power of two;
+        ``relaxed_at``: one distance per vertex, all ones (no distance)."""
         check_blocks_per_sm(blocks_per_sm, asynchronous=True)
         self.async_delta_k((self.sm_count * blocks_per_sm,), (self.async_block,), (
             indptr, indices, weights, dist, self.index_dtype(source), ring[0], ring[1],
             np.uint64(ring[0].size - 1), queue,
             far[0], far[1], far_stamp, far_min, ctl, delta, cutoff, np.int32(chain), trace,
-            np.int32(trace_capacity)))
+            np.int32(trace_capacity), relaxed_at))
 
     def split_light_heavy(self, g, weights, delta, out_indices, out_weights, light_end):
         """Each out-list light arcs (w < delta) first into out_*; light_end[v]: v's first heavy arc."""

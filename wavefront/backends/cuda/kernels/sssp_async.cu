@@ -37,6 +37,11 @@
 // instead (the next split returns them), which keeps a free slot for every
 // reservation, so that producers waiting for slots cannot deadlock.
 //
+// A split returns far vertices below the new threshold to the ring, except
+// those already relaxed at their current distance (relaxed_at[v] == dist[v]):
+// lowered into an earlier bucket after they were piled, they were relaxed
+// there. A vertex that overflowed into the pile was not, and goes back.
+//
 // `chain` > 0: a lane keeps one improved neighbour and relaxes it next step
 // itself (up to `chain` hops) instead of pushing it: no push, no pop. (Loading
 // the kept target's arc range together with its atomicMin, to save a round
@@ -46,6 +51,10 @@
 
 #ifndef AS_BLOCK
 #define AS_BLOCK 64
+#endif
+// 0: splits return every far vertex below the threshold (for comparison).
+#ifndef AS_DROP_STALE
+#define AS_DROP_STALE 1
 #endif
 // Arcs a lane relaxes at once.
 #ifndef AS_ARCS
@@ -297,7 +306,7 @@ async_delta(const eid_t* __restrict__ indptr, const vid_t* __restrict__ indices,
             const weight_t* __restrict__ weights, dist_t* dist, vid_t source, vid_t* ring_ids,
             dist_t* ring_dists, unsigned long long ring_mask, unsigned long long* q, vid_t* far0,
             vid_t* far1, int* far_stamp, dist_t* far_min, unsigned int* ctl, dist_t delta,
-            dist_t cutoff, int chain, long long* trace, int trace_capacity) {
+            dist_t cutoff, int chain, long long* trace, int trace_capacity, dist_t* relaxed_at) {
     const WorkRing work{ring_ids, ring_dists, ring_mask, q};
     __shared__ vid_t far_slots[AS_BLOCK / 32][AS_FAR_BUFFER > 0 ? AS_FAR_BUFFER : 32];
     const long long tid = (long long)blockIdx.x * blockDim.x + threadIdx.x;
@@ -350,8 +359,12 @@ async_delta(const eid_t* __restrict__ indptr, const vid_t* __restrict__ indices,
                     const dist_t now = __ldcg(dist + item);
                     b = indptr[item];
                     e = indptr[item + 1];
-                    if (now < d) e = b;
-                    else ++relaxed;
+                    if (now < d) {
+                        e = b;
+                    } else {
+                        ++relaxed;
+                        relaxed_at[item] = d;
+                    }
                 }
                 // Each arc yields at most one item: raise pending by the
                 // step's arcs now, and correct it at the end. The result is
@@ -524,8 +537,8 @@ async_delta(const eid_t* __restrict__ indptr, const vid_t* __restrict__ indices,
             if (x < far_count) {
                 u[0] = __ldcg(far_in + x);
                 du[0] = __ldcg(dist + u[0]);
-                to_ring[0] = du[0] < threshold;
-                to_keep[0] = !to_ring[0];
+                to_ring[0] = du[0] < threshold && !(AS_DROP_STALE && __ldcg(relaxed_at + u[0]) == du[0]);
+                to_keep[0] = !(du[0] < threshold);
             }
             // The ring is empty here and holds at least n / 2 + 1 vertices.
             if (!work.push<1>(u, du, to_ring)) keep.add<1>(u, du, to_ring);
