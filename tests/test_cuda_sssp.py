@@ -193,6 +193,35 @@ def test_recorded_parents_cross_zero_weight_plateaus(monkeypatch, light_heavy):
             check_parents(g, source, dist, parents)
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.int32, np.float64])
+def test_heavy_steps_in_pull_form(monkeypatch, dtype):
+    """With the pull threshold raised, every heavy step of bulk-synchronous
+    delta-stepping reads the unsettled vertices' in-arcs instead of pushing
+    the settled vertices' heavy arcs (directed: the CSC); same distances."""
+    from wavefront.backends.cuda import sssp as cuda_sssp
+    from wavefront.backends.cuda import sssp_steps
+
+    monkeypatch.setitem(sssp_steps.NEAR_FAR_DEFINES, "NF_PULL_PERCENT", 10**6)
+    sssp_steps._kernels.cache_clear()
+    kinds = []
+    summarise = cuda_sssp._bucket_trace
+    monkeypatch.setattr(cuda_sssp, "_bucket_trace",
+                        lambda rows, *a, **k: kinds.extend(rows[:-1, 0].tolist()) or summarise(rows, *a, **k))
+    try:
+        for directed in (False, True):
+            g = random_graph(41, dtype, directed)
+            gg = g.to("cuda")
+            for source in (0, 310):
+                kinds.clear()
+                dist, parents, _ = run(gg, source, "delta-stepping", asynchronous=False,
+                                       light_heavy=True, delta=0.1 if dtype != np.int32 else 50)
+                np.testing.assert_array_equal(dist, oracle(g, source))
+                check_parents(g, source, dist, parents)
+                assert 4 in kinds, "no heavy step ran in pull form"
+    finally:
+        sssp_steps._kernels.cache_clear()  # the next test compiles the default kernels
+
+
 def test_parents_fall_back_to_the_pull_pass_without_a_record():
     """A record that misses vertices (which its invariant rules out) is not
     trusted in part: every parent then comes from the pull pass."""

@@ -11,10 +11,14 @@ and delta-stepping.
   thresholds are calibrated on first use per (GPU, graph size class).
 * ``delta-stepping`` — near-far delta-stepping (Davidson et al. 2014) as one
   persistent kernel (kernels/sssp_near_far.cu), with Meyer & Sanders'
-  light/heavy split on skewed graphs; defaults by graph shape (:func:`tuning_for`).
+  light/heavy split and heavy steps in push or pull form on skewed graphs, or
+  asynchronous buckets (kernels/sssp_async.cu) on roads; defaults by graph
+  shape (:func:`tuning_for`).
 * ``auto`` — delta-stepping (fastest on every graph measured; docs/notes-cuda-sssp.md).
 
-All methods share the predecessor pass of kernels/sssp_parents.cu, accept
+Predecessors come from kernels/sssp_parents.cu: delta-stepping with float32
+weights records them during the search, every other case confirms them from
+the final distances afterwards. All methods accept
 ``cutoff=`` and return distances in the graph's arithmetic (float32 for
 float32 weights, float64 otherwise; integer weights are summed exactly in
 int64).

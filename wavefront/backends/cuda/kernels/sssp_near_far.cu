@@ -15,9 +15,19 @@
 //          vertex whose distance drops several times within a bucket does not
 //          re-relax its heavy arcs each time (on Kronecker graphs with
 //          uniform weights and a small delta, most arcs are heavy);
+//   heavy by pull: the same step read from the other side when that reads
+//          fewer arcs (direction-optimizing, as in Beamer's BFS): every
+//          unsettled vertex reads its in-arcs and takes the heavy ones from
+//          settled vertices. On a Kronecker graph the bucket that settles the
+//          hubs would push ~460 M arcs at SCALE 24; the vertices left have ~37 M;
 //   split: the near queue ran dry: raise the threshold by delta (at least past
-//          the smallest far distance, so empty buckets are skipped) and move
-//          far vertices below it into the near queue.
+//          the smallest far distance, so empty buckets are skipped), move far
+//          vertices below it into the near queue and drop the stale ones
+//          (lowered into an earlier bucket after they were piled, and relaxed
+//          there: re-queueing them re-relaxed their arcs and settled them twice).
+// With float32 weights and 32-bit ids each relaxation that lowers a distance
+// also records its tail (record_parent in sssp_common.cuh), so the parents
+// need no pass over the in-arcs afterwards.
 // Iterations are separated by a grid-wide barrier; the grid is sized by the
 // host so that every block is resident (persistent kernel). Queue lengths are
 // triple-buffered by iteration (and by split for the far pile) so that one
@@ -78,7 +88,8 @@
 #ifndef NF_PULL_PERCENT
 #define NF_PULL_PERCENT 100
 #endif
-// NF_STATS builds count the arcs each kind of step reads (ctl's 64-bit words).
+// NF_STATS builds count the arcs each kind of step reads (ctl's 64-bit words);
+// NF_STATS 2 also prints each heavy step's pull decision (diagnostics only).
 #ifndef NF_STATS
 #define NF_STATS 0
 #endif
