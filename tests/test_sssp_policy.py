@@ -173,3 +173,36 @@ def test_asynchronous_delta_narrows_with_graph_size():
     mean_degree = mid.m / mid.n
     assert default_delta(mid) == pytest.approx(delta_scale(mid) * float(mid.weights.mean()) * 32
                                                / mean_degree)
+
+
+def test_bucket_trace_sums_each_bucket():
+    """The GPU kernels' per-iteration rows (kind, count, bucket, end ns) become
+    one trace row per bucket: vertices relaxed by near iterations (kind 0) and
+    asynchronous phases (kind 5) only, seconds from the timer, the iteration
+    count, and a note when the kernel wrote more rows than the trace holds."""
+    import numpy as np
+
+    from wavefront.backends.cuda.sssp import TRACE_CAPACITY, _bucket_trace
+
+    rows = np.array([
+        [0, 5, 0, 1_000],    # bucket 0: two near iterations and a heavy step
+        [0, 7, 0, 3_000],
+        [3, 9, 0, 4_000],    # heavy: not counted as relaxed vertices
+        [1, 2, 0, 6_000],    # the split after it belongs to bucket 0 too
+        [0, 4, 1, 7_000],    # bucket 1
+        [2, 0, 2, 10_000],   # end row: its time closes the last iteration
+    ], dtype=np.int64)
+    trace = _bucket_trace(rows, 5, 0.25)
+    assert [r.step for r in trace] == [0, 1]
+    assert [r.frontier for r in trace] == [12, 4]
+    assert [r.kind for r in trace] == ["bucket", "bucket"]
+    assert trace[0].seconds == pytest.approx(6e-6) and trace[1].seconds == pytest.approx(3e-6)
+    assert trace[0].reason == "bucket 0 (delta 0.25): 4 iterations"
+    assert type(trace[0].frontier) is int and type(trace[0].seconds) is float
+
+    phases = np.array([[5, 30, 0, 0], [1, 3, 0, 500], [5, 11, 1, 600], [2, 0, 2, 900]], dtype=np.int64)
+    trace = _bucket_trace(phases, TRACE_CAPACITY + 7, 2.0, asynchronous=True)
+    assert [r.frontier for r in trace] == [30, 11]
+    assert trace[1].reason.startswith("bucket 1 (delta 2): asynchronous")
+    assert trace[-1].reason.endswith(f"trace truncated after {TRACE_CAPACITY} of {TRACE_CAPACITY + 7} iterations")
+    assert len(_bucket_trace(rows[:1], 0, 1.0)) == 0
