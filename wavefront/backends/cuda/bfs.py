@@ -117,7 +117,7 @@ def _start(graph, source: int):
     if not 0 <= source < graph.n:
         raise VertexError(f"vertex {source} is out of range: the graph has vertices 0..{graph.n - 1}")
     ws = workspace(graph)
-    check_fits(f"the BFS result arrays for {graph!r}", result_bytes(graph))
+    check_fits(lambda: f"the BFS result arrays for {graph!r}", result_bytes(graph))
     levels = cupy.empty(graph.n, dtype=cupy.int32)
     parents = cupy.empty(graph.n, dtype=cupy.int64)
     steps.init_search(graph, ws, source, levels, parents)
@@ -296,7 +296,7 @@ def _direction_optimizing(graph, source, depth_limit, method, policy, use_single
                 last = min(limit, level + SINGLE_BLOCK_MAX_LEVELS - 1)
                 steps.reset_counters(ws)
                 steps.single_block(graph, ws, count, level, last, single_block_edges, levels, parents)
-                c = steps.read_counters(ws)
+                c, start_ns, rows = steps.read_single_block(ws)
                 run = int(c[CNT_LEVELS_RUN])
                 count, returned_degree = int(c[CNT_NEXT_COUNT]), int(c[CNT_NEXT_DEGREE])
                 ws.swap_queues()
@@ -305,7 +305,6 @@ def _direction_optimizing(graph, source, depth_limit, method, policy, use_single
                     if unexplored is None:
                         unexplored = graph.m - degree
                     continue
-                start_ns, rows = steps.read_level_stats(ws, run)
                 _add_single_block_rows(trace, level, start_ns, rows, reason)
                 if unexplored is None:
                     unexplored = graph.m - int(rows[0, 1])

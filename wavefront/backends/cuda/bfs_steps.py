@@ -13,7 +13,7 @@ from functools import lru_cache
 import numpy as np
 
 from .compile import kernel
-from .device_graph import STATS_FIELDS, BFSWorkspace, index64
+from .device_graph import CNT_LEVELS_RUN, STATS_FIELDS, BFSWorkspace, index64
 
 BLOCK = 256  # threads per block of the one-thread-per-item kernels; also
 # CONVERT_BLOCK (bitmap_to_queue), SCAN_BLOCK (frontier_scan) and
@@ -120,11 +120,21 @@ def read_counters(ws: BFSWorkspace) -> np.ndarray:
     return ws.host_counters
 
 
-def read_level_stats(ws: BFSWorkspace, levels_run: int) -> tuple[int, np.ndarray]:
-    """(start_ns, rows) of the last single-block launch; rows are
-    (frontier, edges, end_ns) per level run."""
-    raw = ws.level_stats[: 1 + STATS_FIELDS * levels_run].get()
-    return int(raw[0]), raw[1:].reshape(levels_run, STATS_FIELDS)
+def read_single_block(ws: BFSWorkspace) -> tuple[np.ndarray, int, np.ndarray]:
+    """(counters, start_ns, rows) of the last single-block launch, in one round
+    trip: both copies are queued to pinned memory, then one synchronize (the
+    whole stats buffer, 3 x SINGLE_BLOCK_MAX_LEVELS words, costs less than a
+    second round trip). rows: (frontier, edges, end_ns) per level run."""
+    import cupy
+
+    stream = cupy.cuda.get_current_stream()
+    for host, device in ((ws.host_counters, ws.counters), (ws.host_level_stats, ws.level_stats)):
+        cupy.cuda.runtime.memcpyAsync(host.ctypes.data, device.data.ptr, device.nbytes,
+                                      cupy.cuda.runtime.memcpyDeviceToHost, stream.ptr)
+    stream.synchronize()
+    run = int(ws.host_counters[CNT_LEVELS_RUN])
+    raw = ws.host_level_stats
+    return ws.host_counters, int(raw[0]), raw[1 : 1 + STATS_FIELDS * run].reshape(run, STATS_FIELDS).copy()
 
 
 # -- frontier conversions -------------------------------------------------------

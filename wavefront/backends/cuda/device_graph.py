@@ -90,6 +90,9 @@ class BFSWorkspace:
         self.host_counters = np.frombuffer(pinned, dtype=np.uint64, count=COUNTER_SLOTS)
         self._pinned = pinned  # keeps the host buffer alive
         self.level_stats = cupy.zeros(1 + STATS_FIELDS * SINGLE_BLOCK_MAX_LEVELS, dtype=np.int64)
+        stats_pinned = cupy.cuda.alloc_pinned_memory(self.level_stats.nbytes)
+        self.host_level_stats = np.frombuffer(stats_pinned, dtype=np.int64, count=self.level_stats.size)
+        self._stats_pinned = stats_pinned
 
     def swap_queues(self) -> None:
         self.queue_in, self.queue_out = self.queue_out, self.queue_in

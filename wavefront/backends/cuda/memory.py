@@ -16,8 +16,10 @@ def free_bytes() -> int:
     return int(free + pool.free_bytes())
 
 
-def check_fits(what: str, needed_bytes: int) -> None:
-    """Raise :class:`GPUMemoryError` if ``needed_bytes`` will not fit."""
+def check_fits(what, needed_bytes: int) -> None:
+    """Raise :class:`GPUMemoryError` if ``needed_bytes`` will not fit. ``what``
+    names the allocation: a string, or a callable that returns one (formatted
+    only for the error, so that a check before every search costs no repr)."""
     free = free_bytes()
     if needed_bytes + SAFETY_BYTES > free:
-        raise GPUMemoryError(what, needed_bytes + SAFETY_BYTES, free)
+        raise GPUMemoryError(what() if callable(what) else what, needed_bytes + SAFETY_BYTES, free)
