@@ -210,14 +210,14 @@ def test_heavy_steps_in_pull_form(monkeypatch, dtype):
     try:
         for directed in (False, True):
             g = random_graph(41, dtype, directed)
-            gg = g.to("cuda")
-            for source in (0, 310):
-                kinds.clear()
-                dist, parents, _ = run(gg, source, "delta-stepping", asynchronous=False,
-                                       light_heavy=True, delta=0.1 if dtype != np.int32 else 50)
-                np.testing.assert_array_equal(dist, oracle(g, source))
-                check_parents(g, source, dist, parents)
-                assert 4 in kinds, "no heavy step ran in pull form"
+            for gg in (g.to("cuda"), with_64bit_ids(g).to("cuda")):
+                for source in (0, 310):
+                    kinds.clear()
+                    dist, parents, _ = run(gg, source, "delta-stepping", asynchronous=False,
+                                           light_heavy=True, delta=0.1 if dtype != np.int32 else 50)
+                    np.testing.assert_array_equal(dist, oracle(g, source))
+                    check_parents(g, source, dist, parents)
+                    assert 4 in kinds, "no heavy step ran in pull form"
     finally:
         sssp_steps._kernels.cache_clear()  # the next test compiles the default kernels
 
@@ -295,20 +295,26 @@ def test_int64_weights_that_fit_run_as_int32():
     assert gb.derived["cuda.sssp.int32_weights"] is None
 
 
+def with_64bit_ids(g):
+    """The same graph with 64-bit vertex ids (the n >= 2^31 build of the kernels)."""
+    from wavefront.graph.container import Graph
+
+    wide = Graph(
+        g.indptr, g.indices.astype(np.int64), n=g.n, directed=g.directed, weights=g.weights,
+        in_indptr=g.in_indptr if g.directed else None,
+        in_indices=g.in_indices.astype(np.int64) if g.directed else None,
+        in_weights=g.in_weights if g.directed else None, check=False,
+    )
+    assert wide.indices.dtype == np.int64
+    return wide
+
+
 @pytest.mark.parametrize("asynchronous", [True, False])
 def test_int64_index_path(asynchronous):
     """64-bit vertex ids (the n >= 2^31 build of every SSSP kernel) on a small graph."""
-    from wavefront.graph.container import Graph
-
     for directed in (False, True):
         g = random_graph(29, np.float32, directed)
-        wide = Graph(
-            g.indptr, g.indices.astype(np.int64), n=g.n, directed=directed, weights=g.weights,
-            in_indptr=g.in_indptr if directed else None,
-            in_indices=g.in_indices.astype(np.int64) if directed else None,
-            in_weights=g.in_weights if directed else None, check=False,
-        ).to("cuda")
-        assert wide.indices.dtype == np.int64
+        wide = with_64bit_ids(g).to("cuda")
         for method in ("delta-stepping", "bellman-ford", "frontier"):
             dist, parents, _ = run(wide, 0, method, **({"asynchronous": asynchronous}
                                                      if method == "delta-stepping" else {}))
