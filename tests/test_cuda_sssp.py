@@ -345,6 +345,8 @@ def test_bad_options_raise():
         wavefront.sssp(gg, 0, method="bellman-ford", delta=3)
     with pytest.raises(ValueError, match="up threshold"):
         wavefront.sssp(gg, 0, method="adaptive", thresholds=(1e-6, 1e-3))
+    with pytest.raises(ValueError, match="in_flight"):
+        wavefront.sssp(gg, 0, method="frontier", in_flight=3)
 
 
 def test_negative_and_huge_weights_are_rejected():
@@ -356,18 +358,21 @@ def test_negative_and_huge_weights_are_rejected():
         wavefront.sssp(g.to("cuda"), 0, method="frontier")
 
 
-def test_threshold_override_controls_modes():
+@pytest.mark.parametrize("in_flight", [1, 2])
+def test_threshold_override_controls_modes(in_flight):
     g = random_graph(5, np.int32, False)
     gg = g.to("cuda")
     expected = oracle(g, 0)
-    dist, _, r = run(gg, 0, "adaptive", thresholds=(1e-9, 0.0))  # to "all" at once, never back
+    # To "all" after the first phase, never back: the choice takes effect on
+    # the first phase not yet queued when the first one ended.
+    dist, _, r = run(gg, 0, "adaptive", thresholds=(1e-9, 0.0), in_flight=in_flight)
     kinds = [row.kind for row in r.trace]
-    assert kinds[0] == "frontier" and set(kinds[1:]) == {"all"}
+    assert kinds[:in_flight] == ["frontier"] * in_flight and set(kinds[in_flight:]) == {"all"}
     np.testing.assert_array_equal(dist, expected)
-    dist, _, r = run(gg, 0, "adaptive", thresholds=(0.0, 0.0))  # "all" from the start
+    dist, _, r = run(gg, 0, "adaptive", thresholds=(0.0, 0.0), in_flight=in_flight)  # "all" only
     assert {row.kind for row in r.trace} == {"all"}
     np.testing.assert_array_equal(dist, expected)
-    dist, _, r = run(gg, 0, "adaptive", thresholds=(math.inf, 0.0))  # never leaves "frontier"
+    dist, _, r = run(gg, 0, "adaptive", thresholds=(math.inf, 0.0), in_flight=in_flight)
     assert {row.kind for row in r.trace} == {"frontier"}
     np.testing.assert_array_equal(dist, expected)
 
@@ -466,6 +471,9 @@ def test_skewed_degrees_hub_chunks_and_long_batches():
     ("delta-stepping", {"asynchronous": True, "delta": 1e-3, "blocks_per_sm": 2}),
     ("bellman-ford", {"cuda_graphs": False}), ("frontier", {"cuda_graphs": False}),
     ("adaptive", {"cuda_graphs": False, "thresholds": (3e-5, 2e-5)}),
+    ("bellman-ford", {"in_flight": 1}), ("frontier", {"in_flight": 1}),
+    ("adaptive", {"in_flight": 1, "thresholds": (3e-5, 2e-5)}),
+    ("adaptive", {"cuda_graphs": False, "in_flight": 1, "thresholds": (3e-5, 2e-5)}),
 ])
 def test_options_keep_answers(method, options):
     g = random_graph(9, np.float32, True)

@@ -34,6 +34,11 @@ class FixedModePolicy:
     def initial_mode(self) -> str:
         return self.mode
 
+    @property
+    def modes(self) -> tuple:
+        """The modes this policy can run."""
+        return (self.mode,)
+
     def next_mode(self, mode: str, seconds: float) -> tuple[str, str]:
         return self.mode, "fixed"
 
@@ -68,6 +73,12 @@ class AdaptiveModePolicy:
         # The seed starts with sch = true (one vertex is updated at first),
         # unless the thresholds say the frontier mode never pays.
         return "all" if self.up <= 0 else "frontier"
+
+    @property
+    def modes(self) -> tuple:
+        if self.up <= 0:
+            return ("all",)
+        return MODES if math.isfinite(self.up) else ("frontier",)
 
     def next_mode(self, mode: str, seconds: float) -> tuple[str, str]:
         """The mode of the next phase, given this phase's mode and time, and why

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import math
 import time
+from collections import deque
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -252,7 +253,7 @@ def _float_distances():
 
 # -- seed 001: conventional, selection, proposal ---------------------------------
 class _HarishWorkspace:
-    """Seed 001's arrays (Ca, Ua, Ma, NRa/NWa, the schedule flags) for one graph,
+    """Seed 001's arrays (Ca, Ua, Ma, NRa/NWa) for one graph,
     kept between searches with the CUDA graphs captured over them, so that a
     search pays neither allocations nor captures. Not for concurrent use."""
 
@@ -266,13 +267,14 @@ class _HarishWorkspace:
             self.updating = cupy.empty(n, dtype=ar.dist_dtype)
             self.mask = cupy.empty(n, dtype=np.uint8)
             self.lists = (cupy.empty(n, dtype=k.index_dtype), cupy.empty(n, dtype=k.index_dtype))
-            self.scheduled = cupy.empty(n, dtype=np.uint32)
             # counts[0], counts[1]: lengths of the two frontier lists (NRa/NWa by
             # parity); counts[2]: vertices updated by an all-vertex phase.
             self.counts = cupy.empty(3, dtype=np.uint32)
         self.count_of = (self.counts[0:1], self.counts[1:2])
         self.all_count = self.counts[2:3]
         self.captured = {}
+        # One event per in-flight phase: the host waits on the oldest.
+        self.phase_done = [cupy.cuda.Event(disable_timing=True) for _ in range(2)]
 
     @classmethod
     def for_graph(cls, graph, ar, k) -> "_HarishWorkspace":
@@ -281,7 +283,7 @@ class _HarishWorkspace:
         if ws is None:
             itemsize = np.dtype(ar.dist_dtype).itemsize
             idx_size = np.dtype(k.index_dtype).itemsize
-            check_fits("seed-001 SSSP workspace", graph.n * (2 * itemsize + 1 + 4 + 2 * idx_size))
+            check_fits("seed-001 SSSP workspace", graph.n * (2 * itemsize + 1 + 2 * idx_size))
             ws = graph.derived[key] = cls(graph, ar, k)
         return ws
 
@@ -289,22 +291,34 @@ class _HarishWorkspace:
         self.cost.fill(ar.infinity)
         self.updating.fill(ar.infinity)
         self.mask.fill(0)
-        self.scheduled.fill(0)
         self.counts.fill(0)
         self.cost[source] = 0
         self.updating[source] = 0
         self.mask[source] = 1
 
 
+PHASES_IN_FLIGHT = 2  # seed-001 phases on the stream while the host waits for the oldest
+_SLOT_WORDS = 4  # each in-flight phase copies its three counters to its own host slot
+
+
 def _harish_search(graph, source: int, cutoff, policy, method: str,
-                   cuda_graphs: bool = True) -> SSSPResult:
+                   cuda_graphs: bool = True, in_flight: int = PHASES_IN_FLIGHT) -> SSSPResult:
     """Seed 001's host loop (algorithms 1 and 4) with ``policy`` choosing each phase's mode.
 
     Each phase's launches and the copy of its counters to the host are
-    captured once per mode as a CUDA graph and replayed, so that a phase's
-    host-measured time reflects the GPU's work rather than Python's launch
-    overhead (the seed's K20c phases took hundreds of µs; an H200's, tens).
+    captured once per (mode, list parity, host slot) as a CUDA graph and
+    replayed, so that a phase's host-measured time reflects the GPU's work
+    rather than Python's launch overhead (the seed's K20c phases took hundreds
+    of µs; an H200's, tens). ``in_flight`` phases are queued at once: while
+    the host waits for one phase, the next is already on the stream, so the
+    GPU does not idle through the host's round trip (a phase that follows the
+    last one to update anything finds nothing to do). A phase's time is
+    measured from when the host saw the one before it end (or from its launch,
+    if later) to when the host sees it end; the policy's choice takes effect
+    ``in_flight - 1`` phases later. ``in_flight=1`` is the seed's loop exactly.
     """
+    if in_flight not in (1, 2):
+        raise ValueError(f"in_flight must be 1 or 2, got {in_flight!r}")
     ar, k, weights, in_weights, cut = _prepare(graph, source, cutoff)
     n = graph.n
     ws = _HarishWorkspace.for_graph(graph, ar, k)
@@ -312,80 +326,108 @@ def _harish_search(graph, source: int, cutoff, policy, method: str,
     cost, updating, mask, lists, counts = ws.cost, ws.updating, ws.mask, ws.lists, ws.counts
     count_of, all_count = ws.count_of, ws.all_count
 
-    def launch_phase(mode: str, cur: int):
+    def launch_phase(mode: str, cur: int, slot: int):
         if mode == "all":
             k.relax_all(graph, weights, mask, cost, updating, cut, all_count)
             k.update_all(n, mask, cost, updating, all_count)
         else:
             k.select_relax(graph, weights, None, count_of[cur], lists[cur], mask, cost,
-                           updating, ws.scheduled, lists[1 - cur], count_of[1 - cur], cut)
+                           updating, lists[1 - cur], count_of[1 - cur], cut)
             k.select_update(count_of[1 - cur], lists[1 - cur], mask, cost, updating,
-                            ws.scheduled, count_of[cur])
-        k.copy_words_to_host(counts, 3, stream)
+                            count_of[cur])
+        k.copy_words_to_host(counts, 3, stream, at=slot * _SLOT_WORDS)
 
-    def phase_graph(mode: str, cur: int):
-        """The captured phase for (mode, list parity, cutoff), captured on first use."""
-        key = (mode, cur if mode == "frontier" else 0, cut.item())
+    def phase_graph(mode: str, cur: int, slot: int):
+        """The captured phase for (mode, list parity, slot, cutoff), captured on first use."""
+        key = (mode, cur if mode == "frontier" else 0, slot, cut.item())
         if key not in ws.captured:
             stream.begin_capture()
-            launch_phase(mode, cur)
+            launch_phase(mode, cur, slot)
             ws.captured[key] = stream.end_capture()
         return ws.captured[key]
 
+    queued = deque()  # (mode, list parity, slot, launch time, switch row) per queued phase
+    launched = {"phases": 0, "cur": 0, "mode": None}
+
+    def launch(mode: str):
+        cur, slot = launched["cur"], launched["phases"] % in_flight
+        switch = None
+        if mode == "frontier" and launched["mode"] == "all":
+            start = time.perf_counter()
+            count_of[cur].fill(0)
+            k.switch_to_frontier(n, mask, lists[cur], count_of[cur])
+            switch = time.perf_counter() - start
+        replay = phase_graph(mode, cur, slot) if cuda_graphs else None
+        queued.append((mode, cur, slot, time.perf_counter(), switch))
+        if replay is None:
+            launch_phase(mode, cur, slot)
+        else:
+            replay.launch(stream)
+        ws.phase_done[slot].record(stream)
+        launched.update(phases=launched["phases"] + 1, mode=mode,
+                        cur=1 - cur if mode == "frontier" else cur)
+
     with stream:
+        if cuda_graphs:  # capture before anything is timed
+            for mode in policy.modes:
+                for slot in range(in_flight):
+                    for cur in ((0, 1) if mode == "frontier" else (0,)):
+                        phase_graph(mode, cur, slot)
         ws.reset(source, ar)
         mode = policy.initial_mode
         if mode == "frontier":
             lists[0][0] = source
             counts[0] = 1
         trace = Trace()
-        cur = 0
         active = 1  # vertices updated by the last phase (Ma's population)
         phase = 0
-        while active:
-            replay = phase_graph(mode, cur) if cuda_graphs else None  # capture is not timed
-            start = time.perf_counter()
-            if replay is None:
-                launch_phase(mode, cur)
-            else:
-                replay.launch(stream)
-            stream.synchronize()
-            if mode == "frontier":
-                cur = 1 - cur
-            updated = int(k.host_view[cur if mode == "frontier" else 2])
-            seconds = time.perf_counter() - start
-            next_mode, reason = policy.next_mode(mode, seconds)
-            trace.add(phase, mode, active, -1, seconds, reason)
+        finished = False  # a phase updated nothing: what is still queued has nothing to do
+        last_seen = None
+        while True:
+            while not finished and len(queued) < in_flight:
+                launch(mode)
+            if not queued:
+                break
+            phase_mode, cur, slot, launched_at, switch = queued.popleft()
+            ws.phase_done[slot].synchronize()
+            seen = time.perf_counter()
+            seconds = seen - (launched_at if last_seen is None else max(launched_at, last_seen))
+            last_seen = seen
+            if finished:
+                continue
+            word = slot * _SLOT_WORDS + (1 - cur if phase_mode == "frontier" else 2)
+            updated = int(k.host_view[word])
+            if switch is not None:
+                trace.add(phase, "switch", active, -1, switch, "rebuild NRa from Ma")
+                phase += 1
+            mode, reason = policy.next_mode(phase_mode, seconds)
+            trace.add(phase, phase_mode, active, -1, seconds, reason)
             active = updated
             phase += 1
-            if mode == "all" and next_mode == "frontier" and active:
-                start = time.perf_counter()
-                count_of[cur].fill(0)
-                k.switch_to_frontier(n, mask, lists[cur], count_of[cur])
-                trace.add(phase, "switch", active, -1, time.perf_counter() - start,
-                          "rebuild NRa from Ma")
-            mode = next_mode
+            finished = not updated
         # Ca stays in the workspace; the result gets its own copy.
         result = _finish(graph, source, cost.copy(), ar, k, weights, in_weights, trace, method)
         stream.synchronize()
     return result
 
 
-def bellman_ford(graph, source: int, *, cutoff=None, cuda_graphs: bool = True) -> SSSPResult:
+def bellman_ford(graph, source: int, *, cutoff=None, cuda_graphs: bool = True,
+                 in_flight: int = PHASES_IN_FLIGHT) -> SSSPResult:
     """Seed 001's "conventional" method: |V| threads every phase."""
     return _harish_search(graph, source, cutoff, FixedModePolicy("all"), "bellman-ford",
-                          cuda_graphs)
+                          cuda_graphs, in_flight)
 
 
-def frontier(graph, source: int, *, cutoff=None, cuda_graphs: bool = True) -> SSSPResult:
+def frontier(graph, source: int, *, cutoff=None, cuda_graphs: bool = True,
+             in_flight: int = PHASES_IN_FLIGHT) -> SSSPResult:
     """Seed 001's "selection" method: threads only for last phase's updates."""
     return _harish_search(graph, source, cutoff, FixedModePolicy("frontier"), "frontier",
-                          cuda_graphs)
+                          cuda_graphs, in_flight)
 
 
 def adaptive(graph, source: int, *, cutoff=None, thresholds=None, recalibrate: bool = False,
              hysteresis: float = 0.05, min_saving: float = 0.15,
-             cuda_graphs: bool = True) -> SSSPResult:
+             cuda_graphs: bool = True, in_flight: int = PHASES_IN_FLIGHT) -> SSSPResult:
     """Seed 001's "proposal": switch by measured phase time.
 
     ``thresholds=(up, down)`` in seconds overrides the calibration; otherwise
@@ -396,15 +438,17 @@ def adaptive(graph, source: int, *, cutoff=None, thresholds=None, recalibrate: b
     keeps whichever of switching, frontier-only and all-vertex-only was
     fastest, all-vertex unless another wins by 3 %
     (:func:`wavefront.sssp.policy.pick_thresholds`). ``cuda_graphs=False``
-    launches each phase's kernels from Python instead of replaying a CUDA graph.
+    launches each phase's kernels from Python instead of replaying a CUDA
+    graph; ``in_flight`` phases are queued ahead of the host (1: the seed's
+    loop, launch then wait; 2: the next phase is queued before the host waits).
     """
     if thresholds is None:
         thresholds = calibrated_thresholds(graph, source, recalibrate=recalibrate,
                                            hysteresis=hysteresis, min_saving=min_saving,
-                                           cuda_graphs=cuda_graphs)
+                                           cuda_graphs=cuda_graphs, in_flight=in_flight)
     up, down = (float(t) for t in thresholds)
     return _harish_search(graph, source, cutoff, AdaptiveModePolicy(up, down), "adaptive",
-                          cuda_graphs)
+                          cuda_graphs, in_flight)
 
 
 @lru_cache(maxsize=None)
@@ -418,19 +462,20 @@ def _device_identity(device_id: int) -> tuple:
 
 def calibrated_thresholds(graph, source: int, *, recalibrate: bool = False,
                           hysteresis: float = 0.05, min_saving: float = 0.15,
-                          cuda_graphs: bool = True) -> tuple[float, float]:
+                          cuda_graphs: bool = True,
+                          in_flight: int = PHASES_IN_FLIGHT) -> tuple[float, float]:
     """(up, down) for this GPU and graph size class, measuring them if needed."""
     import cupy
 
     key = (_device_identity(cupy.cuda.Device().id), size_class(graph.n, graph.m), graph.directed,
-           cuda_graphs, hysteresis, min_saving)
+           cuda_graphs, in_flight, hysteresis, min_saving)
     cached = None if recalibrate else _thresholds.get(key)
     if cached is not None:
         return cached
     samples, totals = {}, {}
 
     def measure(mode, policy):
-        result = _harish_search(graph, source, None, policy, mode, cuda_graphs)
+        result = _harish_search(graph, source, None, policy, mode, cuda_graphs, in_flight)
         totals[mode] = min(totals.get(mode, math.inf), sum(row.seconds for row in result.trace))
         return result
 

@@ -20,6 +20,7 @@ NEAR_FAR_CHUNK = NEAR_FAR_BLOCK * 4  # NF_CHUNK = NF_BLOCK * NF_ARCS
 ASYNC_BLOCK = 64  # AS_BLOCK of sssp_async.cu
 ASYNC_DEFINES: dict = {}  # tuning #defines for sssp_async.cu (sweeps)
 NEAR_FAR_DEFINES: dict = {}  # the same for sssp_near_far.cu and the parent record
+HARISH_DEFINES: dict = {}  # the same for sssp_harish.cu
 ASYNC_MAX_BLOCKS_PER_SM = 4  # its __launch_bounds__(AS_BLOCK, 4)
 ASYNC_QUEUE_WORDS = 64  # Q_WORDS: ring counters (uint64)
 ASYNC_QUEUE_RELAXED = 48  # Q_RELAXED
@@ -94,7 +95,7 @@ class SSSPKernels:
         import cupy
 
         defines = {"WF_INDEX64": int(index64), "SSSP_WEIGHT": weight_code}
-        harish = module("sssp_harish.cu", defines)
+        harish = module("sssp_harish.cu", {**defines, **HARISH_DEFINES})
         self.records_parents = RECORD_PARENTS and weight_code == 0 and not index64
         near_far = module("sssp_near_far.cu", {**defines, **NEAR_FAR_DEFINES,
                                                "SSSP_RECORDS_PARENTS": int(self.records_parents)})
@@ -143,12 +144,12 @@ class SSSPKernels:
         stream.synchronize()
         return self.host_view[:count]
 
-    def copy_words_to_host(self, words, count: int, stream) -> None:
-        """Queue a copy of ``count`` uint32 into ``host_view`` (no wait; capturable)."""
+    def copy_words_to_host(self, words, count: int, stream, at: int = 0) -> None:
+        """Queue a copy of ``count`` uint32 into ``host_view[at:]`` (no wait; capturable)."""
         import cupy
 
         cupy.cuda.runtime.memcpyAsync(
-            self.host_view.ctypes.data, words.data.ptr, 4 * count,
+            self.host_view[at:].ctypes.data, words.data.ptr, 4 * count,
             cupy.cuda.runtime.memcpyDeviceToHost, stream.ptr,
         )
 
@@ -161,18 +162,18 @@ class SSSPKernels:
         self.update_all_k(_grid(n), (BLOCK,), (np.int64(n), mask, cost, updating, updated_count))
 
     def select_relax(self, g, weights, frontier_len, frontier_count, frontier, mask, cost,
-                     updating, scheduled, next_frontier, next_count, cutoff):
+                     updating, next_frontier, next_count, cutoff):
         # frontier_len None: the length is known only on the device (a captured
         # phase); a fixed grid strides over it.
         grid = (self.sm_count * 8,) if frontier_len is None else _grid(min(frontier_len, 1 << 26))
         self.select_relax_k(grid, (BLOCK,), (
             frontier_count, frontier, g.indptr, g.indices, weights, mask, cost, updating,
-            scheduled, next_frontier, next_count, cutoff))
+            next_frontier, next_count, cutoff))
 
-    def select_update(self, updated_count, updated, mask, cost, updating, scheduled, read_count):
+    def select_update(self, updated_count, updated, mask, cost, updating, read_count):
         # The list's length is known only on the device: a grid-stride launch.
         self.select_update_k((self.sm_count * 2,), (BLOCK,), (
-            updated_count, updated, mask, cost, updating, scheduled, read_count))
+            updated_count, updated, mask, cost, updating, read_count))
 
     def switch_to_frontier(self, n, mask, frontier, frontier_count):
         self.switch_k(_grid(n), (BLOCK,), (np.int64(n), mask, frontier, frontier_count))
