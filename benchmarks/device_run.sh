@@ -13,7 +13,7 @@ nvidia-smi --query-gpu=name,memory.total,clocks.sm,clocks.mem --format=csv,nohea
 git log -1 --format='commit %h %s' 2>/dev/null | tee -a "$OUT/gpu.txt"
 
 step "GPU tests"
-python3 -m pytest -q -m gpu -p no:cacheprovider 2>&1 | tee "$OUT/pytest_gpu.log" | tail -8
+python3 -m pytest -q -m gpu -p no:cacheprovider -n 4 2>&1 | tee "$OUT/pytest_gpu.log" | tail -8
 
 step "Graph500 SCALE 22, BFS + SSSP, CUDA, energy"
 python3 -m wavefront graph500 --scale 22 --backend cuda --energy --no-progress \
@@ -38,3 +38,7 @@ echo "exit $?"; tail -26 "$OUT/sssp_gpu.log"
 step "SSSP: where the asynchronous kernel's time goes (roads)"
 python3 benchmarks/sssp_async_stats.py --graphs seattle,road > "$OUT/sssp_async_stats.log" 2>&1
 echo "exit $?"; cat "$OUT/sssp_async_stats.log"
+
+step "SSSP: seed 001 fig. 6 (phases of bellman-ford, frontier, adaptive on road-like 1.4 M)"
+python3 benchmarks/plot_phases.py --json "$OUT/sssp_phases.json" --png "$OUT/sssp_phases.png" > "$OUT/sssp_phases.log" 2>&1
+echo "exit $?"; tail -5 "$OUT/sssp_phases.log"
