@@ -115,15 +115,23 @@ __device__ __forceinline__ bool record_matches(unsigned long long word, dist_t d
 // control flow): the lanes with `want` reserve their slots with one atomicAdd.
 // Explicit `want` instead of __activemask(): the compiler may predicate a
 // branch, and then the active mask would count lanes that do not append.
-template <typename T>
-__device__ __forceinline__ void warp_append(T* queue, unsigned int* tail, T value, bool want) {
+// warp_reserve gives each wanting lane its slot (false on every lane when no
+// lane wants one); `tail` may be in global or shared memory.
+__device__ __forceinline__ bool warp_reserve(unsigned int* tail, bool want, unsigned int* slot) {
     unsigned int ballot = __ballot_sync(SSSP_FULL_MASK, want);
-    if (ballot == 0) return;
+    if (ballot == 0) return false;
     int leader = __ffs(ballot) - 1;
     unsigned int base = 0;
     if ((int)lane_id() == leader) base = atomicAdd(tail, (unsigned int)__popc(ballot));
     base = __shfl_sync(SSSP_FULL_MASK, base, leader);
-    if (want) queue[base + __popc(ballot & ((1u << lane_id()) - 1u))] = value;
+    *slot = base + __popc(ballot & ((1u << lane_id()) - 1u));
+    return true;
+}
+
+template <typename T>
+__device__ __forceinline__ void warp_append(T* queue, unsigned int* tail, T value, bool want) {
+    unsigned int slot;
+    if (warp_reserve(tail, want, &slot) && want) queue[slot] = value;
 }
 
 // The sum of every lane's x, on every lane (all 32 lanes together).

@@ -43,13 +43,8 @@ struct StagedList {
     unsigned int* next_count;
 
     __device__ __forceinline__ void append(vid_t u, bool want) const {
-        unsigned int ballot = __ballot_sync(SSSP_FULL_MASK, want);
-        if (ballot == 0) return;
-        int leader = __ffs(ballot) - 1;
-        unsigned int base = 0;
-        if ((int)lane_id() == leader) base = atomicAdd(staged, (unsigned int)__popc(ballot));
-        base = __shfl_sync(SSSP_FULL_MASK, base, leader);
-        unsigned int slot = base + __popc(ballot & ((1u << lane_id()) - 1u));
+        unsigned int slot = 0;
+        if (!warp_reserve(staged, want, &slot)) return;
         bool fits = want && slot < HARISH_STAGE;
         if (fits) stage[slot] = u;
         warp_append(next, next_count, u, want && !fits);
