@@ -157,6 +157,22 @@ def test_cutoff(method, dtype):
     check_parents(g, 0, dist, parents)
 
 
+def test_many_cutoffs_keep_a_bounded_set_of_captured_phases():
+    """Each cutoff value has its own captured phases; a sweep over many must
+    not keep them all, and every answer stays exact."""
+    from wavefront.backends.cuda import sssp as cuda_sssp
+
+    g = random_graph(12, np.int32, False)
+    gg = g.to("cuda")
+    full = oracle(g, 0)
+    finite = np.sort(full[np.isfinite(full)])
+    for cutoff in np.unique(finite)[:20]:
+        dist, _, _ = run(gg, 0, "adaptive", cutoff=float(cutoff), thresholds=(2e-5, 1e-5))
+        np.testing.assert_array_equal(dist, np.where(full <= cutoff, full, np.inf))
+        captured = gg.derived["cuda.sssp.harish_workspace"].captured
+        assert len(captured) <= cuda_sssp._MAX_CAPTURED_PHASES
+
+
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("asynchronous", [True, False])
 def test_both_delta_stepping_schedules_match_dijkstra(dtype, asynchronous):

@@ -299,6 +299,7 @@ class _HarishWorkspace:
 
 PHASES_IN_FLIGHT = 2  # seed-001 phases on the stream while the host waits for the oldest
 _SLOT_WORDS = 4  # each in-flight phase copies its three counters to its own host slot
+_MAX_CAPTURED_PHASES = 48  # captured phase graphs kept per graph (6 per cutoff value)
 
 
 def _harish_search(graph, source: int, cutoff, policy, method: str,
@@ -369,6 +370,8 @@ def _harish_search(graph, source: int, cutoff, policy, method: str,
 
     with stream:
         if cuda_graphs:  # capture before anything is timed
+            if len(ws.captured) > _MAX_CAPTURED_PHASES - 6:  # many cutoffs: start afresh
+                ws.captured.clear()
             for mode in policy.modes:
                 for slot in range(in_flight):
                     for cur in ((0, 1) if mode == "frontier" else (0,)):
