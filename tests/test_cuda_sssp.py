@@ -238,6 +238,28 @@ def test_heavy_steps_in_pull_form(monkeypatch, dtype):
         sssp_steps._kernels.cache_clear()  # the next test compiles the default kernels
 
 
+@pytest.mark.parametrize("defines", [{"HARISH_STAGE": 32}, {"HARISH_ARCS": 1}, {"HARISH_ARCS": 8}])
+def test_seed001_kernel_variants_keep_answers(monkeypatch, defines):
+    """A block stage smaller than a block's appends (the rest goes to NWa a
+    warp at a time) and other arc batches give the same answers."""
+    from wavefront.backends.cuda import sssp_steps
+
+    for name, value in defines.items():
+        monkeypatch.setitem(sssp_steps.HARISH_DEFINES, name, value)
+    sssp_steps._kernels.cache_clear()
+    try:
+        for directed in (False, True):
+            g = random_graph(14, np.int32, directed, m=6000)  # ~20 arcs a vertex
+            gg = g.to("cuda")
+            for method, options in (("frontier", {}), ("bellman-ford", {}),
+                                    ("adaptive", {"thresholds": (2e-5, 1e-5)})):
+                dist, parents, _ = run(gg, 0, method, **options)
+                np.testing.assert_array_equal(dist, oracle(g, 0))
+                check_parents(g, 0, dist, parents)
+    finally:
+        sssp_steps._kernels.cache_clear()  # the next test compiles the default kernels
+
+
 def test_parents_fall_back_to_the_pull_pass_without_a_record():
     """A record that misses vertices (which its invariant rules out) is not
     trusted in part: every parent then comes from the pull pass."""
