@@ -383,8 +383,9 @@ def test_bad_options_raise():
         wavefront.sssp(gg, 0, method="bellman-ford", delta=3)
     with pytest.raises(ValueError, match="up threshold"):
         wavefront.sssp(gg, 0, method="adaptive", thresholds=(1e-6, 1e-3))
-    with pytest.raises(ValueError, match="in_flight"):
-        wavefront.sssp(gg, 0, method="frontier", in_flight=3)
+    for bad in (0, 3, True, 1.5):
+        with pytest.raises(ValueError, match="in_flight"):
+            wavefront.sssp(gg, 0, method="frontier", in_flight=bad)
 
 
 def test_negative_and_huge_weights_are_rejected():

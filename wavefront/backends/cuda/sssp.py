@@ -299,7 +299,8 @@ class _HarishWorkspace:
 
 PHASES_IN_FLIGHT = 2  # seed-001 phases on the stream while the host waits for the oldest
 _SLOT_WORDS = 4  # each in-flight phase copies its three counters to its own host slot
-_MAX_CAPTURED_PHASES = 48  # captured phase graphs kept per graph (6 per cutoff value)
+_CAPTURES_PER_CUTOFF = 2 * 3  # per slot: one all-vertex phase, a frontier phase per list parity
+_MAX_CAPTURED_PHASES = 8 * _CAPTURES_PER_CUTOFF  # captured phase graphs kept per graph
 
 
 def _harish_search(graph, source: int, cutoff, policy, method: str,
@@ -318,7 +319,7 @@ def _harish_search(graph, source: int, cutoff, policy, method: str,
     if later) to when the host sees it end; the policy's choice takes effect
     ``in_flight - 1`` phases later. ``in_flight=1`` is the seed's loop exactly.
     """
-    if in_flight not in (1, 2):
+    if isinstance(in_flight, bool) or in_flight not in (1, 2):
         raise ValueError(f"in_flight must be 1 or 2, got {in_flight!r}")
     ar, k, weights, in_weights, cut = _prepare(graph, source, cutoff)
     n = graph.n
@@ -370,7 +371,7 @@ def _harish_search(graph, source: int, cutoff, policy, method: str,
 
     with stream:
         if cuda_graphs:  # capture before anything is timed
-            if len(ws.captured) > _MAX_CAPTURED_PHASES - 6:  # many cutoffs: start afresh
+            if len(ws.captured) > _MAX_CAPTURED_PHASES - _CAPTURES_PER_CUTOFF:  # many cutoffs
                 ws.captured.clear()
             for mode in policy.modes:
                 for slot in range(in_flight):
