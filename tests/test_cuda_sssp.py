@@ -299,6 +299,27 @@ def test_asynchronous_ring_wraps_and_overflows(monkeypatch):
                 assert relaxed > 2 * capacity  # the ring wrapped
 
 
+@pytest.mark.parametrize("local", [0, 1])
+def test_asynchronous_hand_over_to_idle_lanes(monkeypatch, local):
+    """Improved targets handed to idle lanes of the same warp (AS_LOCAL=1, the
+    default) or all sent through the ring (0), with chains cut short (1 hop)
+    or not: the same distances as Dijkstra, on a grid and a random graph."""
+    from wavefront.backends.cuda import sssp_steps
+    from wavefront.generators import grid
+
+    monkeypatch.setitem(sssp_steps.ASYNC_DEFINES, "AS_LOCAL", local)
+    sssp_steps._kernels.cache_clear()
+    try:
+        for g in (grid(60, 70, weights="integer", seed=3), random_graph(19, np.float32, True)):
+            gg = g.to("cuda")
+            for chain in (1, 1000):
+                dist, parents, _ = run(gg, 5, "delta-stepping", asynchronous=True, chain=chain)
+                np.testing.assert_array_equal(dist, oracle(g, 5), err_msg=f"chain {chain}")
+                check_parents(g, 5, dist, parents)
+    finally:
+        sssp_steps._kernels.cache_clear()  # the next test compiles the default kernels
+
+
 def test_asynchronous_workspace_is_reused_and_left_clean():
     """The ring is kept with the graph between searches: every slot must be
     free again after a search, whatever the source."""

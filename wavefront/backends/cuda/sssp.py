@@ -88,15 +88,18 @@ class DeltaSteppingTuning:
 # and splits stage their appends, narrower buckets pay: 0.1 (x0.375-0.4 of the
 # old 0.25) was best or within 3 % of the best at SCALE 23-25 on an H200
 # (docs/notes-cuda-sssp.md, round 4).
-ROAD_TUNING = DeltaSteppingTuning(delta_scale=0.5, light_heavy=False, chain=1000, blocks_per_sm=1,
+ROAD_TUNING = DeltaSteppingTuning(delta_scale=1.0, light_heavy=False, chain=1000, blocks_per_sm=1,
                                   asynchronous=True)
 SKEWED_TUNING = DeltaSteppingTuning(delta_scale=0.1, light_heavy=True, chain=0, blocks_per_sm=2)
 SKEWED_MEAN_DEGREE = 8
 # Asynchronous buckets on a small graph are bound by each bucket's chain of
 # hops, on a large one by redundant relaxations: seattle (148 K vertices) ran
-# best at delta_scale 4-8, the 1.4 M road-like graph at 0.5. The scale falls
-# as 1 / n between those (a fit to these two graphs: docs/notes-cuda-sssp.md).
-ASYNC_WIDEST_SCALE = 8.0
+# best at delta_scale 4-8, the 1.4 M road-like graph at 0.5, before idle lanes
+# took over improved targets inside their warp (AS_LOCAL); since then both,
+# amsterdam and road-like graphs of 0.2-3 M vertices run as fast or faster at
+# twice those scales (round 6), hence 16 and 1. The scale falls as 1 / n in
+# between (docs/notes-cuda-sssp.md).
+ASYNC_WIDEST_SCALE = 16.0
 ASYNC_WIDEST_UP_TO = 92_000  # vertices
 
 

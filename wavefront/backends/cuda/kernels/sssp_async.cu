@@ -43,7 +43,9 @@
 // there. A vertex that overflowed into the pile was not, and goes back.
 //
 // `chain` > 0: a lane keeps one improved neighbour and relaxes it next step
-// itself (up to `chain` hops) instead of pushing it: no push, no pop. (Loading
+// itself (up to `chain` hops) instead of pushing it: no push, no pop. Further
+// improved neighbours go to lanes of the same warp that kept none (AS_LOCAL),
+// and only what is left to the ring. (Loading
 // the kept target's arc range together with its atomicMin, to save a round
 // trip per hop, measured no faster: docs/notes-cuda-sssp.md, round 3.)
 #include "persistent.cuh"
@@ -89,6 +91,14 @@
 #endif
 #ifndef AS_IDLE_BACKOFF
 #define AS_IDLE_BACKOFF 1024u
+#endif
+// 1: improved targets beyond a lane's kept one go first to lanes of the same
+// warp that have no item for the next step (through shared memory), and only
+// the rest to the ring: on roads a busy step has ~8 of 32 lanes busy, and a
+// target handed over costs no reservation, no claim and no idle warp's
+// back-off before it is relaxed.
+#ifndef AS_LOCAL
+#define AS_LOCAL 1
 #endif
 
 // Control words (unsigned int), as in sssp_near_far.cu where shared.
@@ -309,6 +319,8 @@ async_delta(const eid_t* __restrict__ indptr, const vid_t* __restrict__ indices,
             dist_t cutoff, int chain, long long* trace, int trace_capacity, dist_t* relaxed_at) {
     const WorkRing work{ring_ids, ring_dists, ring_mask, q};
     __shared__ vid_t far_slots[AS_BLOCK / 32][AS_FAR_BUFFER > 0 ? AS_FAR_BUFFER : 32];
+    __shared__ vid_t handed_ids[AS_BLOCK / 32][32];  // AS_LOCAL: targets for idle lanes
+    __shared__ dist_t handed_dists[AS_BLOCK / 32][32];
     const long long tid = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     const long long nthreads = (long long)gridDim.x * blockDim.x;
     const unsigned int lane = lane_id();
@@ -380,6 +392,37 @@ async_delta(const eid_t* __restrict__ indptr, const vid_t* __restrict__ indices,
                 int queued = 0;  // items this lane put in the ring
                 vid_t next = none;
                 dist_t next_dist = 0;
+                // Lanes with no item kept for the next step (and chain left)
+                // take the first targets bound for the ring, in rank order.
+                auto hand_to_idle_lanes = [&](bool* to_ring, const vid_t* u, const dist_t* nd) {
+                    unsigned int total;
+                    const unsigned int rank = warp_rank_many<AS_ARCS>(to_ring, &total);
+                    const bool idle = next == none && hops < chain;
+                    const unsigned int idle_lanes = __ballot_sync(SSSP_FULL_MASK, idle);
+                    if (total == 0 || idle_lanes == 0) return;  // warp-uniform
+                    const unsigned int handed = min(total, (unsigned int)__popc(idle_lanes));
+                    vid_t* ids = handed_ids[threadIdx.x >> 5];
+                    dist_t* dists = handed_dists[threadIdx.x >> 5];
+                    unsigned int at = rank;
+#pragma unroll
+                    for (int k = 0; k < AS_ARCS; ++k) {
+                        if (to_ring[k]) {
+                            if (at < handed) {
+                                ids[at] = u[k];
+                                dists[at] = nd[k];
+                                to_ring[k] = false;
+                            }
+                            ++at;
+                        }
+                    }
+                    __syncwarp();
+                    const unsigned int j = __popc(idle_lanes & ((1u << lane) - 1u));
+                    if (idle && j < handed) {
+                        next = ids[j];
+                        next_dist = dists[j];
+                    }
+                    __syncwarp();
+                };
                 auto relax_round = [&](const bool* valid, dist_t from, const eid_t* arc) {
                     vid_t u[AS_ARCS];
                     dist_t nd[AS_ARCS];
@@ -410,6 +453,7 @@ async_delta(const eid_t* __restrict__ indptr, const vid_t* __restrict__ indices,
                             }
                         }
                     }
+                    if (AS_LOCAL) hand_to_idle_lanes(to_ring, u, nd);
                     bool room = true;  // read pending's result only when something is pushed
                     bool pushing = false;
 #pragma unroll
