@@ -1,4 +1,4 @@
-"""Time the CUDA hybrid BFS's tuning variants (``bfs_bottom_up.cu`` #defines, neighbour order, frontier scan, top-down override).
+"""Time the CUDA hybrid BFS's tuning variants (``bfs_bottom_up.cu`` #defines, neighbour order, frontier scan, direction overrides).
 
     PYTHONPATH=. python benchmarks/bfs_tune.py --scales 24,26 --roots 32 --json tune.json
 
@@ -44,6 +44,7 @@ VARIANTS = {
     "id": ({}, "fused", {"neighbour_order": "id"}),
     "unroll1": ({"BU_SMALL_UNROLL": 1}, "fused", {}),
     "unroll4": ({"BU_SMALL_UNROLL": 4}, "fused", {}),
+    "no-stay": ({}, "fused", {"stay_bottom_up": False}),  # round 7: no "m_u < m_f: stays bottom-up"
 }
 ROUND4 = "default,no-prefetch,cupy-scan,no-td-override,round3"
 _options: dict = {}

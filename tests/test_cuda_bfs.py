@@ -240,6 +240,29 @@ def test_hybrid_goes_top_down_below_bottom_up_min_edges(kron):
 
 
 @gpu
+def test_hybrid_stays_bottom_up_while_few_edges_are_unexplored(monkeypatch, kron):
+    """GAP's switch back to top-down (n_f < n / beta) is overridden while the
+    unexplored edges are fewer than the frontier's (the sweep's own cost set
+    to nothing here): same levels, fewer top-down levels, and off when asked."""
+    from wavefront.backends.cuda import bfs as cuda_bfs
+
+    monkeypatch.setattr(cuda_bfs, "STAY_BOTTOM_UP_RATIO", 1 << 40)
+    g, gd = kron
+    degree = np.diff(g.indptr)
+    for s in (int(np.argmax(degree)), int(np.flatnonzero(degree == 1)[0])):
+        options = dict(method="hybrid", single_block=False, bottom_up_min_edges=0)
+        stays = wf.bfs(gd, s, **options)
+        check_result(g, stays, s)
+        kept = [row for row in stays.trace if "stays bottom-up" in row.reason]
+        assert kept and all(row.kind == BOTTOM_UP for row in kept), [r.reason for r in stays.trace]
+        leaves = wf.bfs(gd, s, stay_bottom_up=False, **options)
+        check_result(g, leaves, s)
+        assert not any("stays bottom-up" in row.reason for row in leaves.trace)
+        top_down = [sum(row.kind == TOP_DOWN for row in r.trace) for r in (stays, leaves)]
+        assert top_down[0] < top_down[1], top_down
+
+
+@gpu
 @pytest.mark.parametrize("directed", [False, True])
 @pytest.mark.parametrize("chunk_arcs", [5, 1 << 26])
 def test_degree_ordered_rows(monkeypatch, directed, chunk_arcs):

@@ -27,7 +27,7 @@ hybrid (= auto)        seed 000 / Beamer direction optimization: the policy
 =====================  =====================================================
 
 The hybrid's default policy for CUDA is GAP's (alpha=15, beta=18): seed 000's
-measured the same within run-to-run spread (docs/notes-cuda-bfs.md). Three
+measured the same within run-to-run spread (docs/notes-cuda-bfs.md). Four
 CUDA-specific rules sit on top of the policy: the root level always runs
 top-down in the single block (its degree comes back from that launch instead
 of costing a round trip); a bottom-up choice is overridden while the frontier
@@ -37,6 +37,13 @@ out-degree sum m_f is below ``bottom_up_min_edges`` (default n / 1024): late
 in a Kronecker search GAP's m_f > m_u / alpha holds only because hardly any
 edge is left unexplored, and an edge-balanced top-down step over a few
 thousand edges costs less than a bottom-up sweep over every bitmap word.
+The fourth (``stay_bottom_up``) keeps a bottom-up direction that the policy
+would leave (GAP: n_f < n / beta) while the frontier's m_f exceeds the
+unexplored edges m_u by more than a sweep's worth (n / 256 edges): at SCALE
+26 the level after the big bottom-up ones often has a frontier of millions
+of vertices with millions of out-edges, while only tens of thousands of
+edges are left unexplored, which is all a bottom-up step can examine on an
+undirected graph.
 Seed 002's "neighbours sorted by degree" is the bottom-up option
 ``neighbour_order="degree"``: the steps probe a CSC copy whose rows list
 in-neighbours by decreasing degree
@@ -80,6 +87,12 @@ SINGLE_BLOCK_EDGES = 16384
 # sweeps all n/32 bitmap words (~0.1 ms at SCALE 26), a balanced top-down
 # step over 64 K edges (n / 1024 there) takes a few microseconds.
 BOTTOM_UP_SWEEP_RATIO = 1024
+# ``stay_bottom_up``: a bottom-up level (a sweep over every bitmap word plus at
+# most m_u edges) is kept instead of a top-down one (m_f edges and a
+# bitmap -> queue conversion) when m_f > m_u + n / STAY_BOTTOM_UP_RATIO. At
+# SCALE 26 on an H200 the sweep with ~30 K edges left took 0.09 ms, as did a
+# top-down level over 0.32 M edges (n / 256 = 0.26 M).
+STAY_BOTTOM_UP_RATIO = 256
 # Order in which bottom-up steps probe a vertex's in-neighbours: "degree"
 # (hubs first, seed 002; a sorted CSC copy built once per graph) or "id"
 # (the graph's own order, no extra memory).
@@ -250,7 +263,7 @@ def _out_degree(graph, v: int) -> int:
 
 
 def _direction_optimizing(graph, source, depth_limit, method, policy, use_single_block, single_block_edges,
-                          neighbour_order=NEIGHBOUR_ORDER, bottom_up_min_edges=0):
+                          neighbour_order=NEIGHBOUR_ORDER, bottom_up_min_edges=0, stay_bottom_up=False):
     """The hybrid driver; the fixed-direction methods are this with a FixedPolicy.
 
     The frontier lives in ``ws.queue_in`` while going top-down and in
@@ -258,6 +271,8 @@ def _direction_optimizing(graph, source, depth_limit, method, policy, use_single
     converts it on the GPU.
     """
     _check_neighbour_order(neighbour_order)
+    # m_u bounds a bottom-up step's edges only where in-degrees are out-degrees.
+    stay_bottom_up = stay_bottom_up and not graph.directed
     ws, levels, parents = _start(graph, source)
     in_indices = None  # the bottom-up probe order, fetched at the first bottom-up level
     trace = Trace()
@@ -286,6 +301,11 @@ def _direction_optimizing(graph, source, depth_limit, method, policy, use_single
                 choice, reason = TOP_DOWN, reason + "; frontier fits the single block"
             elif choice == BOTTOM_UP and degree < bottom_up_min_edges:
                 choice, reason = TOP_DOWN, reason + f"; m_f < {bottom_up_min_edges}: top-down"
+            elif (choice == TOP_DOWN and stay_bottom_up and direction == BOTTOM_UP and not fits_single_block
+                  and degree > unexplored + graph.n // STAY_BOTTOM_UP_RATIO):
+                # A bottom-up step examines at most m_u edges, the top-down
+                # step all m_f of them, plus a bitmap -> queue conversion.
+                choice, reason = BOTTOM_UP, reason + "; m_f > m_u + sweep: stays bottom-up"
         t0 = time.perf_counter()
         if choice == TOP_DOWN:
             if as_bitmap:
@@ -353,16 +373,21 @@ def _add_single_block_rows(trace, first_level, start_ns, rows, reason) -> None:
 
 def hybrid(graph, source: int, policy=None, alpha=None, beta=None, depth_limit=None,
            single_block: bool = True, single_block_edges: int = SINGLE_BLOCK_EDGES,
-           neighbour_order: str = NEIGHBOUR_ORDER, bottom_up_min_edges: int | None = None) -> BFSResult:
+           neighbour_order: str = NEIGHBOUR_ORDER, bottom_up_min_edges: int | None = None,
+           stay_bottom_up: bool = True) -> BFSResult:
     """Direction-optimizing BFS. ``policy``: a DirectionPolicy or "gap" (default),
     "seed000", "top-down", "bottom-up"; ``alpha``/``beta`` override its constants.
     ``single_block=False`` runs every top-down level as a grid-wide step.
     ``neighbour_order``: "degree" (bottom-up probes hubs first) or "id".
     ``bottom_up_min_edges``: a bottom-up choice for a frontier with fewer
-    out-edges runs top-down instead (default n / 1024; 0: never)."""
+    out-edges runs top-down instead (default n / 1024; 0: never).
+    ``stay_bottom_up``: on an undirected graph, a switch back to top-down is
+    overridden while the frontier's out-edges m_f exceed the unexplored
+    edges m_u by more than n / ``STAY_BOTTOM_UP_RATIO``."""
     return _direction_optimizing(
         graph, source, depth_limit, "hybrid", make_policy(policy, alpha, beta), single_block,
         _edge_limit(single_block_edges), neighbour_order, _min_edges(graph, bottom_up_min_edges),
+        bool(stay_bottom_up),
     )
 
 
