@@ -2,6 +2,7 @@
 # One call on a lent GPU machine: the GPU tests, validated Graph500 runs on
 # the GPU (with energy), and the quick benchmark tables. Logs go under $OUT.
 #   run: bash benchmarks/device_run.sh        (carry .data for the road networks)
+# The logs come back packed in $OUT/logs.tgz, the plots beside it.
 set -uo pipefail
 OUT=${OUT:-/tmp/wavefront-out}
 mkdir -p "$OUT"
@@ -42,3 +43,8 @@ echo "exit $?"; cat "$OUT/sssp_async_stats.log"
 step "SSSP: seed 001 fig. 6 (phases of bellman-ford, frontier, adaptive on road-like 1.4 M)"
 python3 benchmarks/plot_phases.py --json "$OUT/sssp_phases.json" --png "$OUT/sssp_phases.png" > "$OUT/sssp_phases.log" 2>&1
 echo "exit $?"; tail -5 "$OUT/sssp_phases.log"
+
+step "GPU tests (again, the summary)"
+tail -3 "$OUT/pytest_gpu.log"
+# Only a few files come back from a lent machine: pack the logs into one.
+(cd "$OUT" && tar czf logs.tgz --exclude logs.tgz --exclude '*.png' . && find . -type f ! -name logs.tgz ! -name '*.png' -delete)
