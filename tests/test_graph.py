@@ -295,6 +295,43 @@ def test_trace_views():
     assert t.table().row_count == 2
 
 
+def test_deferred_trace_rows_are_built_once_in_order():
+    """Rows a driver defers appear, in order, in every view of the list
+    (length, indexing, iteration, equality, copies, pickles), and are built once."""
+    import copy
+    import pickle
+
+    from wavefront.results import TraceRow
+
+    built = []
+
+    def make_rows():
+        built.append(1)
+        return (TraceRow(s, TOP_DOWN, s, s, 0.001) for s in (2, 3))
+
+    t = Trace()
+    t.add(1, TOP_DOWN, 1, 1, 0.001)
+    t.defer(make_rows)
+    t.add(4, BOTTOM_UP, 4, 4, 0.001)
+    assert built == []
+    assert len(t) == 4 and [r.step for r in t] == [1, 2, 3, 4] and t[-1].kind == BOTTOM_UP
+    assert built == [1]
+    assert t.edges == 10 and len(t.to_records()) == 4
+    for fresh in (lambda: Trace(), lambda: Trace([TraceRow(0, TOP_DOWN, 1, 1, 0.0)])):
+        u = fresh()
+        before = list.__len__(u)
+        u.defer(lambda: [TraceRow(9, TOP_DOWN, 1, 1, 0.0)])
+        assert bool(u) and u[-1].step == 9 and len(u) == before + 1
+        v = fresh()
+        v.defer(lambda: [TraceRow(9, TOP_DOWN, 1, 1, 0.0)])
+        for clone in (pickle.loads(pickle.dumps(v)), copy.deepcopy(v), v.copy(), v + []):
+            assert [r.step for r in clone] == [r.step for r in u]
+    w = Trace()
+    w.defer(lambda: [TraceRow(5, TOP_DOWN, 1, 1, 0.0)])
+    w.append(TraceRow(6, TOP_DOWN, 1, 1, 0.0))
+    assert [r.step for r in w] == [5, 6]
+
+
 def test_import_is_light():
     code = "import sys, wavefront; print('numba' in sys.modules, 'cupy' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

@@ -38,12 +38,34 @@ class TraceRow:
 
 
 class Trace(list):
-    """A list of :class:`TraceRow`, with a table view."""
+    """A list of :class:`TraceRow`, with a table view.
+
+    A driver may :meth:`defer` a batch of rows: they are built on first use
+    of the list, so a search that returns hundreds of levels from one GPU
+    launch (a road network's BFS) does not spend its time making row objects
+    that nobody reads.
+    """
+
+    _pending: tuple | list = ()  # deferred batches: callables returning rows
 
     def add(self, step, kind, frontier, edges, seconds, reason="") -> TraceRow:
         row = TraceRow(int(step), str(kind), int(frontier), int(edges), float(seconds), reason)
-        self.append(row)
+        if self._pending:
+            self._pending.append(lambda: (row,))  # keeps the order behind deferred rows
+        else:
+            list.append(self, row)
         return row
+
+    def defer(self, make_rows) -> None:
+        """Append the rows that ``make_rows()`` returns, when first needed."""
+        if not self._pending:
+            self._pending = []
+        self._pending.append(make_rows)
+
+    def _materialize(self) -> None:
+        pending, self._pending = self._pending, ()
+        for make_rows in pending:
+            list.extend(self, make_rows())
 
     @property
     def seconds(self) -> float:
@@ -91,6 +113,28 @@ class Trace(list):
                 f"{r.seconds * 1e3:.3f}", r.reason,
             )
         return t
+
+
+def _materializing(name):
+    method = getattr(list, name)
+
+    def wrapper(self, *args, **kwargs):
+        if self._pending:
+            self._materialize()
+        return method(self, *args, **kwargs)
+
+    wrapper.__name__ = name
+    wrapper.__doc__ = method.__doc__
+    return wrapper
+
+
+# Every list operation sees the deferred rows.
+for _name in ("__len__", "__iter__", "__reversed__", "__getitem__", "__setitem__", "__delitem__",
+              "__contains__", "__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__", "__add__",
+              "__iadd__", "__mul__", "__rmul__", "__imul__", "__repr__", "__reduce_ex__", "append",
+              "extend", "insert", "pop", "remove", "index", "count", "sort", "reverse", "clear", "copy"):
+    setattr(Trace, _name, _materializing(_name))
+del _name
 
 
 @dataclass
