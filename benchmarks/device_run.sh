@@ -47,4 +47,5 @@ echo "exit $?"; tail -5 "$OUT/sssp_phases.log"
 step "GPU tests (again, the summary)"
 tail -3 "$OUT/pytest_gpu.log"
 # Only a few files come back from a lent machine: pack the logs into one.
-(cd "$OUT" && tar czf logs.tgz --exclude logs.tgz --exclude '*.png' . && find . -type f ! -name logs.tgz ! -name '*.png' -delete)
+pack=$(mktemp -d)/logs.tgz
+(cd "$OUT" && tar czf "$pack" --exclude '*.png' . && find . -type f ! -name '*.png' -delete && mv "$pack" logs.tgz)
