@@ -34,7 +34,8 @@ import wavefront as wf  # noqa: E402
 from benchmarks._common import pick_roots, timed_on_gpu  # noqa: E402
 from wavefront.backends.cuda import bfs_steps as steps  # noqa: E402
 
-# name -> (extra #defines for bfs_bottom_up.cu, steps.BALANCED_SCAN, hybrid options)
+# name -> (extra #defines for bfs_bottom_up.cu, steps.BALANCED_SCAN, hybrid options
+#          [, steps.BOTTOM_UP_FIRST_IN, default True])
 VARIANTS = {
     "default": ({}, "fused", {}),  # the files' defaults (BU_SMALL_UNROLL 2, BU_SMALL_PREFETCH 1)
     "no-prefetch": ({"BU_SMALL_PREFETCH": 0}, "fused", {}),
@@ -45,13 +46,15 @@ VARIANTS = {
     "unroll1": ({"BU_SMALL_UNROLL": 1}, "fused", {}),
     "unroll4": ({"BU_SMALL_UNROLL": 4}, "fused", {}),
     "no-stay": ({}, "fused", {"stay_bottom_up": False}),  # round 7: no "m_u < m_f: stays bottom-up"
+    "csc-probe": ({}, "fused", {}, False),  # round 7: first probe through in_indptr and in_indices
 }
 ROUND4 = "default,no-prefetch,cupy-scan,no-td-override,round3"
 _options: dict = {}
 
 
 def use(variant: str) -> None:
-    defines, scan, options = VARIANTS[variant]
+    defines, scan, options, *first_in = VARIANTS[variant]
+    steps.BOTTOM_UP_FIRST_IN = first_in[0] if first_in else True
     steps.BOTTOM_UP_DEFINES.clear()
     steps.BOTTOM_UP_DEFINES.update(defines)
     steps.BALANCED_SCAN = scan
@@ -89,12 +92,12 @@ def isolate_bottom_up_level(graph, result, variant, reps=7):
     import cupy
 
     from wavefront.backends.cuda.bfs import _bottom_up_indices
-    from wavefront.backends.cuda.device_graph import CNT_NEXT_COUNT, workspace
+    from wavefront.backends.cuda.device_graph import CNT_NEXT_COUNT, first_in_rows, workspace
 
-    rows = [r for r in result.trace if r.kind == "bottom-up"]
-    if not rows:
+    bottom_up_rows = [r for r in result.trace if r.kind == "bottom-up"]
+    if not bottom_up_rows:
         return None
-    level = max(rows, key=lambda r: r.edges).step
+    level = max(bottom_up_rows, key=lambda r: r.edges).step
     ws = workspace(graph)
     frontier = bitmap(result.levels == level - 1, ws.words)
     visited = bitmap((result.levels >= 0) & (result.levels < level), ws.words) | ws.unreachable
@@ -103,13 +106,15 @@ def isolate_bottom_up_level(graph, result, variant, reps=7):
     parents = result.parents.copy()
     use(variant)
     extra = tuple(sorted(steps.BOTTOM_UP_DEFINES.items()))
-    small = steps._get("bfs_bottom_up.cu", "bottom_up_small", ws.index64, extra)
-    large = steps._get("bfs_bottom_up.cu", "bottom_up_large", ws.index64, extra)
+    in_indices = _bottom_up_indices(graph, _options.get("neighbour_order", "degree"))
+    rows = first_in_rows(graph, in_indices) if steps.BOTTOM_UP_FIRST_IN else None
+    suffix = "" if rows is None else "_first"
+    small = steps._get("bfs_bottom_up.cu", "bottom_up_small" + suffix, ws.index64, extra)
+    large = steps._get("bfs_bottom_up.cu", "bottom_up_large" + suffix, ws.index64, extra)
     args = (
-        steps._i64(ws.words), steps.np.int32(level), graph.in_indptr,
-        _bottom_up_indices(graph, _options.get("neighbour_order", "degree")), graph.indptr,
-        ws.large, frontier, ws.visited, ws.next_frontier, levels, parents, ws.counters,
-    )
+        steps._i64(ws.words), steps.np.int32(level), graph.in_indptr if rows is None else rows, in_indices,
+        graph.indptr, ws.large, frontier, ws.visited, ws.next_frontier, levels, parents, ws.counters,
+    ) + (() if rows is None else (steps.np.int32(graph.in_indptr is graph.indptr),))
     marks = [cupy.cuda.Event() for _ in range(3)]
     small_ms, large_ms, exact = [], [], True
     for _ in range(reps):

@@ -13,7 +13,7 @@ from functools import lru_cache
 import numpy as np
 
 from .compile import kernel
-from .device_graph import CNT_LEVELS_RUN, STATS_FIELDS, BFSWorkspace, index64
+from .device_graph import CNT_LEVELS_RUN, STATS_FIELDS, BFSWorkspace, first_in_rows, index64
 
 BLOCK = 256  # threads per block of the one-thread-per-item kernels; also
 # CONVERT_BLOCK (bitmap_to_queue), SCAN_BLOCK (frontier_scan) and
@@ -33,6 +33,10 @@ def single_block_capacity(ws: BFSWorkspace) -> int:
 # Extra #defines for bfs_bottom_up.cu (its tuning constants); empty means the
 # file's defaults. benchmarks/bfs_tune.py sets it to time other values.
 BOTTOM_UP_DEFINES: dict[str, int] = {}
+# True: bottom-up steps read each candidate's range and first in-neighbour
+# from one packed word (device_graph.first_in_rows) where the graph allows;
+# False: from in_indptr and in_indices (for comparison).
+BOTTOM_UP_FIRST_IN = True
 
 
 @lru_cache(maxsize=None)
@@ -67,7 +71,8 @@ KERNELS = {
     "bfs_edge.cu": ("edge_step", "expand_rows"),
     "bfs_frontier.cu": ("frontier_step", "frontier_privatized_step"),
     "bfs_load_balanced.cu": ("top_down_balanced_step",),
-    "bfs_bottom_up.cu": ("build_degree_masks", "bottom_up_small", "bottom_up_large"),
+    "bfs_bottom_up.cu": ("build_degree_masks", "bottom_up_small", "bottom_up_large", "bottom_up_small_first",
+                         "bottom_up_large_first"),
     "bfs_single_block.cu": ("single_block_levels",),
 }
 
@@ -284,12 +289,25 @@ def single_block(graph, ws: BFSWorkspace, count: int, level: int, max_level: int
 def bottom_up(graph, ws: BFSWorkspace, level: int, levels, parents, in_indices) -> None:
     """frontier bitmap -> next_frontier bitmap (fig. 6 kernel, then fig. 4 kernel).
     ``in_indices``: the CSC indices in the order the scans should probe them
-    (``graph.in_indices`` or ``device_graph.degree_ordered_in_indices``)."""
+    (``graph.in_indices`` or ``device_graph.degree_ordered_in_indices``).
+    With BOTTOM_UP_FIRST_IN the kernels take the packed rows of
+    ``device_graph.first_in_rows`` where the graph has them."""
+    rows = first_in_rows(graph, in_indices) if BOTTOM_UP_FIRST_IN else None
+    variant = tuple(sorted(BOTTOM_UP_DEFINES.items()))
+    if rows is not None:
+        args = (
+            _i64(ws.words), np.int32(level), rows, in_indices, graph.indptr, ws.large, ws.frontier,
+            ws.visited, ws.next_frontier, levels, parents, ws.counters, np.int32(graph.in_indptr is graph.indptr),
+        )
+        small = _get("bfs_bottom_up.cu", "bottom_up_small_first", ws.index64, variant)
+        small((_blocks(ws.words, BOTTOM_UP_BLOCK),), (BOTTOM_UP_BLOCK,), args)
+        large = _get("bfs_bottom_up.cu", "bottom_up_large_first", ws.index64, variant)
+        large((_blocks(ws.words),), (BLOCK,), args)
+        return
     args = (
         _i64(ws.words), np.int32(level), graph.in_indptr, in_indices, graph.indptr,
         ws.large, ws.frontier, ws.visited, ws.next_frontier, levels, parents, ws.counters,
     )
-    variant = tuple(sorted(BOTTOM_UP_DEFINES.items()))
     small = _get("bfs_bottom_up.cu", "bottom_up_small", ws.index64, variant)
     small((_blocks(ws.words, BOTTOM_UP_BLOCK),), (BOTTOM_UP_BLOCK,), args)
     large = _get("bfs_bottom_up.cu", "bottom_up_large", ws.index64, variant)

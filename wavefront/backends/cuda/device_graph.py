@@ -13,6 +13,10 @@
   CSC indices with each row's in-neighbours by decreasing out-degree, so a
   bottom-up step meets the likely parents (hubs) first. Vertex ids, and so
   results, stay the caller's; the user's arrays are not touched.
+* :func:`first_in_rows` (``graph.derived["cuda.bfs.first_in.*"]``): per
+  vertex one 64-bit word holding its in-edge range start and its first
+  in-neighbour in probe order, so that a bottom-up step's first probe is one
+  load instead of two dependent ones (32-bit ids, fewer than 2**32 arcs).
 
 GPU memory, beyond the graph itself (n vertices, m stored arcs, I = 4 bytes
 per vertex id while n < 2**31, else 8):
@@ -21,6 +25,7 @@ per vertex id while n < 2**31, else 8):
     results    12 n bytes per search            (int32 levels + int64 parents)
     COO        m * I bytes                      (edge-centric method only)
     by degree  m * I bytes                      (bottom-up, neighbour_order="degree")
+    first in   8 (n + 1) bytes per probe order  (bottom-up, 32-bit ids)
 
 Sizes are checked with :func:`~wavefront.backends.cuda.memory.check_fits`
 before anything is allocated, so a graph that does not fit raises
@@ -185,3 +190,36 @@ def _sort_rows_by_degree(graph):
         ordered[first:last] = chunk[order]
         del order
     return ordered
+
+
+def first_in_rows(graph, in_indices):
+    """``rows[v] = first << 32 | in_indptr[v]`` (uint64; ``rows[n] = m``), where
+    ``first`` is row v's first entry of ``in_indices`` (0 for an empty row):
+    a bottom-up step reads a candidate's range and its first in-neighbour in
+    one load, and loads ``in_indices`` only when that neighbour is not in the
+    frontier. None where it does not apply (64-bit ids, 2**32 arcs or more)
+    or does not fit; cached per graph and probe order. Graph500 counts it as
+    construction (``prepare``)."""
+    from ...errors import GPUMemoryError
+
+    if index64(graph) or graph.m >= 2**32:
+        return None
+    key = "cuda.bfs.first_in." + ("own" if in_indices is graph.in_indices else "by_degree")
+    built_from, rows = graph.derived.get(key, (None, None))
+    if built_from is not in_indices:  # also when the sorted copy was rebuilt
+        import cupy
+
+        try:
+            check_fits(f"the packed first in-neighbours of {graph!r}", 40 * (graph.n + 1))
+        except GPUMemoryError:
+            return None
+        indptr = graph.in_indptr
+        rows = indptr.astype(cupy.uint64)
+        if graph.m:
+            starts = indptr[:-1]
+            first = in_indices[cupy.minimum(starts, graph.m - 1)].astype(cupy.uint64)
+            first = cupy.where(starts < indptr[1:], first, cupy.uint64(0))
+            rows[:-1] |= first << cupy.uint64(32)
+            del first
+        graph.derived[key] = (in_indices, rows)
+    return rows

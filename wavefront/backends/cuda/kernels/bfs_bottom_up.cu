@@ -89,26 +89,50 @@ __device__ __forceinline__ void add_step_counters(counter_t* counters, long long
     }
 }
 
+// An in-edge range, and with the packed layout (kFirst) the row's first
+// in-neighbour too: rows[v] = first << 32 | start as one 64-bit word (32-bit
+// ids, fewer than 2^32 arcs; device_graph.first_in_rows), so the first probe
+// needs no load of in_indices.
+template <bool kFirst>
+__device__ __forceinline__ void load_row(const eid_t* rows, vid_t v, eid_t& begin, eid_t& end, vid_t& first) {
+    if constexpr (kFirst) {
+        const unsigned long long* packed = reinterpret_cast<const unsigned long long*>(rows);
+        const unsigned long long here = packed[v], after = packed[v + 1];
+        begin = (eid_t)(here & 0xffffffffull);
+        end = (eid_t)(after & 0xffffffffull);
+        first = (vid_t)(here >> 32);
+    } else {
+        begin = rows[v];
+        end = rows[v + 1];
+        first = 0;
+    }
+}
+
 // Candidates k, k + BU_BLOCK, ... of a round (BU_SMALL_UNROLL of them) and
 // their in-edge ranges; slots past `total` get empty ranges.
+template <bool kFirst>
 __device__ __forceinline__ void load_round(unsigned int k, unsigned int total, long long base,
                                            const unsigned int* scratch, const eid_t* in_indptr,
                                            vid_t (&v)[BU_SMALL_UNROLL], eid_t (&begin)[BU_SMALL_UNROLL],
-                                           eid_t (&end)[BU_SMALL_UNROLL]) {
+                                           eid_t (&end)[BU_SMALL_UNROLL], vid_t (&first)[BU_SMALL_UNROLL]) {
 #pragma unroll
     for (int j = 0; j < BU_SMALL_UNROLL; ++j) {
         unsigned int slot = k + j * BU_BLOCK;
         v[j] = slot < total ? (vid_t)(base + scratch[slot]) : (vid_t)0;
-        begin[j] = slot < total ? in_indptr[v[j]] : 0;
-        end[j] = slot < total ? in_indptr[v[j] + 1] : 0;
+        begin[j] = end[j] = 0;
+        first[j] = 0;
+        if (slot < total) load_row<kFirst>(in_indptr, v[j], begin[j], end[j], first[j]);
     }
 }
 
-extern "C" __global__ void __launch_bounds__(BU_BLOCK)
-bottom_up_small(long long words, int level, const eid_t* in_indptr, const vid_t* in_indices,
-                const eid_t* out_indptr, const word_t* large, const word_t* frontier,
-                word_t* visited, word_t* next, int* levels, long long* parents,
-                counter_t* counters) {
+// Fig. 6. kFirst: `in_indptr` holds the packed rows (load_row) and each
+// candidate's first in-neighbour is tested before any in_indices load.
+// same_rows: a found vertex's out-degree is its in-edge range (undirected).
+template <bool kFirst>
+__device__ __forceinline__ void small_step(long long words, int level, const eid_t* in_indptr,
+                                           const vid_t* in_indices, const eid_t* out_indptr, bool same_rows,
+                                           const word_t* large, const word_t* frontier, word_t* visited,
+                                           word_t* next, int* levels, long long* parents, counter_t* counters) {
     __shared__ unsigned int scratch[BU_BLOCK * 32];
     __shared__ unsigned int start_of[BU_BLOCK + 1];
     __shared__ unsigned int warp_sums[32];
@@ -129,53 +153,57 @@ bottom_up_small(long long words, int level, const eid_t* in_indptr, const vid_t*
 
     long long base = (long long)blockIdx.x * BU_BLOCK * 32;
     long long found = 0, degree_sum = 0, examined = 0;
-    // Undirected graphs share one CSR for both directions: a found vertex's
-    // out-degree is then its in-edge range, already in registers.
-    bool same_rows = out_indptr == in_indptr;
     // A thread takes BU_SMALL_UNROLL candidates a round, BU_BLOCK apart, so a
     // warp's lanes stay on neighbouring vertices (shared sectors) while each
     // lane has that many dependent load chains in flight instead of one.
     // A slot's scratch entry is read (candidate) and then overwritten (result)
     // only by its own thread, so reading the next round's candidates early is safe.
     const unsigned int stride = BU_BLOCK * BU_SMALL_UNROLL;
-    vid_t v[BU_SMALL_UNROLL];
+    vid_t v[BU_SMALL_UNROLL], first[BU_SMALL_UNROLL];
     eid_t begin[BU_SMALL_UNROLL], end[BU_SMALL_UNROLL];
 #if BU_SMALL_PREFETCH
-    load_round(threadIdx.x, total, base, scratch, in_indptr, v, begin, end);
+    load_round<kFirst>(threadIdx.x, total, base, scratch, in_indptr, v, begin, end, first);
 #endif
+    // In-edges the packed rows already tested (the first one).
+    constexpr int skip = kFirst ? 1 : 0;
     for (unsigned int k = threadIdx.x; k < total; k += stride) {
 #if BU_SMALL_PREFETCH
-        vid_t next_v[BU_SMALL_UNROLL];
+        vid_t next_v[BU_SMALL_UNROLL], next_first[BU_SMALL_UNROLL];
         eid_t next_begin[BU_SMALL_UNROLL], next_end[BU_SMALL_UNROLL];
-        load_round(k + stride, total, base, scratch, in_indptr, next_v, next_begin, next_end);
+        load_round<kFirst>(k + stride, total, base, scratch, in_indptr, next_v, next_begin, next_end, next_first);
 #else
-        load_round(k, total, base, scratch, in_indptr, v, begin, end);
+        load_round<kFirst>(k, total, base, scratch, in_indptr, v, begin, end, first);
 #endif
-        // The first four in-edges of every candidate: all loads, then all
-        // frontier tests, before any branch on a result.
+        bool first_hit[BU_SMALL_UNROLL];
+#pragma unroll
+        for (int j = 0; j < BU_SMALL_UNROLL; ++j) first_hit[j] = kFirst && begin[j] < end[j] && bit_test(frontier, first[j]);
+        // The next four in-edges of every candidate still looking: all loads,
+        // then all frontier tests, before any branch on a result.
         vid_t u[BU_SMALL_UNROLL][4];
         bool in_frontier[BU_SMALL_UNROLL][4];
 #pragma unroll
         for (int j = 0; j < BU_SMALL_UNROLL; ++j)
 #pragma unroll
-            for (int i = 0; i < 4; ++i) u[j][i] = begin[j] + i < end[j] ? in_indices[begin[j] + i] : (vid_t)0;
+            for (int i = 0; i < 4; ++i)
+                u[j][i] = !first_hit[j] && begin[j] + skip + i < end[j] ? in_indices[begin[j] + skip + i] : (vid_t)0;
 #pragma unroll
         for (int j = 0; j < BU_SMALL_UNROLL; ++j)
 #pragma unroll
-            for (int i = 0; i < 4; ++i) in_frontier[j][i] = begin[j] + i < end[j] && bit_test(frontier, u[j][i]);
+            for (int i = 0; i < 4; ++i)
+                in_frontier[j][i] = !first_hit[j] && begin[j] + skip + i < end[j] && bit_test(frontier, u[j][i]);
 #pragma unroll
         for (int j = 0; j < BU_SMALL_UNROLL; ++j) {
             unsigned int slot = k + j * BU_BLOCK;
             if (slot >= total) break;
-            bool hit = false;
-            vid_t parent = 0;
-            eid_t e = min(begin[j] + 4, end[j]);
+            bool hit = first_hit[j];
+            vid_t parent = first[j];
+            eid_t e = hit ? begin[j] + 1 : min(begin[j] + skip + 4, end[j]);
 #pragma unroll
             for (int i = 3; i >= 0; --i) {
                 if (in_frontier[j][i]) {
                     hit = true;
                     parent = u[j][i];
-                    e = begin[j] + i + 1;
+                    e = begin[j] + skip + i + 1;
                 }
             }
             // The rest: four independent loads in flight per step.
@@ -213,6 +241,7 @@ bottom_up_small(long long words, int level, const eid_t* in_indptr, const vid_t*
             v[j] = next_v[j];
             begin[j] = next_begin[j];
             end[j] = next_end[j];
+            first[j] = next_first[j];
         }
 #endif
     }
@@ -226,11 +255,34 @@ bottom_up_small(long long words, int level, const eid_t* in_indptr, const vid_t*
     add_step_counters<BU_BLOCK>(counters, found, degree_sum, examined);
 }
 
-extern "C" __global__ void __launch_bounds__(BU_LARGE_BLOCK)
-bottom_up_large(long long words, int level, const eid_t* in_indptr, const vid_t* in_indices,
+extern "C" __global__ void __launch_bounds__(BU_BLOCK)
+bottom_up_small(long long words, int level, const eid_t* in_indptr, const vid_t* in_indices,
                 const eid_t* out_indptr, const word_t* large, const word_t* frontier,
                 word_t* visited, word_t* next, int* levels, long long* parents,
                 counter_t* counters) {
+    // Undirected graphs share one CSR for both directions: a found vertex's
+    // out-degree is then its in-edge range, already in registers.
+    small_step<false>(words, level, in_indptr, in_indices, out_indptr, out_indptr == in_indptr, large,
+                      frontier, visited, next, levels, parents, counters);
+}
+
+// bottom_up_small over the packed rows (first in-neighbour inline).
+extern "C" __global__ void __launch_bounds__(BU_BLOCK)
+bottom_up_small_first(long long words, int level, const eid_t* packed_rows, const vid_t* in_indices,
+                      const eid_t* out_indptr, const word_t* large, const word_t* frontier,
+                      word_t* visited, word_t* next, int* levels, long long* parents,
+                      counter_t* counters, int undirected) {
+    small_step<true>(words, level, packed_rows, in_indices, out_indptr, undirected != 0, large, frontier,
+                     visited, next, levels, parents, counters);
+}
+
+// Fig. 4. kFirst: `in_indptr` holds the packed rows; a lane whose vertex's
+// first in-neighbour is in the frontier loads no in_indices at all.
+template <bool kFirst>
+__device__ __forceinline__ void large_step(long long words, int level, const eid_t* in_indptr,
+                                           const vid_t* in_indices, const eid_t* out_indptr, bool same_rows,
+                                           const word_t* large, const word_t* frontier, word_t* visited,
+                                           word_t* next, int* levels, long long* parents, counter_t* counters) {
     long long w = global_thread_id();
     int lane = threadIdx.x & 31;
     word_t bits = (w < words) ? (~visited[w] & large[w]) : 0u;
@@ -245,12 +297,20 @@ bottom_up_large(long long words, int level, const eid_t* in_indptr, const vid_t*
         if (!batch) break;
         int my_shift = 0;
         eid_t my_begin = 0, my_end = 0;
+        vid_t my_first = 0;
         if (pending) {
             my_shift = __ffs(bits) - 1;
             bits &= bits - 1u;
             vid_t mine = (vid_t)(w * 32 + my_shift);
-            my_begin = in_indptr[mine];
-            my_end = in_indptr[mine + 1];
+            load_row<kFirst>(in_indptr, mine, my_begin, my_end, my_first);
+            if (kFirst && bit_test(frontier, my_first)) {
+                record_visit(levels, parents, mine, level, my_first);
+                local_next |= 1u << my_shift;
+                ++found;
+                degree_sum += same_rows ? my_end - my_begin : vertex_degree(out_indptr, mine);
+                examined += 1;
+                pending = false;
+            }
         }
         // Each pending lane first probes the leading in-edges of its own vertex
         // (in-degree >= LARGE_DEGREE >= BU_LARGE_PROBE), all lanes' loads in
@@ -276,7 +336,7 @@ bottom_up_large(long long words, int level, const eid_t* in_indptr, const vid_t*
                 record_visit(levels, parents, mine, level, parent);
                 local_next |= 1u << my_shift;
                 ++found;
-                degree_sum += vertex_degree(out_indptr, mine);
+                degree_sum += same_rows ? my_end - my_begin : vertex_degree(out_indptr, mine);
                 examined += first + 1;
                 pending = false;
             } else {
@@ -313,7 +373,7 @@ bottom_up_large(long long words, int level, const eid_t* in_indptr, const vid_t*
             if (hit_any && lane == owner) {
                 local_next |= 1u << shift;
                 ++found;
-                degree_sum += vertex_degree(out_indptr, v);
+                degree_sum += same_rows ? my_end - (my_begin - BU_LARGE_PROBE) : vertex_degree(out_indptr, v);
             }
         }
     }
@@ -322,4 +382,23 @@ bottom_up_large(long long words, int level, const eid_t* in_indptr, const vid_t*
         visited[w] |= local_next;
     }
     add_step_counters<BU_LARGE_BLOCK>(counters, found, degree_sum, examined);
+}
+
+extern "C" __global__ void __launch_bounds__(BU_LARGE_BLOCK)
+bottom_up_large(long long words, int level, const eid_t* in_indptr, const vid_t* in_indices,
+                const eid_t* out_indptr, const word_t* large, const word_t* frontier,
+                word_t* visited, word_t* next, int* levels, long long* parents,
+                counter_t* counters) {
+    large_step<false>(words, level, in_indptr, in_indices, out_indptr, out_indptr == in_indptr, large,
+                      frontier, visited, next, levels, parents, counters);
+}
+
+// bottom_up_large over the packed rows (first in-neighbour inline).
+extern "C" __global__ void __launch_bounds__(BU_LARGE_BLOCK)
+bottom_up_large_first(long long words, int level, const eid_t* packed_rows, const vid_t* in_indices,
+                      const eid_t* out_indptr, const word_t* large, const word_t* frontier,
+                      word_t* visited, word_t* next, int* levels, long long* parents,
+                      counter_t* counters, int undirected) {
+    large_step<true>(words, level, packed_rows, in_indices, out_indptr, undirected != 0, large, frontier,
+                     visited, next, levels, parents, counters);
 }
