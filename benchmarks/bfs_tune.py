@@ -47,6 +47,7 @@ VARIANTS = {
     "unroll4": ({"BU_SMALL_UNROLL": 4}, "fused", {}),
     "no-stay": ({}, "fused", {"stay_bottom_up": False}),  # round 7: no "m_u < m_f: stays bottom-up"
     "csc-probe": ({}, "fused", {}, False),  # round 7: first probe through in_indptr and in_indices
+    "first-large-in-fig4": ({"BU_FIRST_ALL": 0}, "fused", {}),  # round 7: packed, large first probes in fig. 4
 }
 ROUND4 = "default,no-prefetch,cupy-scan,no-td-override,round3"
 _options: dict = {}

@@ -182,11 +182,11 @@ def test_neighbour_orders_give_valid_trees(method, order, random_graphs, kron):
 @gpu
 @pytest.mark.parametrize("defines", [
     {"BU_SMALL_UNROLL": 1}, {"BU_SMALL_UNROLL": 4},
-    {"BU_SMALL_PREFETCH": 0}, {"BU_SMALL_PREFETCH": 0, "BU_SMALL_UNROLL": 1},
+    {"BU_SMALL_PREFETCH": 0}, {"BU_SMALL_PREFETCH": 0, "BU_SMALL_UNROLL": 1}, {"BU_FIRST_ALL": 0},
 ])
 def test_small_degree_kernel_variants(monkeypatch, defines, random_graphs, kron):
-    """BU_SMALL_UNROLL / BU_SMALL_PREFETCH values other than the defaults
-    (benchmarks/bfs_tune.py times them)."""
+    """BU_SMALL_UNROLL / BU_SMALL_PREFETCH / BU_FIRST_ALL values other than the
+    defaults (benchmarks/bfs_tune.py times them)."""
     from wavefront.backends.cuda import bfs_steps
 
     monkeypatch.setattr(bfs_steps, "BOTTOM_UP_DEFINES", defines)

@@ -108,17 +108,30 @@ __device__ __forceinline__ void load_row(const eid_t* rows, vid_t v, eid_t& begi
     }
 }
 
+// Packed rows: 1 = fig. 6 also makes the large vertices' first probes; 0 =
+// fig. 4 makes them (A/B).
+#ifndef BU_FIRST_ALL
+#define BU_FIRST_ALL 1
+#endif
+
+// A fig. 6 candidate's scratch entry: its offset in the block's vertices, and
+// with the packed rows this flag for a large vertex (first probe only here).
+#define LARGE_CANDIDATE (1u << 16)
+
 // Candidates k, k + BU_BLOCK, ... of a round (BU_SMALL_UNROLL of them) and
 // their in-edge ranges; slots past `total` get empty ranges.
 template <bool kFirst>
 __device__ __forceinline__ void load_round(unsigned int k, unsigned int total, long long base,
                                            const unsigned int* scratch, const eid_t* in_indptr,
                                            vid_t (&v)[BU_SMALL_UNROLL], eid_t (&begin)[BU_SMALL_UNROLL],
-                                           eid_t (&end)[BU_SMALL_UNROLL], vid_t (&first)[BU_SMALL_UNROLL]) {
+                                           eid_t (&end)[BU_SMALL_UNROLL], vid_t (&first)[BU_SMALL_UNROLL],
+                                           bool (&is_large)[BU_SMALL_UNROLL]) {
 #pragma unroll
     for (int j = 0; j < BU_SMALL_UNROLL; ++j) {
         unsigned int slot = k + j * BU_BLOCK;
-        v[j] = slot < total ? (vid_t)(base + scratch[slot]) : (vid_t)0;
+        const unsigned int entry = slot < total ? scratch[slot] : 0u;
+        v[j] = slot < total ? (vid_t)(base + (entry & (LARGE_CANDIDATE - 1u))) : (vid_t)0;
+        is_large[j] = kFirst && (entry & LARGE_CANDIDATE);
         begin[j] = end[j] = 0;
         first[j] = 0;
         if (slot < total) load_row<kFirst>(in_indptr, v[j], begin[j], end[j], first[j]);
@@ -126,7 +139,9 @@ __device__ __forceinline__ void load_round(unsigned int k, unsigned int total, l
 }
 
 // Fig. 6. kFirst: `in_indptr` holds the packed rows (load_row) and each
-// candidate's first in-neighbour is tested before any in_indices load.
+// candidate's first in-neighbour is tested before any in_indices load; the
+// large vertices take part too, for that first probe only (one thread each,
+// with the block's full parallelism), and fig. 4 then scans those that missed.
 // same_rows: a found vertex's out-degree is its in-edge range (undirected).
 template <bool kFirst>
 __device__ __forceinline__ void small_step(long long words, int level, const eid_t* in_indptr,
@@ -139,13 +154,14 @@ __device__ __forceinline__ void small_step(long long words, int level, const eid
 
     long long w = global_thread_id();
     word_t seen = (w < words) ? visited[w] : ~0u;
-    word_t bits = (w < words) ? (~seen & ~large[w]) : 0u;
+    word_t big = (w < words) ? large[w] : 0u;
+    word_t bits = kFirst && BU_FIRST_ALL ? ~seen : ~seen & ~big;
     unsigned int total;
     unsigned int position = block_exclusive_scan<BU_BLOCK>(__popc(bits), warp_sums, &start_of[BU_BLOCK]);
     start_of[threadIdx.x] = position;
     while (bits) {
         int shift = 31 - __clz(bits);
-        scratch[position++] = threadIdx.x * 32 + shift;
+        scratch[position++] = (threadIdx.x * 32 + shift) | (kFirst && ((big >> shift) & 1u) ? LARGE_CANDIDATE : 0u);
         bits &= ~(1u << shift);
     }
     __syncthreads();
@@ -161,8 +177,9 @@ __device__ __forceinline__ void small_step(long long words, int level, const eid
     const unsigned int stride = BU_BLOCK * BU_SMALL_UNROLL;
     vid_t v[BU_SMALL_UNROLL], first[BU_SMALL_UNROLL];
     eid_t begin[BU_SMALL_UNROLL], end[BU_SMALL_UNROLL];
+    bool is_large[BU_SMALL_UNROLL];
 #if BU_SMALL_PREFETCH
-    load_round<kFirst>(threadIdx.x, total, base, scratch, in_indptr, v, begin, end, first);
+    load_round<kFirst>(threadIdx.x, total, base, scratch, in_indptr, v, begin, end, first, is_large);
 #endif
     // In-edges the packed rows already tested (the first one).
     constexpr int skip = kFirst ? 1 : 0;
@@ -170,13 +187,18 @@ __device__ __forceinline__ void small_step(long long words, int level, const eid
 #if BU_SMALL_PREFETCH
         vid_t next_v[BU_SMALL_UNROLL], next_first[BU_SMALL_UNROLL];
         eid_t next_begin[BU_SMALL_UNROLL], next_end[BU_SMALL_UNROLL];
-        load_round<kFirst>(k + stride, total, base, scratch, in_indptr, next_v, next_begin, next_end, next_first);
+        bool next_is_large[BU_SMALL_UNROLL];
+        load_round<kFirst>(k + stride, total, base, scratch, in_indptr, next_v, next_begin, next_end, next_first,
+                           next_is_large);
 #else
-        load_round<kFirst>(k, total, base, scratch, in_indptr, v, begin, end, first);
+        load_round<kFirst>(k, total, base, scratch, in_indptr, v, begin, end, first, is_large);
 #endif
-        bool first_hit[BU_SMALL_UNROLL];
+        bool first_hit[BU_SMALL_UNROLL], scan[BU_SMALL_UNROLL];
 #pragma unroll
-        for (int j = 0; j < BU_SMALL_UNROLL; ++j) first_hit[j] = kFirst && begin[j] < end[j] && bit_test(frontier, first[j]);
+        for (int j = 0; j < BU_SMALL_UNROLL; ++j) {
+            first_hit[j] = kFirst && begin[j] < end[j] && bit_test(frontier, first[j]);
+            scan[j] = !first_hit[j] && !is_large[j];  // a large miss is fig. 4's
+        }
         // The next four in-edges of every candidate still looking: all loads,
         // then all frontier tests, before any branch on a result.
         vid_t u[BU_SMALL_UNROLL][4];
@@ -185,12 +207,12 @@ __device__ __forceinline__ void small_step(long long words, int level, const eid
         for (int j = 0; j < BU_SMALL_UNROLL; ++j)
 #pragma unroll
             for (int i = 0; i < 4; ++i)
-                u[j][i] = !first_hit[j] && begin[j] + skip + i < end[j] ? in_indices[begin[j] + skip + i] : (vid_t)0;
+                u[j][i] = scan[j] && begin[j] + skip + i < end[j] ? in_indices[begin[j] + skip + i] : (vid_t)0;
 #pragma unroll
         for (int j = 0; j < BU_SMALL_UNROLL; ++j)
 #pragma unroll
             for (int i = 0; i < 4; ++i)
-                in_frontier[j][i] = !first_hit[j] && begin[j] + skip + i < end[j] && bit_test(frontier, u[j][i]);
+                in_frontier[j][i] = scan[j] && begin[j] + skip + i < end[j] && bit_test(frontier, u[j][i]);
 #pragma unroll
         for (int j = 0; j < BU_SMALL_UNROLL; ++j) {
             unsigned int slot = k + j * BU_BLOCK;
@@ -198,6 +220,10 @@ __device__ __forceinline__ void small_step(long long words, int level, const eid
             bool hit = first_hit[j];
             vid_t parent = first[j];
             eid_t e = hit ? begin[j] + 1 : min(begin[j] + skip + 4, end[j]);
+            if (is_large[j] && !hit) {  // fig. 4 scans it, first probe included
+                scratch[slot] = 0u;
+                continue;
+            }
 #pragma unroll
             for (int i = 3; i >= 0; --i) {
                 if (in_frontier[j][i]) {
@@ -242,6 +268,7 @@ __device__ __forceinline__ void small_step(long long words, int level, const eid
             begin[j] = next_begin[j];
             end[j] = next_end[j];
             first[j] = next_first[j];
+            is_large[j] = next_is_large[j];
         }
 #endif
     }
@@ -276,8 +303,8 @@ bottom_up_small_first(long long words, int level, const eid_t* packed_rows, cons
                      visited, next, levels, parents, counters);
 }
 
-// Fig. 4. kFirst: `in_indptr` holds the packed rows; a lane whose vertex's
-// first in-neighbour is in the frontier loads no in_indices at all.
+// Fig. 4. kFirst: `in_indptr` holds the packed rows, and bottom_up_small_first
+// has already found the vertices whose first in-neighbour is in the frontier.
 template <bool kFirst>
 __device__ __forceinline__ void large_step(long long words, int level, const eid_t* in_indptr,
                                            const vid_t* in_indices, const eid_t* out_indptr, bool same_rows,
@@ -303,7 +330,7 @@ __device__ __forceinline__ void large_step(long long words, int level, const eid
             bits &= bits - 1u;
             vid_t mine = (vid_t)(w * 32 + my_shift);
             load_row<kFirst>(in_indptr, mine, my_begin, my_end, my_first);
-            if (kFirst && bit_test(frontier, my_first)) {
+            if (kFirst && !BU_FIRST_ALL && bit_test(frontier, my_first)) {
                 record_visit(levels, parents, mine, level, my_first);
                 local_next |= 1u << my_shift;
                 ++found;
