@@ -328,6 +328,7 @@ def test_degree_order_that_does_not_fit_falls_back_to_id_order(monkeypatch, kron
     prepare(gd, neighbour_order="id")
     assert "cuda.bfs.in_by_degree" not in gd.derived
     # Room for the search's results, not for the sorted copy (4 bytes per arc and scratch).
+    monkeypatch.setattr(memory, "pool_free_bytes", lambda: 0)
     monkeypatch.setattr(memory, "free_bytes", lambda: memory.SAFETY_BYTES + 12 * gd.n + 2 * gd.m)
     hub = int(np.argmax(np.diff(g.indptr)))
     check_result(g, wf.bfs(gd, hub, method="hybrid", neighbour_order="degree"), hub)
@@ -347,6 +348,7 @@ def test_gpu_memory_error_before_allocating(monkeypatch, kron):
 
     g, _ = kron
     gd = g.to("cuda")
+    monkeypatch.setattr(memory, "pool_free_bytes", lambda: 0)
     monkeypatch.setattr(memory, "free_bytes", lambda: 1024)
     with pytest.raises(wf.GPUMemoryError) as info:
         wf.bfs(gd, 0, method="hybrid")

@@ -7,19 +7,30 @@ from ...errors import GPUMemoryError
 SAFETY_BYTES = 256 * 2**20
 
 
+def pool_free_bytes() -> int:
+    """What CuPy's pool holds but does not use (no driver call)."""
+    import cupy
+
+    return int(cupy.get_default_memory_pool().free_bytes())
+
+
 def free_bytes() -> int:
     """Free device memory plus what CuPy's pool holds but does not use."""
     import cupy
 
     free, _total = cupy.cuda.runtime.memGetInfo()
-    pool = cupy.get_default_memory_pool()
-    return int(free + pool.free_bytes())
+    return int(free) + pool_free_bytes()
 
 
 def check_fits(what, needed_bytes: int) -> None:
     """Raise :class:`GPUMemoryError` if ``needed_bytes`` will not fit. ``what``
     names the allocation: a string, or a callable that returns one (formatted
-    only for the error, so that a check before every search costs no repr)."""
+    only for the error, so that a check before every search costs no repr).
+    What CuPy's pool already holds unused is counted first: a search that
+    reuses the memory of the one before costs no driver query (~20 µs)."""
+    needed = needed_bytes + SAFETY_BYTES
+    if needed <= pool_free_bytes():
+        return
     free = free_bytes()
-    if needed_bytes + SAFETY_BYTES > free:
-        raise GPUMemoryError(what() if callable(what) else what, needed_bytes + SAFETY_BYTES, free)
+    if needed > free:
+        raise GPUMemoryError(what() if callable(what) else what, needed, free)
