@@ -21,6 +21,13 @@
 // bottom_up_small writes every word of the next frontier; bottom_up_large runs
 // after it and ORs in the large vertices (each word has one owner thread there
 // too, so plain read-modify-writes suffice).
+// bottom_up_small_first / bottom_up_large_first (the default where ids are
+// 32-bit and arcs fewer than 2^32) read a packed word per vertex, row start
+// and first in-neighbour together (device_graph.first_in_rows): the fig. 6
+// kernel tests every candidate's first in-neighbour, large ones included, and
+// the fig. 4 kernel scans only the large vertices that missed. The four
+// extern "C" entry points share their bodies, the templates small_step and
+// large_step (kernels with C linkage cannot be templates themselves).
 #include "common.cuh"
 
 #ifndef BU_BLOCK
