@@ -48,6 +48,7 @@ VARIANTS = {
     "no-stay": ({}, "fused", {"stay_bottom_up": False}),  # round 7: no "m_u < m_f: stays bottom-up"
     "csc-probe": ({}, "fused", {}, False),  # round 7: first probe through in_indptr and in_indices
     "first-large-in-fig4": ({"BU_FIRST_ALL": 0}, "fused", {}),  # round 7: packed, large first probes in fig. 4
+    "no-ahead": ({}, "fused", {"bottom_up_ahead": False}),  # round 8: no bottom-up level queued ahead
 }
 ROUND4 = "default,no-prefetch,cupy-scan,no-td-override,round3"
 _options: dict = {}

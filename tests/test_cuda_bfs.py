@@ -293,6 +293,41 @@ def test_hybrid_stays_bottom_up_while_few_edges_are_unexplored(monkeypatch, kron
 
 
 @gpu
+def test_bottom_up_levels_queued_ahead(kron, random_graphs):
+    """A bottom-up level the policy picks queues the next one at once; the
+    queued one runs even where the policy then says top-down (the reason
+    says so), with the same levels as without queuing ahead; a depth limit
+    stops it; a search on another stream right after one that returned with
+    a step still queued gets its own correct result."""
+    import cupy
+
+    g, gd = kron
+    degree = np.diff(g.indptr)
+    for s in (int(np.argmax(degree)), int(np.flatnonzero(degree == 1)[0])):
+        options = dict(method="hybrid", stay_bottom_up=False)
+        ahead = wf.bfs(gd, s, **options)
+        check_result(g, ahead, s)
+        queued = [row for row in ahead.trace if "already queued" in row.reason]
+        assert queued and all(row.kind == BOTTOM_UP for row in queued), [r.reason for r in ahead.trace]
+        assert sum(row.frontier for row in ahead.trace) == int((ahead.levels >= 0).sum())
+        plain = wf.bfs(gd, s, bottom_up_ahead=False, **options)
+        assert not any("already queued" in row.reason for row in plain.trace)
+        assert bool((plain.levels == ahead.levels).all())
+        assert len(plain.trace) == len(ahead.trace)
+    for limit in (1, 2, 3):
+        limited = wf.bfs(gd, s, method="bottom-up", depth_limit=limit).levels.get()
+        expected = oracle_levels(g, s)
+        assert np.array_equal(limited, np.where(expected <= limit, expected, -1)), limit
+    graph, device_graph = random_graphs[-1]
+    first = wf.bfs(device_graph, 0, method="bottom-up")  # ends with an empty level queued
+    with cupy.cuda.Stream(non_blocking=True):
+        second = wf.bfs(device_graph, 1, method="bottom-up")
+    cupy.cuda.Device().synchronize()
+    check_result(graph, first, 0)
+    check_result(graph, second, 1)
+
+
+@gpu
 @pytest.mark.parametrize("directed", [False, True])
 @pytest.mark.parametrize("chunk_arcs", [5, 1 << 26])
 def test_degree_ordered_rows(monkeypatch, directed, chunk_arcs):

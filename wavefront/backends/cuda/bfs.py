@@ -44,6 +44,13 @@ unexplored edges m_u by more than a sweep's worth (n / 256 edges): at SCALE
 of vertices with millions of out-edges, while only tens of thousands of
 edges are left unexplored, which is all a bottom-up step can examine on an
 undirected graph.
+With ``bottom_up_ahead`` (default) every bottom-up level the policy picks
+also queues the next level's bottom-up step before its own counters come
+back: a bottom-up grid covers every bitmap word whatever the frontier, and
+any direction yields the same level, so the queued step is kept even where
+the policy would then have gone top-down (the trace's reason says so). A
+Kronecker search's consecutive bottom-up levels then run back to back
+instead of each waiting for a host round trip.
 Seed 002's "neighbours sorted by degree" is the bottom-up option
 ``neighbour_order="degree"``: the steps probe a CSC copy whose rows list
 in-neighbours by decreasing degree
@@ -132,6 +139,10 @@ def _start(graph, source: int):
     if not 0 <= source < graph.n:
         raise VertexError(f"vertex {source} is out of range: the graph has vertices 0..{graph.n - 1}")
     ws = workspace(graph)
+    # A search may return with a bottom-up step still queued (bottom_up_ahead,
+    # one that finds nothing): a search on another stream must not share the
+    # workspace with it.
+    steps.wait_for_workspace(ws)
     check_fits(lambda: f"the BFS result arrays for {graph!r}", result_bytes(graph))
     levels = cupy.empty(graph.n, dtype=cupy.int32)
     parents = cupy.empty(graph.n, dtype=cupy.int64)
@@ -265,12 +276,17 @@ def _out_degree(graph, v: int) -> int:
 
 
 def _direction_optimizing(graph, source, depth_limit, method, policy, use_single_block, single_block_edges,
-                          neighbour_order=NEIGHBOUR_ORDER, bottom_up_min_edges=0, stay_bottom_up=False):
+                          neighbour_order=NEIGHBOUR_ORDER, bottom_up_min_edges=0, stay_bottom_up=False,
+                          bottom_up_ahead=False):
     """The hybrid driver; the fixed-direction methods are this with a FixedPolicy.
 
     The frontier lives in ``ws.queue_in`` while going top-down and in
     ``ws.frontier`` (a bitmap) while going bottom-up; a change of direction
-    converts it on the GPU.
+    converts it on the GPU. ``bottom_up_ahead``: when the policy picks
+    bottom-up, the next level's bottom-up step is queued too, before this
+    level's counters come back (its grid does not depend on them), and runs
+    whatever the policy then says: any direction gives the same level, and
+    the GPU does not wait for the host between the two.
     """
     _check_neighbour_order(neighbour_order)
     # m_u bounds a bottom-up step's edges only where in-degrees are out-degrees.
@@ -289,6 +305,7 @@ def _direction_optimizing(graph, source, depth_limit, method, policy, use_single
     previous_count = 0
     direction = TOP_DOWN
     as_bitmap = False
+    queued_ahead = None  # the level whose bottom-up step is already queued
     level = 1
     while count and level <= limit:
         fits_single_block = use_single_block and count <= capacity and (degree is None or degree <= single_block_edges)
@@ -308,6 +325,9 @@ def _direction_optimizing(graph, source, depth_limit, method, policy, use_single
                 # A bottom-up step examines at most m_u edges, the top-down
                 # step all m_f of them, plus a bitmap -> queue conversion.
                 choice, reason = BOTTOM_UP, reason + "; m_f > m_u + sweep: stays bottom-up"
+        chosen_bottom_up = choice == BOTTOM_UP
+        if queued_ahead == level and not chosen_bottom_up:
+            choice, reason = BOTTOM_UP, reason + "; its bottom-up step was already queued"
         t0 = time.perf_counter()
         if choice == TOP_DOWN:
             if as_bitmap:
@@ -342,16 +362,23 @@ def _direction_optimizing(graph, source, depth_limit, method, policy, use_single
             edges = degree
             ws.swap_queues()
         else:
-            if not as_bitmap:
-                steps.queue_to_bitmap(ws, count)
-                as_bitmap = True
-            if in_indices is None:
-                in_indices = _bottom_up_indices(graph, neighbour_order)
-            steps.reset_counters(ws)
-            steps.bottom_up(graph, ws, level, levels, parents, in_indices)
-            c = steps.read_counters(ws)
+            if queued_ahead == level:
+                ws.swap_counters()  # its counters went to the spare set
+                queued_ahead = None
+            else:
+                if not as_bitmap:
+                    steps.queue_to_bitmap(ws, count)
+                    as_bitmap = True
+                if in_indices is None:
+                    in_indices = _bottom_up_indices(graph, neighbour_order)
+                _queue_bottom_up(graph, ws, level, levels, parents, in_indices)
+            if bottom_up_ahead and chosen_bottom_up and level < limit:
+                ws.swap_counters()
+                _queue_bottom_up(graph, ws, level + 1, levels, parents, in_indices)
+                ws.swap_counters()
+                queued_ahead = level + 1
+            c = steps.wait_counters(ws)
             edges = int(c[CNT_EDGES])
-            ws.swap_bitmaps()
         trace.add(level, choice, count, edges, time.perf_counter() - t0, reason)
         previous_count = count
         count, degree = int(c[CNT_NEXT_COUNT]), int(c[CNT_NEXT_DEGREE])
@@ -359,6 +386,16 @@ def _direction_optimizing(graph, source, depth_limit, method, policy, use_single
         direction = choice
         level += 1
     return _result(source, levels, parents, trace, method)
+
+
+def _queue_bottom_up(graph, ws, level, levels, parents, in_indices) -> None:
+    """One bottom-up level into the current counter set, its counters' copy
+    queued behind it; the bitmaps swap at once, so the next level (queued now
+    or later) reads this one's output."""
+    steps.reset_counters(ws)
+    steps.bottom_up(graph, ws, level, levels, parents, in_indices)
+    steps.queue_counter_copy(ws)
+    ws.swap_bitmaps()
 
 
 def _add_single_block_rows(trace, first_level, start_ns, rows, reason) -> None:
@@ -379,7 +416,7 @@ def _add_single_block_rows(trace, first_level, start_ns, rows, reason) -> None:
 def hybrid(graph, source: int, policy=None, alpha=None, beta=None, depth_limit=None,
            single_block: bool = True, single_block_edges: int = SINGLE_BLOCK_EDGES,
            neighbour_order: str = NEIGHBOUR_ORDER, bottom_up_min_edges: int | None = None,
-           stay_bottom_up: bool = True) -> BFSResult:
+           stay_bottom_up: bool = True, bottom_up_ahead: bool = True) -> BFSResult:
     """Direction-optimizing BFS. ``policy``: a DirectionPolicy or "gap" (default),
     "seed000", "top-down", "bottom-up"; ``alpha``/``beta`` override its constants.
     ``single_block=False`` runs every top-down level as a grid-wide step.
@@ -388,11 +425,14 @@ def hybrid(graph, source: int, policy=None, alpha=None, beta=None, depth_limit=N
     out-edges runs top-down instead (default n / 1024; 0: never).
     ``stay_bottom_up``: on an undirected graph, a switch back to top-down is
     overridden while the frontier's out-edges m_f exceed the unexplored
-    edges m_u by more than n / ``STAY_BOTTOM_UP_RATIO``."""
+    edges m_u by more than n / ``STAY_BOTTOM_UP_RATIO``.
+    ``bottom_up_ahead``: with every bottom-up level the policy picks, the
+    next level's bottom-up step is queued at once and kept whatever the
+    policy then says (no host round trip between bottom-up levels)."""
     return _direction_optimizing(
         graph, source, depth_limit, "hybrid", make_policy(policy, alpha, beta), single_block,
         _edge_limit(single_block_edges), neighbour_order, _min_edges(graph, bottom_up_min_edges),
-        bool(stay_bottom_up),
+        bool(stay_bottom_up), bool(bottom_up_ahead),
     )
 
 
@@ -404,7 +444,8 @@ def load_balanced(graph, source: int, depth_limit=None) -> BFSResult:
 def bottom_up(graph, source: int, depth_limit=None, neighbour_order: str = NEIGHBOUR_ORDER) -> BFSResult:
     """Bottom-up over bitmaps at every level (seed 000 figs. 4 and 6)."""
     return _direction_optimizing(
-        graph, source, depth_limit, "bottom-up", FixedPolicy(BOTTOM_UP), False, 0, neighbour_order
+        graph, source, depth_limit, "bottom-up", FixedPolicy(BOTTOM_UP), False, 0, neighbour_order,
+        bottom_up_ahead=True,
     )
 
 

@@ -2,7 +2,8 @@
 
 One function per kernel (or per fused pair): each picks the grid, passes the
 graph's arrays and the workspace buffers, and returns without synchronizing;
-:func:`read_counters` is the one host round trip a level makes. Kernels come
+:func:`read_counters` (or :func:`queue_counter_copy` and :func:`wait_counters`)
+is the one host round trip a level makes. Kernels come
 from the compile-once cache, instantiated for 32- or 64-bit vertex ids to
 match ``graph.indices``.
 """
@@ -123,6 +124,33 @@ def read_counters(ws: BFSWorkspace) -> np.ndarray:
     """Copy the step counters to the (pinned) host mirror; synchronizes."""
     ws.counters.get(out=ws.host_counters)
     return ws.host_counters
+
+
+def queue_counter_copy(ws: BFSWorkspace) -> None:
+    """Queue the copy of the current step counters to their pinned mirror and
+    mark it with their event; :func:`wait_counters` then waits for that copy
+    only, not for work queued after it (a bottom-up level queued ahead)."""
+    import cupy
+
+    stream = cupy.cuda.get_current_stream()
+    cupy.cuda.runtime.memcpyAsync(ws.host_counters.ctypes.data, ws.counters.data.ptr, ws.counters.nbytes,
+                                  cupy.cuda.runtime.memcpyDeviceToHost, stream.ptr)
+    ws.counters_copied.record(stream)
+
+
+def wait_counters(ws: BFSWorkspace) -> np.ndarray:
+    """The current counters as copied by :func:`queue_counter_copy`."""
+    ws.counters_copied.synchronize()
+    return ws.host_counters
+
+
+def wait_for_workspace(ws: BFSWorkspace) -> None:
+    """Order the current stream after the last counter copies queued on any stream."""
+    import cupy
+
+    stream = cupy.cuda.get_current_stream()
+    for event in ws.counter_events():
+        stream.wait_event(event)
 
 
 def read_single_block(ws: BFSWorkspace) -> tuple[np.ndarray, int, np.ndarray]:

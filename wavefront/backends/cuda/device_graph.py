@@ -90,10 +90,10 @@ class BFSWorkspace:
         self.next_frontier = cupy.zeros(self.words, dtype=np.uint32)
         self.large = cupy.empty(self.words, dtype=np.uint32)
         self.unreachable = cupy.empty(self.words, dtype=np.uint32)
-        self.counters = cupy.zeros(COUNTER_SLOTS, dtype=np.uint64)
-        pinned = cupy.cuda.alloc_pinned_memory(COUNTER_SLOTS * 8)
-        self.host_counters = np.frombuffer(pinned, dtype=np.uint64, count=COUNTER_SLOTS)
-        self._pinned = pinned  # keeps the host buffer alive
+        # Two sets of step counters (device, pinned host mirror, "copied"
+        # event): a bottom-up level queued ahead of time counts into the spare.
+        self.counters, self.host_counters, self.counters_copied = _counter_set()
+        self._spare_counters = _counter_set()
         self.level_stats = cupy.zeros(1 + STATS_FIELDS * SINGLE_BLOCK_MAX_LEVELS, dtype=np.int64)
         stats_pinned = cupy.cuda.alloc_pinned_memory(self.level_stats.nbytes)
         self.host_level_stats = np.frombuffer(stats_pinned, dtype=np.int64, count=self.level_stats.size)
@@ -104,6 +104,23 @@ class BFSWorkspace:
 
     def swap_bitmaps(self) -> None:
         self.frontier, self.next_frontier = self.next_frontier, self.frontier
+
+    def counter_events(self):
+        return self.counters_copied, self._spare_counters[2]
+
+    def swap_counters(self) -> None:
+        """Make the spare counter set the current one (see bfs_steps.queue_counter_copy)."""
+        current = (self.counters, self.host_counters, self.counters_copied)
+        self.counters, self.host_counters, self.counters_copied = self._spare_counters
+        self._spare_counters = current
+
+
+def _counter_set():
+    import cupy
+
+    pinned = cupy.cuda.alloc_pinned_memory(COUNTER_SLOTS * 8)  # the array below keeps it alive
+    host = np.frombuffer(pinned, dtype=np.uint64, count=COUNTER_SLOTS)
+    return cupy.zeros(COUNTER_SLOTS, dtype=np.uint64), host, cupy.cuda.Event(disable_timing=True)
 
 
 def workspace(graph) -> BFSWorkspace:
