@@ -35,7 +35,7 @@ from benchmarks._common import pick_roots, timed_on_gpu  # noqa: E402
 from wavefront.backends.cuda import bfs_steps as steps  # noqa: E402
 
 # name -> (extra #defines for bfs_bottom_up.cu, steps.BALANCED_SCAN, hybrid options
-#          [, steps.BOTTOM_UP_FIRST_IN, default True])
+#          [, other bfs_steps switches, e.g. {"BOTTOM_UP_FIRST_IN": False}])
 VARIANTS = {
     "default": ({}, "fused", {}),  # the files' defaults (BU_SMALL_UNROLL 2, BU_SMALL_PREFETCH 1)
     "no-prefetch": ({"BU_SMALL_PREFETCH": 0}, "fused", {}),
@@ -46,17 +46,22 @@ VARIANTS = {
     "unroll1": ({"BU_SMALL_UNROLL": 1}, "fused", {}),
     "unroll4": ({"BU_SMALL_UNROLL": 4}, "fused", {}),
     "no-stay": ({}, "fused", {"stay_bottom_up": False}),  # round 7: no "m_u < m_f: stays bottom-up"
-    "csc-probe": ({}, "fused", {}, False),  # round 7: first probe through in_indptr and in_indices
+    "csc-probe": ({}, "fused", {}, {"BOTTOM_UP_FIRST_IN": False}),  # round 7: first probe through in_indptr and in_indices
     "first-large-in-fig4": ({"BU_FIRST_ALL": 0}, "fused", {}),  # round 7: packed, large first probes in fig. 4
     "no-ahead": ({}, "fused", {"bottom_up_ahead": False}),  # round 8: no bottom-up level queued ahead
+    "fill-first": ({}, "fused", {}, {"WRITE_RESULTS_WHOLE": False}),  # round 8: init_search fills the results
 }
 ROUND4 = "default,no-prefetch,cupy-scan,no-td-override,round3"
 _options: dict = {}
 
 
+SWITCHES = {"BOTTOM_UP_FIRST_IN": True, "WRITE_RESULTS_WHOLE": True}  # bfs_steps defaults
+
+
 def use(variant: str) -> None:
-    defines, scan, options, *first_in = VARIANTS[variant]
-    steps.BOTTOM_UP_FIRST_IN = first_in[0] if first_in else True
+    defines, scan, options, *switches = VARIANTS[variant]
+    for name, value in {**SWITCHES, **(switches[0] if switches else {})}.items():
+        setattr(steps, name, value)
     steps.BOTTOM_UP_DEFINES.clear()
     steps.BOTTOM_UP_DEFINES.update(defines)
     steps.BALANCED_SCAN = scan
@@ -107,6 +112,8 @@ def isolate_bottom_up_level(graph, result, variant, reps=7):
     levels = result.levels.copy()
     parents = result.parents.copy()
     use(variant)
+    # As in the search: the first bottom-up level writes the results whole.
+    whole = steps.WRITE_RESULTS_WHOLE and level == bottom_up_rows[0].step
     extra = tuple(sorted(steps.BOTTOM_UP_DEFINES.items()))
     in_indices = _bottom_up_indices(graph, _options.get("neighbour_order", "degree"))
     rows = first_in_rows(graph, in_indices) if steps.BOTTOM_UP_FIRST_IN else None
@@ -116,7 +123,8 @@ def isolate_bottom_up_level(graph, result, variant, reps=7):
     args = (
         steps._i64(ws.words), steps.np.int32(level), graph.in_indptr if rows is None else rows, in_indices,
         graph.indptr, ws.large, frontier, ws.visited, ws.next_frontier, levels, parents, ws.counters,
-    ) + (() if rows is None else (steps.np.int32(graph.in_indptr is graph.indptr),))
+    ) + (() if rows is None else (steps.np.int32(graph.in_indptr is graph.indptr), steps.np.int32(whole),
+                                  steps._i64(graph.n), steps._i64(result.source), ws.unreachable))
     marks = [cupy.cuda.Event() for _ in range(3)]
     small_ms, large_ms, exact = [], [], True
     for _ in range(reps):

@@ -227,6 +227,50 @@ def test_packed_first_in_neighbours_change_nothing_but_loads(monkeypatch, order,
         assert first_in_rows(gd, gd.in_indices) is not None
 
 
+@gpu
+@pytest.mark.parametrize("whole", [True, False])
+def test_results_do_not_depend_on_what_the_allocation_held(monkeypatch, whole, random_graphs, kron):
+    """The direction-optimizing methods leave the result arrays unfilled at
+    the start and complete them later (the first bottom-up level writes every
+    entry, or complete_results does at the end). Result arrays handed out
+    full of garbage must still come back exact: searches with and without a
+    bottom-up level, a depth limit, directed graphs whose source has no
+    in-edges, sizes that are not a multiple of 32, and the fill-first path."""
+    import cupy
+
+    from wavefront.backends.cuda import bfs_steps
+
+    monkeypatch.setattr(bfs_steps, "WRITE_RESULTS_WHOLE", whole)
+    real_empty = cupy.empty
+
+    def garbage_empty(shape, dtype=float, *args, **kwargs):
+        out = real_empty(shape, dtype, *args, **kwargs)
+        out.fill(7 if np.dtype(dtype).kind in "iu" else np.nan)
+        return out
+
+    monkeypatch.setattr(cupy, "empty", garbage_empty)
+    g, gd = kron
+    degree = np.diff(g.indptr)
+    hub = int(np.argmax(degree))
+    for method, options in (("hybrid", {}), ("hybrid", {"single_block": False}), ("bottom-up", {}),
+                            ("load-balanced", {}), ("single-block", {})):
+        result = wf.bfs(gd, hub, method=method, **options)
+        check_result(g, result, hub)
+        assert (BOTTOM_UP in [r.kind for r in result.trace]) == (method != "load-balanced" and method != "single-block")
+    limited = wf.bfs(gd, hub, method="hybrid", depth_limit=1)
+    expected = oracle_levels(g, hub)
+    np.testing.assert_array_equal(limited.levels.get(), np.where(expected <= 1, expected, -1))
+    np.testing.assert_array_equal(limited.parents.get()[expected > 1], -1)
+    rng = np.random.default_rng(5)
+    for g, gd in random_graphs:
+        in_degree = np.diff(g.in_indptr)
+        no_in_edges = np.flatnonzero((in_degree == 0) & (np.diff(g.indptr) > 0))
+        sources = {0, g.n - 1, int(rng.integers(0, g.n))} | set(no_in_edges[:2].tolist())
+        for s in sorted(sources):
+            for method in ("hybrid", "bottom-up"):
+                check_result(g, wf.bfs(gd, s, method=method), s)
+
+
 def spoked_star(spokes, seed):
     """Hub 0 joined to `spokes` vertices, each with 0-3 leaves of its own: a
     level whose frontier is every spoke (many frontier-scan chunks)."""
@@ -280,7 +324,9 @@ def test_hybrid_stays_bottom_up_while_few_edges_are_unexplored(monkeypatch, kron
     g, gd = kron
     degree = np.diff(g.indptr)
     for s in (int(np.argmax(degree)), int(np.flatnonzero(degree == 1)[0])):
-        options = dict(method="hybrid", single_block=False, bottom_up_min_edges=0)
+        # bottom_up_ahead would run the level after the last bottom-up one
+        # bottom-up too, whatever this rule says.
+        options = dict(method="hybrid", single_block=False, bottom_up_min_edges=0, bottom_up_ahead=False)
         stays = wf.bfs(gd, s, **options)
         check_result(g, stays, s)
         kept = [row for row in stays.trace if "stays bottom-up" in row.reason]

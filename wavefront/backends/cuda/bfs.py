@@ -131,8 +131,9 @@ def _check_graph(graph) -> None:
         raise ValueError(f"the CUDA BFS needs a graph on the GPU, got one on {graph.device!r}; use graph.to('cuda')")
 
 
-def _start(graph, source: int):
-    """Workspace, fresh result arrays and an initialised search from ``source``."""
+def _start(graph, source: int, fill: bool = True):
+    """Workspace, fresh result arrays and an initialised search from ``source``
+    (``fill=False``: the result arrays are left for the search to complete)."""
     import cupy
 
     _check_graph(graph)
@@ -146,7 +147,7 @@ def _start(graph, source: int):
     check_fits(lambda: f"the BFS result arrays for {graph!r}", result_bytes(graph))
     levels = cupy.empty(graph.n, dtype=cupy.int32)
     parents = cupy.empty(graph.n, dtype=cupy.int64)
-    steps.init_search(graph, ws, source, levels, parents)
+    steps.init_search(graph, ws, source, levels, parents, fill)
     return ws, levels, parents
 
 
@@ -291,7 +292,10 @@ def _direction_optimizing(graph, source, depth_limit, method, policy, use_single
     _check_neighbour_order(neighbour_order)
     # m_u bounds a bottom-up step's edges only where in-degrees are out-degrees.
     stay_bottom_up = stay_bottom_up and not graph.directed
-    ws, levels, parents = _start(graph, source)
+    # The result arrays are written whole by the first bottom-up level, or by
+    # complete_results at the end (steps.WRITE_RESULTS_WHOLE), not filled first.
+    complete = not steps.WRITE_RESULTS_WHOLE
+    ws, levels, parents = _start(graph, source, fill=complete)
     in_indices = None  # the bottom-up probe order, fetched at the first bottom-up level
     trace = Trace()
     limit = _level_limit(graph, depth_limit)
@@ -371,7 +375,8 @@ def _direction_optimizing(graph, source, depth_limit, method, policy, use_single
                     as_bitmap = True
                 if in_indices is None:
                     in_indices = _bottom_up_indices(graph, neighbour_order)
-                _queue_bottom_up(graph, ws, level, levels, parents, in_indices)
+                complete |= _queue_bottom_up(graph, ws, level, levels, parents, in_indices,
+                                             None if complete else source)
             if bottom_up_ahead and chosen_bottom_up and level < limit:
                 ws.swap_counters()
                 _queue_bottom_up(graph, ws, level + 1, levels, parents, in_indices)
@@ -385,17 +390,21 @@ def _direction_optimizing(graph, source, depth_limit, method, policy, use_single
         unexplored -= degree
         direction = choice
         level += 1
+    if not complete:
+        steps.complete_results(graph, ws, source, levels, parents)
     return _result(source, levels, parents, trace, method)
 
 
-def _queue_bottom_up(graph, ws, level, levels, parents, in_indices) -> None:
+def _queue_bottom_up(graph, ws, level, levels, parents, in_indices, whole_from=None) -> bool:
     """One bottom-up level into the current counter set, its counters' copy
     queued behind it; the bitmaps swap at once, so the next level (queued now
-    or later) reads this one's output."""
+    or later) reads this one's output. Returns whether it wrote the result
+    arrays whole (``whole_from``: the source, see ``steps.bottom_up``)."""
     steps.reset_counters(ws)
-    steps.bottom_up(graph, ws, level, levels, parents, in_indices)
+    whole = steps.bottom_up(graph, ws, level, levels, parents, in_indices, whole_from)
     steps.queue_counter_copy(ws)
     ws.swap_bitmaps()
+    return whole
 
 
 def _add_single_block_rows(trace, first_level, start_ns, rows, reason) -> None:

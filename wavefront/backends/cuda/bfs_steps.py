@@ -67,7 +67,8 @@ def compile_all(wide: bool) -> None:
 
 
 KERNELS = {
-    "bfs_convert.cu": ("init_search", "queue_to_bitmap", "bitmap_to_queue", "frontier_scan", "frontier_degrees"),
+    "bfs_convert.cu": ("init_search", "queue_to_bitmap", "bitmap_to_queue", "frontier_scan", "frontier_degrees",
+                       "complete_results"),
     "bfs_vertex.cu": ("vertex_push_step", "vertex_pull_step"),
     "bfs_edge.cu": ("edge_step", "expand_rows"),
     "bfs_frontier.cu": ("frontier_step", "frontier_privatized_step"),
@@ -99,8 +100,10 @@ def expand_rows(graph):
     return sources
 
 
-def init_search(graph, ws: BFSWorkspace, source: int, levels, parents) -> None:
-    """levels = -1, parents = -1, visited = {source} + unreachable vertices; queue_in = [source]."""
+def init_search(graph, ws: BFSWorkspace, source: int, levels, parents, fill: bool = True) -> None:
+    """levels = -1, parents = -1 (with ``fill``; else the root's entries only:
+    see :func:`complete_results`), visited = {source} + unreachable vertices;
+    queue_in = [source]."""
     fn = _get("bfs_convert.cu", "init_search", ws.index64)
     items = max(graph.n, ws.words)
     fn(
@@ -108,8 +111,20 @@ def init_search(graph, ws: BFSWorkspace, source: int, levels, parents) -> None:
         (BLOCK,),
         (
             _i64(graph.n), _i64(ws.words), ws.vid_dtype(source), levels, parents,
-            ws.unreachable, ws.visited, ws.queue_in,
+            ws.unreachable, ws.visited, ws.queue_in, np.int32(fill),
         ),
+    )
+
+
+def complete_results(graph, ws: BFSWorkspace, source: int, levels, parents) -> None:
+    """After a search started with ``init_search(fill=False)`` that no bottom-up
+    level completed: -1 for every vertex the visited bitmap does not hold,
+    every word's entries written whole."""
+    fn = _get("bfs_convert.cu", "complete_results", ws.index64)
+    fn(
+        (_blocks(ws.words),),
+        (BLOCK,),
+        (_i64(graph.n), _i64(ws.words), ws.vid_dtype(source), ws.visited, ws.unreachable, levels, parents),
     )
 
 
@@ -314,24 +329,34 @@ def single_block(graph, ws: BFSWorkspace, count: int, level: int, max_level: int
     )
 
 
-def bottom_up(graph, ws: BFSWorkspace, level: int, levels, parents, in_indices) -> None:
+# True: the search's first bottom-up level writes the result arrays whole
+# (packed rows only), and init_search leaves them unfilled; False: filled by
+# init_search as before (for comparison).
+WRITE_RESULTS_WHOLE = True
+
+
+def bottom_up(graph, ws: BFSWorkspace, level: int, levels, parents, in_indices, whole_from=None) -> bool:
     """frontier bitmap -> next_frontier bitmap (fig. 6 kernel, then fig. 4 kernel).
     ``in_indices``: the CSC indices in the order the scans should probe them
     (``graph.in_indices`` or ``device_graph.degree_ordered_in_indices``).
     With BOTTOM_UP_FIRST_IN the kernels take the packed rows of
-    ``device_graph.first_in_rows`` where the graph has them."""
+    ``device_graph.first_in_rows`` where the graph has them; then, given
+    ``whole_from`` (the search's source), fig. 6 also writes every vertex's
+    level and parent whole (see ``write_word_whole``). Returns whether it did."""
     rows = first_in_rows(graph, in_indices) if BOTTOM_UP_FIRST_IN else None
     variant = tuple(sorted(BOTTOM_UP_DEFINES.items()))
     if rows is not None:
+        whole = whole_from is not None
         args = (
             _i64(ws.words), np.int32(level), rows, in_indices, graph.indptr, ws.large, ws.frontier,
             ws.visited, ws.next_frontier, levels, parents, ws.counters, np.int32(graph.in_indptr is graph.indptr),
+            np.int32(whole), _i64(graph.n), _i64(whole_from if whole else -1), ws.unreachable,
         )
         small = _get("bfs_bottom_up.cu", "bottom_up_small_first", ws.index64, variant)
         small((_blocks(ws.words, BOTTOM_UP_BLOCK),), (BOTTOM_UP_BLOCK,), args)
         large = _get("bfs_bottom_up.cu", "bottom_up_large_first", ws.index64, variant)
         large((_blocks(ws.words),), (BLOCK,), args)
-        return
+        return whole
     args = (
         _i64(ws.words), np.int32(level), graph.in_indptr, in_indices, graph.indptr,
         ws.large, ws.frontier, ws.visited, ws.next_frontier, levels, parents, ws.counters,
@@ -340,3 +365,4 @@ def bottom_up(graph, ws: BFSWorkspace, level: int, levels, parents, in_indices) 
     small((_blocks(ws.words, BOTTOM_UP_BLOCK),), (BOTTOM_UP_BLOCK,), args)
     large = _get("bfs_bottom_up.cu", "bottom_up_large", ws.index64, variant)
     large((_blocks(ws.words),), (BLOCK,), args)
+    return False

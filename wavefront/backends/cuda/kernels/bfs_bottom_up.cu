@@ -150,11 +150,20 @@ __device__ __forceinline__ void load_round(unsigned int k, unsigned int total, l
 // large vertices take part too, for that first probe only (one thread each,
 // with the block's full parallelism), and fig. 4 then scans those that missed.
 // same_rows: a found vertex's out-degree is its in-edge range (undirected).
+// kParents (packed rows, 32-bit ids): a candidate's scratch entry becomes its
+// parent (or NO_PARENT), and the word's owner thread turns the entries into
+// the next-frontier word; with `whole` set it also writes the word's levels
+// and parents whole (write_word_whole): the search's first bottom-up level
+// does so for every word, so init_search need not fill the result arrays
+// and this level's records cost no partial-sector reads.
 template <bool kFirst>
 __device__ __forceinline__ void small_step(long long words, int level, const eid_t* in_indptr,
                                            const vid_t* in_indices, const eid_t* out_indptr, bool same_rows,
                                            const word_t* large, const word_t* frontier, word_t* visited,
-                                           word_t* next, int* levels, long long* parents, counter_t* counters) {
+                                           word_t* next, int* levels, long long* parents, counter_t* counters,
+                                           bool whole = false, long long n = 0, long long source = -1,
+                                           const word_t* unreachable = nullptr) {
+    constexpr bool kParents = kFirst && sizeof(vid_t) == 4;
     __shared__ unsigned int scratch[BU_BLOCK * 32];
     __shared__ unsigned int start_of[BU_BLOCK + 1];
     __shared__ unsigned int warp_sums[32];
@@ -163,13 +172,14 @@ __device__ __forceinline__ void small_step(long long words, int level, const eid
     word_t seen = (w < words) ? visited[w] : ~0u;
     word_t big = (w < words) ? large[w] : 0u;
     word_t bits = kFirst && BU_FIRST_ALL ? ~seen : ~seen & ~big;
+    const word_t candidates = bits;
     unsigned int total;
     unsigned int position = block_exclusive_scan<BU_BLOCK>(__popc(bits), warp_sums, &start_of[BU_BLOCK]);
     start_of[threadIdx.x] = position;
-    while (bits) {
-        int shift = 31 - __clz(bits);
+    while (bits) {  // lowest bit first: write_word_whole reads the entries in that order
+        int shift = __ffs(bits) - 1;
         scratch[position++] = (threadIdx.x * 32 + shift) | (kFirst && ((big >> shift) & 1u) ? LARGE_CANDIDATE : 0u);
-        bits &= ~(1u << shift);
+        bits &= bits - 1u;
     }
     __syncthreads();
     total = start_of[BU_BLOCK];
@@ -228,7 +238,7 @@ __device__ __forceinline__ void small_step(long long words, int level, const eid
             vid_t parent = first[j];
             eid_t e = hit ? begin[j] + 1 : min(begin[j] + skip + 4, end[j]);
             if (is_large[j] && !hit) {  // fig. 4 scans it, first probe included
-                scratch[slot] = 0u;
+                scratch[slot] = kParents ? NO_PARENT : 0u;
                 continue;
             }
 #pragma unroll
@@ -259,10 +269,10 @@ __device__ __forceinline__ void small_step(long long words, int level, const eid
                 }
             }
             examined += e - begin[j];
-            unsigned int result = 0;
+            unsigned int result = kParents ? NO_PARENT : 0u;
             if (hit) {
-                record_visit(levels, parents, v[j], level, parent);
-                result = 1u << (v[j] & 31);
+                if (!(kParents && whole)) record_visit(levels, parents, v[j], level, parent);
+                result = kParents ? (unsigned int)parent : 1u << (v[j] & 31);
                 ++found;
                 degree_sum += same_rows ? end[j] - begin[j] : vertex_degree(out_indptr, v[j]);
             }
@@ -281,7 +291,17 @@ __device__ __forceinline__ void small_step(long long words, int level, const eid
     }
     __syncthreads();
     word_t local_next = 0;
-    for (unsigned int k = start_of[threadIdx.x]; k < start_of[threadIdx.x + 1]; ++k) local_next |= scratch[k];
+    const unsigned int* entries = scratch + start_of[threadIdx.x];
+    if (kParents && whole && w < words) {
+        word_t keep = seen & ~unreachable[w];  // visited at earlier levels
+        if (w == (source >> 5)) keep |= 1u << (source & 31);  // the root, even of in-degree 0
+        local_next = write_word_whole(n, w, level, candidates, entries, keep, levels, parents);
+    } else if (kParents) {
+        for (word_t rest = candidates; rest; rest &= rest - 1u, ++entries)
+            if (*entries != NO_PARENT) local_next |= 1u << (__ffs(rest) - 1);
+    } else {
+        for (unsigned int k = start_of[threadIdx.x]; k < start_of[threadIdx.x + 1]; ++k) local_next |= scratch[k];
+    }
     if (w < words) {
         next[w] = local_next;
         if (local_next) visited[w] = seen | local_next;
@@ -301,13 +321,16 @@ bottom_up_small(long long words, int level, const eid_t* in_indptr, const vid_t*
 }
 
 // bottom_up_small over the packed rows (first in-neighbour inline).
+// whole != 0: also write every word's levels and parents whole (the search's
+// first bottom-up level; source and unreachable say which stored values to keep).
 extern "C" __global__ void __launch_bounds__(BU_BLOCK)
 bottom_up_small_first(long long words, int level, const eid_t* packed_rows, const vid_t* in_indices,
                       const eid_t* out_indptr, const word_t* large, const word_t* frontier,
                       word_t* visited, word_t* next, int* levels, long long* parents,
-                      counter_t* counters, int undirected) {
+                      counter_t* counters, int undirected, int whole, long long n, long long source,
+                      const word_t* unreachable) {
     small_step<true>(words, level, packed_rows, in_indices, out_indptr, undirected != 0, large, frontier,
-                     visited, next, levels, parents, counters);
+                     visited, next, levels, parents, counters, whole != 0, n, source, unreachable);
 }
 
 // Fig. 4. kFirst: `in_indptr` holds the packed rows, and bottom_up_small_first
@@ -428,11 +451,12 @@ bottom_up_large(long long words, int level, const eid_t* in_indptr, const vid_t*
 }
 
 // bottom_up_large over the packed rows (first in-neighbour inline).
+// The trailing arguments are bottom_up_small_first's (one argument list for both).
 extern "C" __global__ void __launch_bounds__(BU_LARGE_BLOCK)
 bottom_up_large_first(long long words, int level, const eid_t* packed_rows, const vid_t* in_indices,
                       const eid_t* out_indptr, const word_t* large, const word_t* frontier,
                       word_t* visited, word_t* next, int* levels, long long* parents,
-                      counter_t* counters, int undirected) {
+                      counter_t* counters, int undirected, int, long long, long long, const word_t*) {
     large_step<true>(words, level, packed_rows, in_indices, out_indptr, undirected != 0, large, frontier,
                      visited, next, levels, parents, counters);
 }

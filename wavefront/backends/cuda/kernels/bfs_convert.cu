@@ -9,11 +9,13 @@
 // written by the thread that owns its slot, so no two threads race.
 // Bits past n in the last visited word, and vertices without in-edges
 // (`unreachable`), start set, so bottom-up steps never scan them.
+// fill == 0: only the root's level and parent are written; the search then
+// completes the arrays later (complete_results, or the first bottom-up level).
 extern "C" __global__ void init_search(long long n, long long words, vid_t source, int* levels,
                                        long long* parents, const word_t* unreachable,
-                                       word_t* visited, vid_t* queue) {
+                                       word_t* visited, vid_t* queue, int fill) {
     long long i = global_thread_id();
-    if (i < n) {
+    if (i < n && (fill || i == (long long)source)) {
         bool root = (i == (long long)source);
         levels[i] = root ? 0 : WF_UNVISITED;
         parents[i] = root ? (long long)source : -1LL;
@@ -115,4 +117,18 @@ extern "C" __global__ void frontier_degrees(const vid_t* queue, long long count,
                                             const eid_t* indptr, eid_t* degrees) {
     long long i = global_thread_id();
     if (i < count) degrees[i] = vertex_degree(indptr, queue[i]);
+}
+
+// After a search that left its result arrays unfilled (init_search with
+// fill == 0) and never ran a bottom-up level that wrote them whole: one
+// thread per bitmap word writes the word's levels and parents whole, keeping
+// what the search stored for its visited vertices (the root included) and -1
+// for the rest.
+extern "C" __global__ void complete_results(long long n, long long words, vid_t source, const word_t* visited,
+                                            const word_t* unreachable, int* levels, long long* parents) {
+    long long w = global_thread_id();
+    if (w >= words) return;
+    word_t keep = visited[w] & ~unreachable[w];
+    if (w == (long long)(source >> 5)) keep |= 1u << (source & 31);
+    write_word_whole(n, w, 0, 0u, nullptr, keep, levels, parents);
 }

@@ -89,3 +89,59 @@ __device__ __forceinline__ void record_visit(int* levels, long long* parents, vi
     levels[v] = level;
     parents[v] = (long long)parent;
 }
+
+// "No parent found" in a candidate's 32-bit result entry (ids stay < 2^31 there).
+#define NO_PARENT 0xffffffffu
+
+// Writes the levels and parents of word w's 32 vertices whole, in 16-byte
+// stores, so that no DRAM sector of either array is left partly written (an
+// HBM sector written in part is read back and merged first, and at SCALE 26
+// the big bottom-up level's scattered 12-byte records cost that read for
+// nearly every sector). Candidate bit b (ascending) takes the next entry of
+// parent_of_candidate: a parent id, found at `level`, or NO_PARENT; a `keep`
+// bit keeps the values already stored (visited at an earlier level); any
+// other vertex gets -1. Returns the found bits.
+__device__ __forceinline__ word_t write_word_whole(long long n, long long w, int level, word_t candidates,
+                                                   const unsigned int* parent_of_candidate, word_t keep,
+                                                   int* levels, long long* parents) {
+    const long long first = w * 32;
+    const int count = (int)min(32LL, n - first);
+    word_t found = 0;
+    int slot = 0;
+#pragma unroll
+    for (int g = 0; g < 32; g += 4) {
+        int lv[4];
+        long long pv[4];
+#pragma unroll
+        for (int j = 0; j < 4; ++j) {
+            const int b = g + j;
+            lv[j] = WF_UNVISITED;
+            pv[j] = -1;
+            if ((candidates >> b) & 1u) {
+                const unsigned int parent = parent_of_candidate[slot++];
+                if (parent != NO_PARENT) {
+                    lv[j] = level;
+                    pv[j] = (long long)parent;
+                    found |= 1u << b;
+                }
+            } else if (((keep >> b) & 1u) && b < count) {
+                lv[j] = levels[first + b];
+                pv[j] = parents[first + b];
+            }
+        }
+        if (count == 32) {
+            reinterpret_cast<int4*>(levels + first)[g / 4] = make_int4(lv[0], lv[1], lv[2], lv[3]);
+            reinterpret_cast<longlong2*>(parents + first)[g / 2] = make_longlong2(pv[0], pv[1]);
+            reinterpret_cast<longlong2*>(parents + first)[g / 2 + 1] = make_longlong2(pv[2], pv[3]);
+        } else {
+#pragma unroll
+            for (int j = 0; j < 4; ++j) {
+                if (g + j < count) {
+                    levels[first + g + j] = lv[j];
+                    parents[first + g + j] = pv[j];
+                }
+            }
+        }
+    }
+    return found;
+}
