@@ -113,7 +113,7 @@ def isolate_bottom_up_level(graph, result, variant, reps=7):
     parents = result.parents.copy()
     use(variant)
     # As in the search: the first bottom-up level writes the results whole.
-    whole = steps.WRITE_RESULTS_WHOLE and level == bottom_up_rows[0].step
+    whole = steps.results_written_whole(graph) and level == bottom_up_rows[0].step
     extra = tuple(sorted(steps.BOTTOM_UP_DEFINES.items()))
     in_indices = _bottom_up_indices(graph, _options.get("neighbour_order", "degree"))
     rows = first_in_rows(graph, in_indices) if steps.BOTTOM_UP_FIRST_IN else None

@@ -241,6 +241,7 @@ def test_results_do_not_depend_on_what_the_allocation_held(monkeypatch, whole, r
     from wavefront.backends.cuda import bfs_steps
 
     monkeypatch.setattr(bfs_steps, "WRITE_RESULTS_WHOLE", whole)
+    monkeypatch.setattr(bfs_steps, "WHOLE_RESULTS_MIN_BYTES", 0)
     real_empty = cupy.empty
 
     def garbage_empty(shape, dtype=float, *args, **kwargs):

@@ -292,9 +292,9 @@ def _direction_optimizing(graph, source, depth_limit, method, policy, use_single
     _check_neighbour_order(neighbour_order)
     # m_u bounds a bottom-up step's edges only where in-degrees are out-degrees.
     stay_bottom_up = stay_bottom_up and not graph.directed
-    # The result arrays are written whole by the first bottom-up level, or by
-    # complete_results at the end (steps.WRITE_RESULTS_WHOLE), not filled first.
-    complete = not steps.WRITE_RESULTS_WHOLE
+    # On large graphs the result arrays are written whole by the first
+    # bottom-up level, or by complete_results at the end, not filled first.
+    complete = not steps.results_written_whole(graph)
     ws, levels, parents = _start(graph, source, fill=complete)
     in_indices = None  # the bottom-up probe order, fetched at the first bottom-up level
     trace = Trace()

@@ -153,7 +153,7 @@ __device__ __forceinline__ void load_round(unsigned int k, unsigned int total, l
 // kParents (packed rows, 32-bit ids): a candidate's scratch entry becomes its
 // parent (or NO_PARENT), and the word's owner thread turns the entries into
 // the next-frontier word; with `whole` set it also writes the word's levels
-// and parents whole (write_word_whole): the search's first bottom-up level
+// and parents whole (write_words_whole): the search's first bottom-up level
 // does so for every word, so init_search need not fill the result arrays
 // and this level's records cost no partial-sector reads.
 template <bool kFirst>
@@ -176,7 +176,7 @@ __device__ __forceinline__ void small_step(long long words, int level, const eid
     unsigned int total;
     unsigned int position = block_exclusive_scan<BU_BLOCK>(__popc(bits), warp_sums, &start_of[BU_BLOCK]);
     start_of[threadIdx.x] = position;
-    while (bits) {  // lowest bit first: write_word_whole reads the entries in that order
+    while (bits) {  // lowest bit first: write_words_whole reads the entries in that order
         int shift = __ffs(bits) - 1;
         scratch[position++] = (threadIdx.x * 32 + shift) | (kFirst && ((big >> shift) & 1u) ? LARGE_CANDIDATE : 0u);
         bits &= bits - 1u;
@@ -292,10 +292,13 @@ __device__ __forceinline__ void small_step(long long words, int level, const eid
     __syncthreads();
     word_t local_next = 0;
     const unsigned int* entries = scratch + start_of[threadIdx.x];
-    if (kParents && whole && w < words) {
-        word_t keep = seen & ~unreachable[w];  // visited at earlier levels
-        if (w == (source >> 5)) keep |= 1u << (source & 31);  // the root, even of in-degree 0
-        local_next = write_word_whole(n, w, level, candidates, entries, keep, levels, parents);
+    if (kParents && whole) {  // uniform: every lane takes part
+        word_t keep = 0;
+        if (w < words) {
+            keep = seen & ~unreachable[w];  // visited at earlier levels
+            if (w == (source >> 5)) keep |= 1u << (source & 31);  // the root, even of in-degree 0
+        }
+        local_next = write_words_whole(n, words, w, level, candidates, entries, keep, levels, parents);
     } else if (kParents) {
         for (word_t rest = candidates; rest; rest &= rest - 1u, ++entries)
             if (*entries != NO_PARENT) local_next |= 1u << (__ffs(rest) - 1);

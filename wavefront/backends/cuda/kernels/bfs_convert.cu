@@ -120,15 +120,17 @@ extern "C" __global__ void frontier_degrees(const vid_t* queue, long long count,
 }
 
 // After a search that left its result arrays unfilled (init_search with
-// fill == 0) and never ran a bottom-up level that wrote them whole: one
-// thread per bitmap word writes the word's levels and parents whole, keeping
+// fill == 0) and never ran a bottom-up level that wrote them whole: each
+// warp writes the levels and parents of its 32 bitmap words whole, keeping
 // what the search stored for its visited vertices (the root included) and -1
 // for the rest.
 extern "C" __global__ void complete_results(long long n, long long words, vid_t source, const word_t* visited,
                                             const word_t* unreachable, int* levels, long long* parents) {
     long long w = global_thread_id();
-    if (w >= words) return;
-    word_t keep = visited[w] & ~unreachable[w];
-    if (w == (long long)(source >> 5)) keep |= 1u << (source & 31);
-    write_word_whole(n, w, 0, 0u, nullptr, keep, levels, parents);
+    word_t keep = 0;
+    if (w < words) {  // no early return: write_words_whole needs the whole warp
+        keep = visited[w] & ~unreachable[w];
+        if (w == (long long)(source >> 5)) keep |= 1u << (source & 31);
+    }
+    write_words_whole(n, words, w, 0, 0u, nullptr, keep, levels, parents);
 }

@@ -93,55 +93,51 @@ __device__ __forceinline__ void record_visit(int* levels, long long* parents, vi
 // "No parent found" in a candidate's 32-bit result entry (ids stay < 2^31 there).
 #define NO_PARENT 0xffffffffu
 
-// Writes the levels and parents of word w's 32 vertices whole, in 16-byte
-// stores, so that no DRAM sector of either array is left partly written (an
-// HBM sector written in part is read back and merged first, and at SCALE 26
-// the big bottom-up level's scattered 12-byte records cost that read for
-// nearly every sector). Candidate bit b (ascending) takes the next entry of
-// parent_of_candidate: a parent id, found at `level`, or NO_PARENT; a `keep`
-// bit keeps the values already stored (visited at an earlier level); any
-// other vertex gets -1. Returns the found bits.
-__device__ __forceinline__ word_t write_word_whole(long long n, long long w, int level, word_t candidates,
-                                                   const unsigned int* parent_of_candidate, word_t keep,
-                                                   int* levels, long long* parents) {
-    const long long first = w * 32;
-    const int count = (int)min(32LL, n - first);
-    word_t found = 0;
-    int slot = 0;
-#pragma unroll
-    for (int g = 0; g < 32; g += 4) {
-        int lv[4];
-        long long pv[4];
-#pragma unroll
-        for (int j = 0; j < 4; ++j) {
-            const int b = g + j;
-            lv[j] = WF_UNVISITED;
-            pv[j] = -1;
-            if ((candidates >> b) & 1u) {
-                const unsigned int parent = parent_of_candidate[slot++];
-                if (parent != NO_PARENT) {
-                    lv[j] = level;
-                    pv[j] = (long long)parent;
-                    found |= 1u << b;
-                }
-            } else if (((keep >> b) & 1u) && b < count) {
-                lv[j] = levels[first + b];
-                pv[j] = parents[first + b];
+// Writes the levels and parents of the 32 bitmap words of a warp whole, one
+// word after another, each as one coalesced 128-byte store of levels and one
+// 256-byte store of parents by the 32 lanes, so that no DRAM sector of
+// either array is left partly written (a partly written HBM sector is read
+// back and merged first: at SCALE 26 the big bottom-up level's scattered
+// 12-byte records cost 0.5 GB of such reads, ncu). Lane i brings word w_i:
+// its candidate bits, with `entries` pointing at one 32-bit result per
+// candidate (ascending bit order; a parent id found at `level`, or
+// NO_PARENT), and its `keep` bits, whose stored values stay (visited at an
+// earlier level); every other vertex gets -1. Every lane of the warp must
+// call it. Returns the lane's own word's found bits.
+__device__ __forceinline__ word_t write_words_whole(long long n, long long words, long long w, int level,
+                                                    word_t candidates, const unsigned int* entries, word_t keep,
+                                                    int* levels, long long* parents) {
+    const int lane = threadIdx.x & 31;
+    const unsigned int below = (1u << lane) - 1u;
+    word_t mine = 0;
+    for (int owner = 0; owner < 32; ++owner) {
+        const long long word = __shfl_sync(WF_FULL_MASK, w, owner);
+        const word_t owner_candidates = __shfl_sync(WF_FULL_MASK, candidates, owner);
+        const word_t owner_keep = __shfl_sync(WF_FULL_MASK, keep, owner);
+        const unsigned int* owner_entries = (const unsigned int*)__shfl_sync(
+            WF_FULL_MASK, (unsigned long long)entries, owner);
+        if (word >= words) continue;  // the same for every lane
+        const long long v = word * 32 + lane;
+        int level_of = WF_UNVISITED;
+        long long parent_of = -1;
+        bool found = false;
+        if ((owner_candidates >> lane) & 1u) {
+            const unsigned int parent = owner_entries[__popc(owner_candidates & below)];
+            found = parent != NO_PARENT;
+            if (found) {
+                level_of = level;
+                parent_of = (long long)parent;
             }
+        } else if (((owner_keep >> lane) & 1u) && v < n) {
+            level_of = levels[v];
+            parent_of = parents[v];
         }
-        if (count == 32) {
-            reinterpret_cast<int4*>(levels + first)[g / 4] = make_int4(lv[0], lv[1], lv[2], lv[3]);
-            reinterpret_cast<longlong2*>(parents + first)[g / 2] = make_longlong2(pv[0], pv[1]);
-            reinterpret_cast<longlong2*>(parents + first)[g / 2 + 1] = make_longlong2(pv[2], pv[3]);
-        } else {
-#pragma unroll
-            for (int j = 0; j < 4; ++j) {
-                if (g + j < count) {
-                    levels[first + g + j] = lv[j];
-                    parents[first + g + j] = pv[j];
-                }
-            }
+        if (v < n) {
+            levels[v] = level_of;
+            parents[v] = parent_of;
         }
+        const word_t found_bits = __ballot_sync(WF_FULL_MASK, found);
+        if (lane == owner) mine = found_bits;
     }
-    return found;
+    return mine;
 }
