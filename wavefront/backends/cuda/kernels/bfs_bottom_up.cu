@@ -186,6 +186,7 @@ __device__ __forceinline__ void small_step(long long words, int level, const eid
 
     long long base = (long long)blockIdx.x * BU_BLOCK * 32;
     long long found = 0, degree_sum = 0, examined = 0;
+    bool large_left = false;  // a large candidate missed its first probe: fig. 4's work
     // A thread takes BU_SMALL_UNROLL candidates a round, BU_BLOCK apart, so a
     // warp's lanes stay on neighbouring vertices (shared sectors) while each
     // lane has that many dependent load chains in flight instead of one.
@@ -239,6 +240,7 @@ __device__ __forceinline__ void small_step(long long words, int level, const eid
             eid_t e = hit ? begin[j] + 1 : min(begin[j] + skip + 4, end[j]);
             if (is_large[j] && !hit) {  // fig. 4 scans it, first probe included
                 scratch[slot] = kParents ? NO_PARENT : 0u;
+                large_left = true;
                 continue;
             }
 #pragma unroll
@@ -310,6 +312,7 @@ __device__ __forceinline__ void small_step(long long words, int level, const eid
         if (local_next) visited[w] = seen | local_next;
     }
     add_step_counters<BU_BLOCK>(counters, found, degree_sum, examined);
+    if (kFirst && BU_FIRST_ALL && __syncthreads_or(large_left) && threadIdx.x == 0) counters[CNT_LARGE_LEFT] = 1;
 }
 
 extern "C" __global__ void __launch_bounds__(BU_BLOCK)
@@ -343,6 +346,9 @@ __device__ __forceinline__ void large_step(long long words, int level, const eid
                                            const vid_t* in_indices, const eid_t* out_indptr, bool same_rows,
                                            const word_t* large, const word_t* frontier, word_t* visited,
                                            word_t* next, int* levels, long long* parents, counter_t* counters) {
+    // Late sweeps often leave fig. 4 nothing: then every block leaves at once
+    // (20 us for the 8 K blocks' full pass at SCALE 26, a few without).
+    if (kFirst && BU_FIRST_ALL && counters[CNT_LARGE_LEFT] == 0) return;
     long long w = global_thread_id();
     int lane = threadIdx.x & 31;
     word_t bits = (w < words) ? (~visited[w] & large[w]) : 0u;

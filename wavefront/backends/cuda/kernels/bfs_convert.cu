@@ -15,10 +15,14 @@ extern "C" __global__ void init_search(long long n, long long words, vid_t sourc
                                        long long* parents, const word_t* unreachable,
                                        word_t* visited, vid_t* queue, int fill) {
     long long i = global_thread_id();
-    if (i < n && (fill || i == (long long)source)) {
+    if (fill && i < n) {
         bool root = (i == (long long)source);
         levels[i] = root ? 0 : WF_UNVISITED;
         parents[i] = root ? (long long)source : -1LL;
+    }
+    if (!fill && i == 0) {  // the grid then covers the bitmap words only
+        levels[source] = 0;
+        parents[source] = (long long)source;
     }
     if (i < words) {
         word_t w = unreachable[i];

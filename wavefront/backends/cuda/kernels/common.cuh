@@ -23,6 +23,7 @@ typedef unsigned long long counter_t;
 #define CNT_LEVELS_RUN 4     // levels completed by the single-block kernel
 #define CNT_FRONTIER 5       // vertices of the frontier a vertex-centric step started from
 #define CNT_SCAN_DONE 6      // blocks of frontier_scan done (the last one scans the block totals)
+#define CNT_LARGE_LEFT 7     // bottom_up_small_first left large vertices to bottom_up_large_first
 #define CNT_SLOTS 8
 
 __device__ __forceinline__ long long global_thread_id() {
