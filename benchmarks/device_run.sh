@@ -2,6 +2,7 @@
 # One call on a lent GPU machine: the GPU tests, validated Graph500 runs on
 # the GPU (with energy), and the quick benchmark tables. Logs go under $OUT.
 #   run: bash benchmarks/device_run.sh        (carry .data for the road networks)
+#        BFS_ONLY=1 bash benchmarks/device_run.sh   (no SSSP benchmarks)
 # The logs come back packed in $OUT/logs.tgz, the plots beside it.
 set -uo pipefail
 OUT=${OUT:-/tmp/wavefront-out}
@@ -30,6 +31,13 @@ step "BFS benchmark: hybrid at SCALE 26 + roads"
 python3 benchmarks/bfs_gpu.py --scales 26 --methods hybrid,hybrid:seed000,single-block --roots 64 \
     --memory-limit-gib 78 --plot "$OUT/bfs_trace_scale26.png" > "$OUT/bfs_gpu.log" 2>&1
 echo "exit $?"; tail -45 "$OUT/bfs_gpu.log"
+
+if [ "${BFS_ONLY:-0}" = 1 ]; then  # BFS work: skip the SSSP benchmarks (the GPU tests above cover SSSP)
+    step "GPU tests (again, the summary)"; tail -3 "$OUT/pytest_gpu.log"
+    pack=$(mktemp -d)/logs.tgz
+    (cd "$OUT" && tar czf "$pack" --exclude '*.png' . && find . -type f ! -name '*.png' -delete && mv "$pack" logs.tgz)
+    exit 0
+fi
 
 step "SSSP benchmark: road-like 1.4 M, seattle, SCALE 20-24"
 python3 benchmarks/sssp_gpu.py --graphs road,seattle,kron20-24 --roots 16 \
