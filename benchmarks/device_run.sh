@@ -9,6 +9,12 @@ OUT=${OUT:-/tmp/wavefront-out}
 mkdir -p "$OUT"
 export PYTHONPATH=. PYTHONUNBUFFERED=1
 step() { echo; echo "== $*"; }
+# Only a few files come back from a lent machine: pack the logs into one.
+pack_logs() {
+    local pack
+    pack=$(mktemp -d)/logs.tgz
+    (cd "$OUT" && tar czf "$pack" --exclude '*.png' . && find . -type f ! -name '*.png' -delete && mv "$pack" logs.tgz)
+}
 
 step "device"
 nvidia-smi --query-gpu=name,memory.total,clocks.sm,clocks.mem --format=csv,noheader | tee "$OUT/gpu.txt"
@@ -34,8 +40,7 @@ echo "exit $?"; tail -45 "$OUT/bfs_gpu.log"
 
 if [ "${BFS_ONLY:-0}" = 1 ]; then  # BFS work: skip the SSSP benchmarks (the GPU tests above cover SSSP)
     step "GPU tests (again, the summary)"; tail -3 "$OUT/pytest_gpu.log"
-    pack=$(mktemp -d)/logs.tgz
-    (cd "$OUT" && tar czf "$pack" --exclude '*.png' . && find . -type f ! -name '*.png' -delete && mv "$pack" logs.tgz)
+    pack_logs
     exit 0
 fi
 
@@ -54,6 +59,4 @@ echo "exit $?"; tail -5 "$OUT/sssp_phases.log"
 
 step "GPU tests (again, the summary)"
 tail -3 "$OUT/pytest_gpu.log"
-# Only a few files come back from a lent machine: pack the logs into one.
-pack=$(mktemp -d)/logs.tgz
-(cd "$OUT" && tar czf "$pack" --exclude '*.png' . && find . -type f ! -name '*.png' -delete && mv "$pack" logs.tgz)
+pack_logs
