@@ -102,12 +102,16 @@ __device__ __forceinline__ void record_visit(int* levels, long long* parents, vi
 // 12-byte records cost 0.5 GB of such reads, ncu). Lane i brings word w_i:
 // its candidate bits, with `entries` pointing at one 32-bit result per
 // candidate (ascending bit order; a parent id found at `level`, or
-// NO_PARENT), and its `keep` bits, whose stored values stay (visited at an
-// earlier level); every other vertex gets -1. Every lane of the warp must
-// call it. Returns the lane's own word's found bits.
+// NO_PARENT), its `keep` bits, whose stored values stay (visited at an
+// earlier level), and its `probe` bits: vertices of level - 1 whose records a
+// top-down step left pending, whose parent probe(v) finds again; every other
+// vertex gets -1. Every lane of the warp must call it. Returns the lane's own
+// word's found bits.
+template <typename Probe>
 __device__ __forceinline__ word_t write_words_whole(long long n, long long words, long long w, int level,
                                                     word_t candidates, const unsigned int* entries, word_t keep,
-                                                    int* levels, long long* parents) {
+                                                    word_t probe, Probe probe_parent, int* levels,
+                                                    long long* parents) {
     const int lane = threadIdx.x & 31;
     const unsigned int below = (1u << lane) - 1u;
     word_t mine = 0;
@@ -115,6 +119,7 @@ __device__ __forceinline__ word_t write_words_whole(long long n, long long words
         const long long word = __shfl_sync(WF_FULL_MASK, w, owner);
         const word_t owner_candidates = __shfl_sync(WF_FULL_MASK, candidates, owner);
         const word_t owner_keep = __shfl_sync(WF_FULL_MASK, keep, owner);
+        const word_t owner_probe = __shfl_sync(WF_FULL_MASK, probe, owner);
         const unsigned int* owner_entries = (const unsigned int*)__shfl_sync(
             WF_FULL_MASK, (unsigned long long)entries, owner);
         if (word >= words) continue;  // the same for every lane
@@ -129,6 +134,9 @@ __device__ __forceinline__ word_t write_words_whole(long long n, long long words
                 level_of = level;
                 parent_of = (long long)parent;
             }
+        } else if ((owner_probe >> lane) & 1u) {
+            level_of = level - 1;
+            parent_of = (long long)probe_parent((vid_t)v);
         } else if (((owner_keep >> lane) & 1u) && v < n) {
             level_of = levels[v];
             parent_of = parents[v];
