@@ -393,7 +393,7 @@ def _direction_optimizing(graph, source, depth_limit, method, policy, use_single
                     parent_level, pending = ws.previous_frontier, None
                 pending = _record_pending(ws, pending, count, levels, parents)
                 complete |= _queue_bottom_up(graph, ws, level, levels, parents, in_indices,
-                                             source if whole else None, parent_level)
+                                             source if whole else None, parent_level, count)
             if bottom_up_ahead and chosen_bottom_up and level < limit:
                 ws.swap_counters()
                 _queue_bottom_up(graph, ws, level + 1, levels, parents, in_indices)
@@ -421,14 +421,17 @@ def _record_pending(ws, pending, count, levels, parents):
     return None
 
 
-def _queue_bottom_up(graph, ws, level, levels, parents, in_indices, whole_from=None, parent_level=None) -> bool:
+def _queue_bottom_up(graph, ws, level, levels, parents, in_indices, whole_from=None, parent_level=None,
+                     pending_count=0) -> bool:
     """One bottom-up level into the current counter set, its counters' copy
     queued behind it; the bitmaps swap at once, so the next level (queued now
     or later) reads this one's output. Returns whether it wrote the result
     arrays whole (``whole_from``: the source; ``parent_level``: see
-    ``steps.bottom_up``)."""
+    ``steps.bottom_up``, with the pending records of queue_in[:pending_count])."""
     steps.reset_counters(ws)
     whole = steps.bottom_up(graph, ws, level, levels, parents, in_indices, whole_from, parent_level)
+    if parent_level is not None:
+        steps.record_unresolved(ws, pending_count, parents)
     steps.queue_counter_copy(ws)
     ws.swap_bitmaps()
     return whole

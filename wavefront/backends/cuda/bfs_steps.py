@@ -75,7 +75,7 @@ KERNELS = {
     "bfs_vertex.cu": ("vertex_push_step", "vertex_pull_step"),
     "bfs_edge.cu": ("edge_step", "expand_rows"),
     "bfs_frontier.cu": ("frontier_step", "frontier_privatized_step"),
-    "bfs_load_balanced.cu": ("top_down_balanced_step", "record_pending"),
+    "bfs_load_balanced.cu": ("top_down_balanced_step", "record_pending", "record_unresolved"),
     "bfs_bottom_up.cu": ("build_degree_masks", "bottom_up_small", "bottom_up_large", "bottom_up_small_first",
                          "bottom_up_large_first"),
     "bfs_single_block.cu": ("single_block_levels",),
@@ -308,6 +308,14 @@ def record_pending(ws: BFSWorkspace, count: int, level: int, levels, parents) ->
     if count:
         fn = _get("bfs_load_balanced.cu", "record_pending", ws.index64)
         fn((_blocks(count),), (BLOCK,), (ws.queue_in, _i64(count), np.int32(level), ws.pending_parents, levels, parents))
+
+
+def record_unresolved(ws: BFSWorkspace, count: int, parents) -> None:
+    """After a bottom-up step that resolved the pending records of queue_in[:count]:
+    the parents its bounded probes did not find, from ws.pending_parents."""
+    if count:
+        fn = _get("bfs_load_balanced.cu", "record_unresolved", ws.index64)
+        fn((_blocks(count),), (BLOCK,), (ws.queue_in, _i64(count), ws.pending_parents, parents, ws.counters))
 
 
 # The single block keeps the visited bitmap in shared memory when it fits in

@@ -37,7 +37,7 @@ import numpy as np
 
 from .memory import check_fits
 
-COUNTER_SLOTS = 8  # CNT_SLOTS in kernels/common.cuh
+COUNTER_SLOTS = 16  # CNT_SLOTS in kernels/common.cuh
 CNT_NEXT_COUNT, CNT_NEXT_DEGREE, CNT_EDGES, CNT_FLAG, CNT_LEVELS_RUN, CNT_FRONTIER = range(6)
 STATS_FIELDS = 3  # single-block per-level record: frontier, edges, end time
 SINGLE_BLOCK_MAX_LEVELS = 4096  # levels one single-block launch may run

@@ -115,6 +115,12 @@ __device__ __forceinline__ void load_row(const eid_t* rows, vid_t v, eid_t& begi
     }
 }
 
+// In-edges after the first that the search for a pending record's parent
+// probes (see small_step) before leaving it to record_unresolved.
+#ifndef PARENT_PROBES
+#define PARENT_PROBES 8
+#endif
+
 // Packed rows: 1 = fig. 6 also makes the large vertices' first probes; 0 =
 // fig. 4 makes them (A/B).
 #ifndef BU_FIRST_ALL
@@ -307,17 +313,20 @@ __device__ __forceinline__ void small_step(long long words, int level, const eid
         }
         // A pending vertex of level - 1 has an in-neighbour in parent_level
         // (the one that claimed it): the packed row's first one, likeliest in
-        // degree order, else the first found further along its row.
-        auto probe_parent = [&](vid_t v) {
+        // degree order, else one of the next PARENT_PROBES; past those (a
+        // lane scanning a hub's row would hold its warp) record_unresolved
+        // copies the pending parent.
+        auto probe_parent = [&](vid_t v) -> long long {
             eid_t begin, end;
             vid_t first;
             load_row<kFirst>(in_indptr, v, begin, end, first);
-            if (bit_test(parent_level, first)) return first;
-            for (eid_t e = begin + 1; e < end; ++e) {
+            if (bit_test(parent_level, first)) return (long long)first;
+            for (eid_t e = begin + 1; e < min(end, begin + 1 + PARENT_PROBES); ++e) {
                 const vid_t u = in_indices[e];
-                if (bit_test(parent_level, u)) return u;
+                if (bit_test(parent_level, u)) return (long long)u;
             }
-            return (vid_t)-1;  // unreachable: the claim came over one of these arcs
+            atomicAdd(&counters[CNT_UNRESOLVED], (counter_t)1);
+            return UNRESOLVED_PARENT;
         };
         local_next = write_words_whole(n, words, w, level, candidates, entries, keep, probe, probe_parent, levels,
                                        parents);

@@ -139,6 +139,20 @@ top_down_balanced_step(const vid_t* frontier, long long count, const eid_t* offs
     }
 }
 
+// After a bottom-up level that resolved pending records (bottom_up_small_first
+// with parent_level): the parents its probes did not find come from
+// pending_parents; nothing to do, and every block leaves at once, when the
+// counter says none is missing.
+extern "C" __global__ void record_unresolved(const vid_t* queue, long long count, const long long* pending_parents,
+                                             long long* parents, const counter_t* counters) {
+    if (counters[CNT_UNRESOLVED] == 0) return;
+    long long i = global_thread_id();
+    if (i < count) {
+        vid_t v = queue[i];
+        if (parents[v] == UNRESOLVED_PARENT) parents[v] = pending_parents[i];
+    }
+}
+
 // The records a top_down_balanced_step with pending_parents left out:
 // vertex queue[i] was found at `level` from pending_parents[i].
 extern "C" __global__ void record_pending(const vid_t* queue, long long count, int level,

@@ -24,7 +24,8 @@ typedef unsigned long long counter_t;
 #define CNT_FRONTIER 5       // vertices of the frontier a vertex-centric step started from
 #define CNT_SCAN_DONE 6      // blocks of frontier_scan done (the last one scans the block totals)
 #define CNT_LARGE_LEFT 7     // bottom_up_small_first left large vertices to bottom_up_large_first
-#define CNT_SLOTS 8
+#define CNT_UNRESOLVED 8     // pending records whose parent a bottom-up probe did not find (record_unresolved)
+#define CNT_SLOTS 16
 
 __device__ __forceinline__ long long global_thread_id() {
     return (long long)blockIdx.x * blockDim.x + threadIdx.x;
@@ -93,6 +94,8 @@ __device__ __forceinline__ void record_visit(int* levels, long long* parents, vi
 
 // "No parent found" in a candidate's 32-bit result entry (ids stay < 2^31 there).
 #define NO_PARENT 0xffffffffu
+// A pending record's parent that the bottom-up probe left to record_unresolved.
+#define UNRESOLVED_PARENT (-2LL)
 
 // Writes the levels and parents of the 32 bitmap words of a warp whole, one
 // word after another, each as one coalesced 128-byte store of levels and one
@@ -104,7 +107,8 @@ __device__ __forceinline__ void record_visit(int* levels, long long* parents, vi
 // candidate (ascending bit order; a parent id found at `level`, or
 // NO_PARENT), its `keep` bits, whose stored values stay (visited at an
 // earlier level), and its `probe` bits: vertices of level - 1 whose records a
-// top-down step left pending, whose parent probe(v) finds again; every other
+// top-down step left pending, whose parent probe_parent(v) finds again (or
+// marks UNRESOLVED_PARENT for record_unresolved); every other
 // vertex gets -1. Every lane of the warp must call it. Returns the lane's own
 // word's found bits.
 template <typename Probe>
@@ -136,7 +140,7 @@ __device__ __forceinline__ word_t write_words_whole(long long n, long long words
             }
         } else if ((owner_probe >> lane) & 1u) {
             level_of = level - 1;
-            parent_of = (long long)probe_parent((vid_t)v);
+            parent_of = probe_parent((vid_t)v);
         } else if (((owner_keep >> lane) & 1u) && v < n) {
             level_of = levels[v];
             parent_of = parents[v];
