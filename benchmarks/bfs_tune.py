@@ -52,6 +52,7 @@ VARIANTS = {
     "no-ahead": ({}, "fused", {"bottom_up_ahead": False}),  # round 8: no bottom-up level queued ahead
     "fill-first": ({}, "fused", {}, {"WRITE_RESULTS_WHOLE": False}),  # round 8: init_search fills the results
     "no-pending": ({}, "fused", {}, {"PENDING_TOP_DOWN": False}),  # round 8: top-down steps write their records
+    "free-registers": ({"BU_SMALL_MIN_BLOCKS": 1}, "fused", {}),  # round 8: fig. 6 without the 64-register cap
 }
 ROUND4 = "default,no-prefetch,cupy-scan,no-td-override,round3"
 _options: dict = {}

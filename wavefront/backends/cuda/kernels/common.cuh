@@ -106,16 +106,16 @@ __device__ __forceinline__ void record_visit(int* levels, long long* parents, vi
 // its candidate bits, with `entries` pointing at one 32-bit result per
 // candidate (ascending bit order; a parent id found at `level`, or
 // NO_PARENT), its `keep` bits, whose stored values stay (visited at an
-// earlier level), and its `probe` bits: vertices of level - 1 whose records a
-// top-down step left pending, whose parent probe_parent(v) finds again (or
-// marks UNRESOLVED_PARENT for record_unresolved); every other
-// vertex gets -1. Every lane of the warp must call it. Returns the lane's own
-// word's found bits.
-template <typename Probe>
+// earlier level), and its `pending` bits (also candidates): vertices of
+// level - 1 whose records a top-down step left out, whose entry is the parent
+// found again, or NO_PARENT: then the parent is marked UNRESOLVED_PARENT and
+// counted for record_unresolved. Every other vertex gets -1. Every lane of
+// the warp must call it. Returns the lane's own word's found bits (pending
+// ones excluded).
 __device__ __forceinline__ word_t write_words_whole(long long n, long long words, long long w, int level,
                                                     word_t candidates, const unsigned int* entries, word_t keep,
-                                                    word_t probe, Probe probe_parent, int* levels,
-                                                    long long* parents) {
+                                                    word_t pending, int* levels, long long* parents,
+                                                    counter_t* counters) {
     const int lane = threadIdx.x & 31;
     const unsigned int below = (1u << lane) - 1u;
     word_t mine = 0;
@@ -123,7 +123,7 @@ __device__ __forceinline__ word_t write_words_whole(long long n, long long words
         const long long word = __shfl_sync(WF_FULL_MASK, w, owner);
         const word_t owner_candidates = __shfl_sync(WF_FULL_MASK, candidates, owner);
         const word_t owner_keep = __shfl_sync(WF_FULL_MASK, keep, owner);
-        const word_t owner_probe = __shfl_sync(WF_FULL_MASK, probe, owner);
+        const word_t owner_pending = __shfl_sync(WF_FULL_MASK, pending, owner);
         const unsigned int* owner_entries = (const unsigned int*)__shfl_sync(
             WF_FULL_MASK, (unsigned long long)entries, owner);
         if (word >= words) continue;  // the same for every lane
@@ -131,16 +131,18 @@ __device__ __forceinline__ word_t write_words_whole(long long n, long long words
         int level_of = WF_UNVISITED;
         long long parent_of = -1;
         bool found = false;
-        if ((owner_candidates >> lane) & 1u) {
+        if ((owner_pending >> lane) & 1u) {
+            const unsigned int parent = owner_entries[__popc(owner_candidates & below)];
+            level_of = level - 1;
+            parent_of = parent != NO_PARENT ? (long long)parent : UNRESOLVED_PARENT;
+            if (parent == NO_PARENT) atomicAdd(&counters[CNT_UNRESOLVED], (counter_t)1);
+        } else if ((owner_candidates >> lane) & 1u) {
             const unsigned int parent = owner_entries[__popc(owner_candidates & below)];
             found = parent != NO_PARENT;
             if (found) {
                 level_of = level;
                 parent_of = (long long)parent;
             }
-        } else if ((owner_probe >> lane) & 1u) {
-            level_of = level - 1;
-            parent_of = probe_parent((vid_t)v);
         } else if (((owner_keep >> lane) & 1u) && v < n) {
             level_of = levels[v];
             parent_of = parents[v];
