@@ -13,8 +13,7 @@ visited bitmaps are rebuilt from that search's levels, and the two kernels
 (fig. 6 ``bottom_up_small``, fig. 4 ``bottom_up_large``) are timed with CUDA
 events, checking that they find exactly the vertices of that level; so are
 the grid-wide top-down levels of that search (frontier offsets, then the
-edge-balanced kernel), once per ``BALANCED_SCAN`` and once leaving its
-records pending. Seattle
+edge-balanced kernel), once per ``BALANCED_SCAN``. Seattle
 (``.data/seattle.gr.gz``, run last, clocks warm) reports the median ms over
 ``--road-roots`` roots per variant. Also the per-level trace of one search
 with the first variant.
@@ -51,14 +50,12 @@ VARIANTS = {
     "first-large-in-fig4": ({"BU_FIRST_ALL": 0}, "fused", {}),  # round 7: packed, large first probes in fig. 4
     "no-ahead": ({}, "fused", {"bottom_up_ahead": False}),  # round 8: no bottom-up level queued ahead
     "fill-first": ({}, "fused", {}, {"WRITE_RESULTS_WHOLE": False}),  # round 8: init_search fills the results
-    "no-pending": ({}, "fused", {}, {"PENDING_TOP_DOWN": False}),  # round 8: top-down steps write their records
-    "free-registers": ({"BU_SMALL_MIN_BLOCKS": 1}, "fused", {}),  # round 8: fig. 6 without the 64-register cap
 }
 ROUND4 = "default,no-prefetch,cupy-scan,no-td-override,round3"
 _options: dict = {}
 
 
-SWITCHES = {"BOTTOM_UP_FIRST_IN": True, "WRITE_RESULTS_WHOLE": True, "PENDING_TOP_DOWN": True}  # bfs_steps defaults
+SWITCHES = {"BOTTOM_UP_FIRST_IN": True, "WRITE_RESULTS_WHOLE": True}  # bfs_steps defaults
 
 
 def use(variant: str) -> None:
@@ -127,7 +124,7 @@ def isolate_bottom_up_level(graph, result, variant, reps=7):
         steps._i64(ws.words), steps.np.int32(level), graph.in_indptr if rows is None else rows, in_indices,
         graph.indptr, ws.large, frontier, ws.visited, ws.next_frontier, levels, parents, ws.counters,
     ) + (() if rows is None else (steps.np.int32(graph.in_indptr is graph.indptr), steps.np.int32(whole),
-                                  steps._i64(graph.n), steps._i64(result.source), ws.unreachable, steps.NULL))
+                                  steps._i64(graph.n), steps._i64(result.source), ws.unreachable))
     marks = [cupy.cuda.Event() for _ in range(3)]
     small_ms, large_ms, exact = [], [], True
     for _ in range(reps):
@@ -167,7 +164,7 @@ def isolate_top_down_levels(graph, result, reps=7):
         levels = result.levels.copy()
         parents = result.parents.copy()
         fn = steps._get("bfs_load_balanced.cu", "top_down_balanced_step", ws.index64)
-        for scan, pending in (("fused", False), ("cupy", False), ("fused", True)):
+        for scan in ("fused", "cupy"):
             steps.BALANCED_SCAN = scan
             marks = [cupy.cuda.Event() for _ in range(3)]
             offsets_ms, kernel_ms, exact = [], [], True
@@ -184,7 +181,7 @@ def isolate_top_down_levels(graph, result, reps=7):
                     (
                         ws.queue_in, steps._i64(count), ws.offsets, ws.block_offsets, steps._i64(total),
                         steps.np.int32(level), graph.indptr, graph.indices, levels, parents, ws.visited,
-                        ws.queue_out, ws.counters, ws.pending_parents if pending else steps.NULL,
+                        ws.queue_out, ws.counters,
                     ),
                 )
                 marks[2].record()
@@ -192,7 +189,7 @@ def isolate_top_down_levels(graph, result, reps=7):
                 offsets_ms.append(cupy.cuda.get_elapsed_time(marks[0], marks[1]))
                 kernel_ms.append(cupy.cuda.get_elapsed_time(marks[1], marks[2]))
                 exact &= int(steps.read_counters(ws)[CNT_NEXT_COUNT]) == expected
-            timings.append((level, count, total, scan + ("+pending" if pending else ""), statistics.median(offsets_ms),
+            timings.append((level, count, total, scan, statistics.median(offsets_ms),
                             statistics.median(kernel_ms), exact))
     steps.BALANCED_SCAN = chosen
     return timings
@@ -231,7 +228,7 @@ def kronecker_rows(scale, args, variants, out):
     for level, count, total, scan, offsets_ms, kernel_ms, exact in isolate_top_down_levels(graph, sample):
         out.append({"scale": scale, "td_level": level, "scan": scan, "offsets_ms": offsets_ms,
                     "kernel_ms": kernel_ms, "exact": exact})
-        print(f"SCALE {scale} TD level {level} (frontier {count:,}, {total:,} edges) {scan:14s} offsets "
+        print(f"SCALE {scale} TD level {level} (frontier {count:,}, {total:,} edges) {scan:6s} offsets "
               f"{offsets_ms:.3f} ms kernel {kernel_ms:.3f} ms exact={exact}", flush=True)
     for name in variants:
         isolated = isolate_bottom_up_level(graph, sample, name)
@@ -282,7 +279,7 @@ def summary(rows, variants):
             cells.append(f"{text}{'' if ok else ' WRONG'}".ljust(40))
         print(f"{name:16s}  " + "".join(cells))
     for row in (r for r in rows if "td_level" in r):
-        print(f"S{row['scale']} TD level {row['td_level']} {row['scan']:14s}: offsets {row['offsets_ms']:.3f} + "
+        print(f"S{row['scale']} TD level {row['td_level']} {row['scan']:6s}: offsets {row['offsets_ms']:.3f} + "
               f"kernel {row['kernel_ms']:.3f} ms" + ("" if row["exact"] else " WRONG"))
     for name in variants:
         road = [r for r in rows if r.get("graph") == "seattle" and r["variant"] == name]

@@ -228,26 +228,19 @@ def test_packed_first_in_neighbours_change_nothing_but_loads(monkeypatch, order,
 
 
 @gpu
-@pytest.mark.parametrize("whole, pending, probes", [(True, True, 8), (True, True, 0), (True, False, 8),
-                                                    (False, False, 8)])
-def test_results_do_not_depend_on_what_the_allocation_held(monkeypatch, whole, pending, probes, random_graphs,
-                                                           kron):
+@pytest.mark.parametrize("whole", [True, False])
+def test_results_do_not_depend_on_what_the_allocation_held(monkeypatch, whole, random_graphs, kron):
     """The direction-optimizing methods leave the result arrays unfilled at
     the start and complete them later (the first bottom-up level writes every
-    entry, or complete_results does at the end), and grid-wide top-down steps
-    meanwhile leave their records pending (the next bottom-up level finds
-    those parents again within PARENT_PROBES in-edges, record_unresolved
-    copies the rest, or record_pending writes them all). Result arrays handed
-    out full of garbage must still come back exact: searches with and without
-    a bottom-up level, a depth limit, directed graphs whose source has no
+    entry, or complete_results does at the end). Result arrays handed out
+    full of garbage must still come back exact: searches with and without a
+    bottom-up level, a depth limit, directed graphs whose source has no
     in-edges, sizes that are not a multiple of 32, and the fill-first path."""
     import cupy
 
     from wavefront.backends.cuda import bfs_steps
 
     monkeypatch.setattr(bfs_steps, "WRITE_RESULTS_WHOLE", whole)
-    monkeypatch.setattr(bfs_steps, "PENDING_TOP_DOWN", pending)
-    monkeypatch.setitem(bfs_steps.BOTTOM_UP_DEFINES, "PARENT_PROBES", probes)
     monkeypatch.setattr(bfs_steps, "WHOLE_RESULTS_MIN_BYTES", 0)
     real_empty = cupy.empty
 
@@ -275,9 +268,8 @@ def test_results_do_not_depend_on_what_the_allocation_held(monkeypatch, whole, p
         no_in_edges = np.flatnonzero((in_degree == 0) & (np.diff(g.indptr) > 0))
         sources = {0, g.n - 1, int(rng.integers(0, g.n))} | set(no_in_edges[:2].tolist())
         for s in sorted(sources):
-            for method, options in (("hybrid", {}), ("hybrid", {"single_block": False}), ("bottom-up", {}),
-                                    ("load-balanced", {})):
-                check_result(g, wf.bfs(gd, s, method=method, **options), s)
+            for method in ("hybrid", "bottom-up"):
+                check_result(g, wf.bfs(gd, s, method=method), s)
 
 
 def spoked_star(spokes, seed):

@@ -310,12 +310,6 @@ def _direction_optimizing(graph, source, depth_limit, method, policy, use_single
     direction = TOP_DOWN
     as_bitmap = False
     queued_ahead = None  # the level whose bottom-up step is already queued
-    # While the results are not complete, a grid-wide top-down step leaves its
-    # records pending (its level; the vertices in queue_in, their parents in
-    # ws.pending_parents): a following first bottom-up level finds their
-    # parents again while it writes the arrays whole, else record_pending
-    # writes them before the next step.
-    pending = None
     level = 1
     while count and level <= limit:
         fits_single_block = use_single_block and count <= capacity and (degree is None or degree <= single_block_edges)
@@ -340,7 +334,6 @@ def _direction_optimizing(graph, source, depth_limit, method, policy, use_single
             choice, reason = BOTTOM_UP, reason + "; its bottom-up step was already queued"
         t0 = time.perf_counter()
         if choice == TOP_DOWN:
-            pending = _record_pending(ws, pending, count, levels, parents)
             if as_bitmap:
                 steps.reset_counters(ws)
                 steps.bitmap_to_queue(ws)
@@ -368,12 +361,10 @@ def _direction_optimizing(graph, source, depth_limit, method, policy, use_single
                 level += run
                 continue
             steps.reset_counters(ws)
-            defer = not complete and steps.PENDING_TOP_DOWN
-            steps.top_down_balanced(graph, ws, count, degree, level, levels, parents, pending=defer)
+            steps.top_down_balanced(graph, ws, count, degree, level, levels, parents)
             c = steps.read_counters(ws)
             edges = degree
             ws.swap_queues()
-            pending = level if defer else None
         else:
             if queued_ahead == level:
                 ws.swap_counters()  # its counters went to the spare set
@@ -384,16 +375,8 @@ def _direction_optimizing(graph, source, depth_limit, method, policy, use_single
                     as_bitmap = True
                 if in_indices is None:
                     in_indices = _bottom_up_indices(graph, neighbour_order)
-                whole = not complete and steps.writes_whole(graph, in_indices)
-                parent_level = None
-                if pending is not None and whole:
-                    # The frontier's parents are among the vertices of level - 2,
-                    # the pending step's own frontier (still in queue_out).
-                    steps.queue_to_bitmap(ws, previous_count, ws.queue_out, ws.previous_frontier)
-                    parent_level, pending = ws.previous_frontier, None
-                pending = _record_pending(ws, pending, count, levels, parents)
                 complete |= _queue_bottom_up(graph, ws, level, levels, parents, in_indices,
-                                             source if whole else None, parent_level, count)
+                                             None if complete else source)
             if bottom_up_ahead and chosen_bottom_up and level < limit:
                 ws.swap_counters()
                 _queue_bottom_up(graph, ws, level + 1, levels, parents, in_indices)
@@ -407,31 +390,18 @@ def _direction_optimizing(graph, source, depth_limit, method, policy, use_single
         unexplored -= degree
         direction = choice
         level += 1
-    _record_pending(ws, pending, count, levels, parents)
     if not complete:
         steps.complete_results(graph, ws, source, levels, parents)
     return _result(source, levels, parents, trace, method)
 
 
-def _record_pending(ws, pending, count, levels, parents):
-    """Write the records of a pending top-down step (``pending``: its level,
-    ``count`` vertices in queue_in) now; returns the new pending state (None)."""
-    if pending is not None:
-        steps.record_pending(ws, count, pending, levels, parents)
-    return None
-
-
-def _queue_bottom_up(graph, ws, level, levels, parents, in_indices, whole_from=None, parent_level=None,
-                     pending_count=0) -> bool:
+def _queue_bottom_up(graph, ws, level, levels, parents, in_indices, whole_from=None) -> bool:
     """One bottom-up level into the current counter set, its counters' copy
     queued behind it; the bitmaps swap at once, so the next level (queued now
     or later) reads this one's output. Returns whether it wrote the result
-    arrays whole (``whole_from``: the source; ``parent_level``: see
-    ``steps.bottom_up``, with the pending records of queue_in[:pending_count])."""
+    arrays whole (``whole_from``: the source, see ``steps.bottom_up``)."""
     steps.reset_counters(ws)
-    whole = steps.bottom_up(graph, ws, level, levels, parents, in_indices, whole_from, parent_level)
-    if parent_level is not None:
-        steps.record_unresolved(ws, pending_count, parents)
+    whole = steps.bottom_up(graph, ws, level, levels, parents, in_indices, whole_from)
     steps.queue_counter_copy(ws)
     ws.swap_bitmaps()
     return whole

@@ -59,9 +59,6 @@ def _i64(x) -> np.int64:
     return np.int64(x)
 
 
-NULL = np.uint64(0)  # a null pointer argument
-
-
 def compile_all(wide: bool) -> None:
     """Load every BFS kernel now, so no search pays for compilation."""
     for filename, names in KERNELS.items():
@@ -75,7 +72,7 @@ KERNELS = {
     "bfs_vertex.cu": ("vertex_push_step", "vertex_pull_step"),
     "bfs_edge.cu": ("edge_step", "expand_rows"),
     "bfs_frontier.cu": ("frontier_step", "frontier_privatized_step"),
-    "bfs_load_balanced.cu": ("top_down_balanced_step", "record_pending", "record_unresolved"),
+    "bfs_load_balanced.cu": ("top_down_balanced_step",),
     "bfs_bottom_up.cu": ("build_degree_masks", "bottom_up_small", "bottom_up_large", "bottom_up_small_first",
                          "bottom_up_large_first"),
     "bfs_single_block.cu": ("single_block_levels",),
@@ -190,17 +187,15 @@ def read_single_block(ws: BFSWorkspace) -> tuple[np.ndarray, int, np.ndarray]:
 
 
 # -- frontier conversions -------------------------------------------------------
-def queue_to_bitmap(ws: BFSWorkspace, count: int, queue=None, bitmap=None) -> None:
-    """bitmap (default: the frontier) = set of queue[:count] (default: queue_in)."""
+def queue_to_bitmap(ws: BFSWorkspace, count: int) -> None:
+    """frontier bitmap = set of queue_in[:count]."""
     import cupy
 
-    queue = ws.queue_in if queue is None else queue
-    bitmap = ws.frontier if bitmap is None else bitmap
     stream = cupy.cuda.get_current_stream()
-    cupy.cuda.runtime.memsetAsync(bitmap.data.ptr, 0, bitmap.nbytes, stream.ptr)
+    cupy.cuda.runtime.memsetAsync(ws.frontier.data.ptr, 0, ws.frontier.nbytes, stream.ptr)
     if count:
         fn = _get("bfs_convert.cu", "queue_to_bitmap", ws.index64)
-        fn((_blocks(count),), (BLOCK,), (queue, _i64(count), bitmap))
+        fn((_blocks(count),), (BLOCK,), (ws.queue_in, _i64(count), ws.frontier))
 
 
 def bitmap_to_queue(ws: BFSWorkspace) -> None:
@@ -281,12 +276,9 @@ def frontier_offsets(graph, ws: BFSWorkspace, count: int) -> None:
     cupy.cuda.runtime.memsetAsync(ws.block_offsets.data.ptr, 0, ws.block_offsets.nbytes, stream.ptr)
 
 
-def top_down_balanced(graph, ws: BFSWorkspace, count: int, total_edges: int, level: int, levels, parents,
-                      pending: bool = False) -> None:
+def top_down_balanced(graph, ws: BFSWorkspace, count: int, total_edges: int, level: int, levels, parents) -> None:
     """queue_in[:count] -> queue_out, spreading the frontier's ``total_edges``
-    evenly over blocks (visited-bitmap claims). ``pending``: the winners'
-    parents go to ws.pending_parents beside queue_out instead of into
-    levels/parents (see :func:`record_pending`)."""
+    evenly over blocks (visited-bitmap claims)."""
     if total_edges == 0:
         return
     frontier_offsets(graph, ws, count)
@@ -297,25 +289,8 @@ def top_down_balanced(graph, ws: BFSWorkspace, count: int, total_edges: int, lev
         (
             ws.queue_in, _i64(count), ws.offsets, ws.block_offsets, _i64(total_edges), np.int32(level),
             graph.indptr, graph.indices, levels, parents, ws.visited, ws.queue_out, ws.counters,
-            ws.pending_parents if pending else NULL,
         ),
     )
-
-
-def record_pending(ws: BFSWorkspace, count: int, level: int, levels, parents) -> None:
-    """Write the records a pending top-down step left: queue_in[:count] (its
-    output, after the queue swap) found at ``level`` from ws.pending_parents."""
-    if count:
-        fn = _get("bfs_load_balanced.cu", "record_pending", ws.index64)
-        fn((_blocks(count),), (BLOCK,), (ws.queue_in, _i64(count), np.int32(level), ws.pending_parents, levels, parents))
-
-
-def record_unresolved(ws: BFSWorkspace, count: int, parents) -> None:
-    """After a bottom-up step that resolved the pending records of queue_in[:count]:
-    the parents its bounded probes did not find, from ws.pending_parents."""
-    if count:
-        fn = _get("bfs_load_balanced.cu", "record_unresolved", ws.index64)
-        fn((_blocks(count),), (BLOCK,), (ws.queue_in, _i64(count), ws.pending_parents, parents, ws.counters))
 
 
 # The single block keeps the visited bitmap in shared memory when it fits in
@@ -363,36 +338,21 @@ def single_block(graph, ws: BFSWorkspace, count: int, level: int, max_level: int
 # the search's scattered records cost no DRAM reads.
 WRITE_RESULTS_WHOLE = True
 WHOLE_RESULTS_MIN_BYTES = 64 << 20
-# True: while the results are deferred, grid-wide top-down steps leave their
-# records pending (top_down_balanced's ``pending``); False: they write them.
-PENDING_TOP_DOWN = True
 
 
 def results_written_whole(graph) -> bool:
-    """Whether a direction-optimizing search on ``graph`` defers its result
-    fill: large result arrays, and bottom-up steps that can write them whole
-    (packed rows: 32-bit ids, fewer than 2**32 arcs)."""
-    return (WRITE_RESULTS_WHOLE and BOTTOM_UP_FIRST_IN and 12 * graph.n >= WHOLE_RESULTS_MIN_BYTES
-            and not index64(graph) and graph.m < 2**32)
+    """Whether a direction-optimizing search on ``graph`` defers its result fill."""
+    return WRITE_RESULTS_WHOLE and 12 * graph.n >= WHOLE_RESULTS_MIN_BYTES
 
 
-def writes_whole(graph, in_indices) -> bool:
-    """Whether :func:`bottom_up` can write the result arrays whole (packed rows)."""
-    return BOTTOM_UP_FIRST_IN and first_in_rows(graph, in_indices) is not None
-
-
-def bottom_up(graph, ws: BFSWorkspace, level: int, levels, parents, in_indices, whole_from=None,
-              parent_level=None) -> bool:
+def bottom_up(graph, ws: BFSWorkspace, level: int, levels, parents, in_indices, whole_from=None) -> bool:
     """frontier bitmap -> next_frontier bitmap (fig. 6 kernel, then fig. 4 kernel).
     ``in_indices``: the CSC indices in the order the scans should probe them
     (``graph.in_indices`` or ``device_graph.degree_ordered_in_indices``).
     With BOTTOM_UP_FIRST_IN the kernels take the packed rows of
     ``device_graph.first_in_rows`` where the graph has them; then, given
     ``whole_from`` (the search's source), fig. 6 also writes every vertex's
-    level and parent whole (see ``write_words_whole``), and given
-    ``parent_level`` (a bitmap of the vertices of level - 2) it also finds the
-    parents of the frontier, whose records a pending top-down step left out.
-    Returns whether it wrote whole."""
+    level and parent whole (see ``write_word_whole``). Returns whether it did."""
     rows = first_in_rows(graph, in_indices) if BOTTOM_UP_FIRST_IN else None
     variant = tuple(sorted(BOTTOM_UP_DEFINES.items()))
     if rows is not None:
@@ -401,7 +361,6 @@ def bottom_up(graph, ws: BFSWorkspace, level: int, levels, parents, in_indices, 
             _i64(ws.words), np.int32(level), rows, in_indices, graph.indptr, ws.large, ws.frontier,
             ws.visited, ws.next_frontier, levels, parents, ws.counters, np.int32(graph.in_indptr is graph.indptr),
             np.int32(whole), _i64(graph.n), _i64(whole_from if whole else -1), ws.unreachable,
-            NULL if parent_level is None else parent_level,
         )
         small = _get("bfs_bottom_up.cu", "bottom_up_small_first", ws.index64, variant)
         small((_blocks(ws.words, BOTTOM_UP_BLOCK),), (BOTTOM_UP_BLOCK,), args)

@@ -21,7 +21,7 @@
 GPU memory, beyond the graph itself (n vertices, m stored arcs, I = 4 bytes
 per vertex id while n < 2**31, else 8):
 
-    workspace  n * (2 I + 16) + 6 n / 8 + n / 128 bytes  (queues, scan buffers, 6 bitmaps)
+    workspace  n * (2 I + 16) + 5 n / 8 + n / 128 bytes  (queues, scan buffers, 5 bitmaps)
     results    12 n bytes per search            (int32 levels + int64 parents)
     COO        m * I bytes                      (edge-centric method only)
     by degree  m * I bytes                      (bottom-up, neighbour_order="degree")
@@ -37,7 +37,7 @@ import numpy as np
 
 from .memory import check_fits
 
-COUNTER_SLOTS = 16  # CNT_SLOTS in kernels/common.cuh
+COUNTER_SLOTS = 8  # CNT_SLOTS in kernels/common.cuh
 CNT_NEXT_COUNT, CNT_NEXT_DEGREE, CNT_EDGES, CNT_FLAG, CNT_LEVELS_RUN, CNT_FRONTIER = range(6)
 STATS_FIELDS = 3  # single-block per-level record: frontier, edges, end time
 SINGLE_BLOCK_MAX_LEVELS = 4096  # levels one single-block launch may run
@@ -60,7 +60,7 @@ def scan_chunks(n: int) -> int:
 def workspace_bytes(graph) -> int:
     ids = 8 if index64(graph) else 4
     n = max(graph.n, 1)
-    return n * (2 * ids + 16) + 6 * 4 * bitmap_words(n) + 8 * scan_chunks(n) + 8
+    return n * (2 * ids + 16) + 5 * 4 * bitmap_words(n) + 8 * scan_chunks(n) + 8
 
 
 def result_bytes(graph) -> int:
@@ -83,17 +83,11 @@ class BFSWorkspace:
         self.queue_in = cupy.empty(n, dtype=vid)
         self.queue_out = cupy.empty(n, dtype=vid)
         self.degrees = cupy.empty(n, dtype=np.int64)
-        # A pending top-down step's parents, beside its output queue; shares
-        # `degrees` (frontier_offsets' scratch for the cupy scan), which a
-        # step uses before its kernel writes these and which the next step
-        # uses only after the pending records are resolved.
-        self.pending_parents = self.degrees
         self.offsets = cupy.zeros(n + 1, dtype=np.int64)  # offsets[0] stays 0
         self.block_offsets = cupy.zeros(scan_chunks(n), dtype=np.int64)
         self.visited = cupy.empty(self.words, dtype=np.uint32)
         self.frontier = cupy.zeros(self.words, dtype=np.uint32)
         self.next_frontier = cupy.zeros(self.words, dtype=np.uint32)
-        self.previous_frontier = cupy.zeros(self.words, dtype=np.uint32)  # level - 2, for pending records
         self.large = cupy.empty(self.words, dtype=np.uint32)
         self.unreachable = cupy.empty(self.words, dtype=np.uint32)
         # Two sets of step counters (device, pinned host mirror, "copied"

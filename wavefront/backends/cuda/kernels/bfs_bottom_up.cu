@@ -47,11 +47,6 @@
 #ifndef BU_SMALL_PREFETCH
 #define BU_SMALL_PREFETCH 1
 #endif
-// bottom_up_small_first: blocks per SM the register budget must allow (8:
-// 64 registers, half the SM's threads, as without pending records).
-#ifndef BU_SMALL_MIN_BLOCKS
-#define BU_SMALL_MIN_BLOCKS 8
-#endif
 #ifndef LARGE_DEGREE
 #define LARGE_DEGREE 32
 #endif
@@ -120,12 +115,6 @@ __device__ __forceinline__ void load_row(const eid_t* rows, vid_t v, eid_t& begi
     }
 }
 
-// In-edges after the first that the search for a pending record's parent
-// probes (see small_step) before leaving it to record_unresolved.
-#ifndef PARENT_PROBES
-#define PARENT_PROBES 8
-#endif
-
 // Packed rows: 1 = fig. 6 also makes the large vertices' first probes; 0 =
 // fig. 4 makes them (A/B).
 #ifndef BU_FIRST_ALL
@@ -133,12 +122,8 @@ __device__ __forceinline__ void load_row(const eid_t* rows, vid_t v, eid_t& begi
 #endif
 
 // A fig. 6 candidate's scratch entry: its offset in the block's vertices, and
-// with the packed rows this flag for a large vertex (first probe only here),
-// or this one for a pending record of level - 1 whose parent it looks for
-// in parent_level (level - 2) instead of in the frontier.
+// with the packed rows this flag for a large vertex (first probe only here).
 #define LARGE_CANDIDATE (1u << 16)
-#define PENDING_CANDIDATE (1u << 17)
-#define CANDIDATE_OFFSET 0xffffu
 
 // Candidates k, k + BU_BLOCK, ... of a round (BU_SMALL_UNROLL of them) and
 // their in-edge ranges; slots past `total` get empty ranges.
@@ -147,19 +132,16 @@ __device__ __forceinline__ void load_round(unsigned int k, unsigned int total, l
                                            const unsigned int* scratch, const eid_t* in_indptr,
                                            vid_t (&v)[BU_SMALL_UNROLL], eid_t (&begin)[BU_SMALL_UNROLL],
                                            eid_t (&end)[BU_SMALL_UNROLL], vid_t (&first)[BU_SMALL_UNROLL],
-                                           bool (&is_large)[BU_SMALL_UNROLL], bool (&is_pending)[BU_SMALL_UNROLL]) {
+                                           bool (&is_large)[BU_SMALL_UNROLL]) {
 #pragma unroll
     for (int j = 0; j < BU_SMALL_UNROLL; ++j) {
         unsigned int slot = k + j * BU_BLOCK;
         const unsigned int entry = slot < total ? scratch[slot] : 0u;
-        v[j] = slot < total ? (vid_t)(base + (entry & CANDIDATE_OFFSET)) : (vid_t)0;
+        v[j] = slot < total ? (vid_t)(base + (entry & (LARGE_CANDIDATE - 1u))) : (vid_t)0;
         is_large[j] = kFirst && (entry & LARGE_CANDIDATE);
-        is_pending[j] = kFirst && (entry & PENDING_CANDIDATE);
         begin[j] = end[j] = 0;
         first[j] = 0;
         if (slot < total) load_row<kFirst>(in_indptr, v[j], begin[j], end[j], first[j]);
-        // A pending record's search is bounded (a hub's row would hold the warp).
-        if (is_pending[j]) end[j] = min(end[j], begin[j] + 1 + PARENT_PROBES);
     }
 }
 
@@ -180,8 +162,7 @@ __device__ __forceinline__ void small_step(long long words, int level, const eid
                                            const word_t* large, const word_t* frontier, word_t* visited,
                                            word_t* next, int* levels, long long* parents, counter_t* counters,
                                            bool whole = false, long long n = 0, long long source = -1,
-                                           const word_t* unreachable = nullptr,
-                                           const word_t* parent_level = nullptr) {
+                                           const word_t* unreachable = nullptr) {
     constexpr bool kParents = kFirst && sizeof(vid_t) == 4;
     __shared__ unsigned int scratch[BU_BLOCK * 32];
     __shared__ unsigned int start_of[BU_BLOCK + 1];
@@ -191,29 +172,13 @@ __device__ __forceinline__ void small_step(long long words, int level, const eid
     word_t seen = (w < words) ? visited[w] : ~0u;
     word_t big = (w < words) ? large[w] : 0u;
     word_t bits = kFirst && BU_FIRST_ALL ? ~seen : ~seen & ~big;
-    // With `whole`: keep = visited at earlier levels (stored values stay);
-    // pending = the frontier's records a top-down step left out (parent_level
-    // given), looked for like candidates, in parent_level.
-    word_t keep = 0, pending = 0;
-    if (kParents && whole && w < words) {
-        keep = seen & ~unreachable[w];
-        if (w == (source >> 5)) keep |= 1u << (source & 31);  // the root, even of in-degree 0
-        if (parent_level) {
-            pending = keep & frontier[w];
-            keep &= ~pending;
-        }
-    }
     const word_t candidates = bits;
-    bits |= pending;
     unsigned int total;
     unsigned int position = block_exclusive_scan<BU_BLOCK>(__popc(bits), warp_sums, &start_of[BU_BLOCK]);
     start_of[threadIdx.x] = position;
     while (bits) {  // lowest bit first: write_words_whole reads the entries in that order
         int shift = __ffs(bits) - 1;
-        unsigned int flags = 0;
-        if (kFirst && ((big >> shift) & 1u)) flags = LARGE_CANDIDATE;
-        if ((pending >> shift) & 1u) flags = PENDING_CANDIDATE;
-        scratch[position++] = (threadIdx.x * 32 + shift) | flags;
+        scratch[position++] = (threadIdx.x * 32 + shift) | (kFirst && ((big >> shift) & 1u) ? LARGE_CANDIDATE : 0u);
         bits &= bits - 1u;
     }
     __syncthreads();
@@ -230,9 +195,9 @@ __device__ __forceinline__ void small_step(long long words, int level, const eid
     const unsigned int stride = BU_BLOCK * BU_SMALL_UNROLL;
     vid_t v[BU_SMALL_UNROLL], first[BU_SMALL_UNROLL];
     eid_t begin[BU_SMALL_UNROLL], end[BU_SMALL_UNROLL];
-    bool is_large[BU_SMALL_UNROLL], is_pending[BU_SMALL_UNROLL];
+    bool is_large[BU_SMALL_UNROLL];
 #if BU_SMALL_PREFETCH
-    load_round<kFirst>(threadIdx.x, total, base, scratch, in_indptr, v, begin, end, first, is_large, is_pending);
+    load_round<kFirst>(threadIdx.x, total, base, scratch, in_indptr, v, begin, end, first, is_large);
 #endif
     // In-edges the packed rows already tested (the first one).
     constexpr int skip = kFirst ? 1 : 0;
@@ -240,18 +205,16 @@ __device__ __forceinline__ void small_step(long long words, int level, const eid
 #if BU_SMALL_PREFETCH
         vid_t next_v[BU_SMALL_UNROLL], next_first[BU_SMALL_UNROLL];
         eid_t next_begin[BU_SMALL_UNROLL], next_end[BU_SMALL_UNROLL];
-        bool next_is_large[BU_SMALL_UNROLL], next_is_pending[BU_SMALL_UNROLL];
+        bool next_is_large[BU_SMALL_UNROLL];
         load_round<kFirst>(k + stride, total, base, scratch, in_indptr, next_v, next_begin, next_end, next_first,
-                           next_is_large, next_is_pending);
+                           next_is_large);
 #else
-        load_round<kFirst>(k, total, base, scratch, in_indptr, v, begin, end, first, is_large, is_pending);
+        load_round<kFirst>(k, total, base, scratch, in_indptr, v, begin, end, first, is_large);
 #endif
         bool first_hit[BU_SMALL_UNROLL], scan[BU_SMALL_UNROLL];
-        const word_t* target[BU_SMALL_UNROLL];  // where the parent must be
 #pragma unroll
         for (int j = 0; j < BU_SMALL_UNROLL; ++j) {
-            target[j] = is_pending[j] ? parent_level : frontier;
-            first_hit[j] = kFirst && begin[j] < end[j] && bit_test(target[j], first[j]);
+            first_hit[j] = kFirst && begin[j] < end[j] && bit_test(frontier, first[j]);
             scan[j] = !first_hit[j] && !is_large[j];  // a large miss is fig. 4's
         }
         // The next four in-edges of every candidate still looking: all loads,
@@ -267,7 +230,7 @@ __device__ __forceinline__ void small_step(long long words, int level, const eid
         for (int j = 0; j < BU_SMALL_UNROLL; ++j)
 #pragma unroll
             for (int i = 0; i < 4; ++i)
-                in_frontier[j][i] = scan[j] && begin[j] + skip + i < end[j] && bit_test(target[j], u[j][i]);
+                in_frontier[j][i] = scan[j] && begin[j] + skip + i < end[j] && bit_test(frontier, u[j][i]);
 #pragma unroll
         for (int j = 0; j < BU_SMALL_UNROLL; ++j) {
             unsigned int slot = k + j * BU_BLOCK;
@@ -291,8 +254,8 @@ __device__ __forceinline__ void small_step(long long words, int level, const eid
             // The rest: four independent loads in flight per step.
             for (; !hit && e + 4 <= end[j]; e += 4) {
                 vid_t u0 = in_indices[e], u1 = in_indices[e + 1], u2 = in_indices[e + 2], u3 = in_indices[e + 3];
-                bool b0 = bit_test(target[j], u0), b1 = bit_test(target[j], u1);
-                bool b2 = bit_test(target[j], u2), b3 = bit_test(target[j], u3);
+                bool b0 = bit_test(frontier, u0), b1 = bit_test(frontier, u1);
+                bool b2 = bit_test(frontier, u2), b3 = bit_test(frontier, u3);
                 if (b0 | b1 | b2 | b3) {
                     parent = b0 ? u0 : b1 ? u1 : b2 ? u2 : u3;
                     e += b0 ? 1 : b1 ? 2 : b2 ? 3 : 4;
@@ -302,14 +265,10 @@ __device__ __forceinline__ void small_step(long long words, int level, const eid
             }
             for (; !hit && e < end[j]; ++e) {
                 vid_t next_u = in_indices[e];
-                if (bit_test(target[j], next_u)) {
+                if (bit_test(frontier, next_u)) {
                     parent = next_u;
                     hit = true;
                 }
-            }
-            if (is_pending[j]) {  // not a BFS edge nor a vertex of this level
-                scratch[slot] = hit ? (unsigned int)parent : NO_PARENT;
-                continue;
             }
             examined += e - begin[j];
             unsigned int result = kParents ? NO_PARENT : 0u;
@@ -329,7 +288,6 @@ __device__ __forceinline__ void small_step(long long words, int level, const eid
             end[j] = next_end[j];
             first[j] = next_first[j];
             is_large[j] = next_is_large[j];
-            is_pending[j] = next_is_pending[j];
         }
 #endif
     }
@@ -337,8 +295,12 @@ __device__ __forceinline__ void small_step(long long words, int level, const eid
     word_t local_next = 0;
     const unsigned int* entries = scratch + start_of[threadIdx.x];
     if (kParents && whole) {  // uniform: every lane takes part
-        local_next = write_words_whole(n, words, w, level, candidates | pending, entries, keep, pending, levels,
-                                       parents, counters);
+        word_t keep = 0;
+        if (w < words) {
+            keep = seen & ~unreachable[w];  // visited at earlier levels
+            if (w == (source >> 5)) keep |= 1u << (source & 31);  // the root, even of in-degree 0
+        }
+        local_next = write_words_whole(n, words, w, level, candidates, entries, keep, levels, parents);
     } else if (kParents) {
         for (word_t rest = candidates; rest; rest &= rest - 1u, ++entries)
             if (*entries != NO_PARENT) local_next |= 1u << (__ffs(rest) - 1);
@@ -366,17 +328,15 @@ bottom_up_small(long long words, int level, const eid_t* in_indptr, const vid_t*
 
 // bottom_up_small over the packed rows (first in-neighbour inline).
 // whole != 0: also write every word's levels and parents whole (the search's
-// first bottom-up level; source and unreachable say which stored values to
-// keep); parent_level (or null): the vertices of level - 2, when the
-// frontier's own records are pending (top_down_balanced_step's pending_parents).
-extern "C" __global__ void __launch_bounds__(BU_BLOCK, BU_SMALL_MIN_BLOCKS)
+// first bottom-up level; source and unreachable say which stored values to keep).
+extern "C" __global__ void __launch_bounds__(BU_BLOCK)
 bottom_up_small_first(long long words, int level, const eid_t* packed_rows, const vid_t* in_indices,
                       const eid_t* out_indptr, const word_t* large, const word_t* frontier,
                       word_t* visited, word_t* next, int* levels, long long* parents,
                       counter_t* counters, int undirected, int whole, long long n, long long source,
-                      const word_t* unreachable, const word_t* parent_level) {
+                      const word_t* unreachable) {
     small_step<true>(words, level, packed_rows, in_indices, out_indptr, undirected != 0, large, frontier,
-                     visited, next, levels, parents, counters, whole != 0, n, source, unreachable, parent_level);
+                     visited, next, levels, parents, counters, whole != 0, n, source, unreachable);
 }
 
 // Fig. 4. kFirst: `in_indptr` holds the packed rows, and bottom_up_small_first
@@ -505,8 +465,7 @@ extern "C" __global__ void __launch_bounds__(BU_LARGE_BLOCK)
 bottom_up_large_first(long long words, int level, const eid_t* packed_rows, const vid_t* in_indices,
                       const eid_t* out_indptr, const word_t* large, const word_t* frontier,
                       word_t* visited, word_t* next, int* levels, long long* parents,
-                      counter_t* counters, int undirected, int, long long, long long, const word_t*,
-                      const word_t*) {
+                      counter_t* counters, int undirected, int, long long, long long, const word_t*) {
     large_step<true>(words, level, packed_rows, in_indices, out_indptr, undirected != 0, large, frontier,
                      visited, next, levels, parents, counters);
 }

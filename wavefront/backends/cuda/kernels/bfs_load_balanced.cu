@@ -15,12 +15,6 @@
 // Winners are gathered in a block queue in shared memory (at most one per
 // slot, so it cannot overflow) and reserved in the global queue with one
 // atomicAdd per block: a single global tail hit once per warp serializes.
-// With `pending_parents` the winners' levels and parents are not written:
-// each winner's parent goes beside it, pending_parents[i] for next[i], in
-// the same coalesced stores, and the host resolves them later (the next
-// bottom-up level finds them again while it writes the results whole, or
-// record_pending scatters them): at SCALE 26 the hub level's 1.5 M scattered
-// 12-byte records cost a DRAM read and write of two sectors each.
 #include "common.cuh"
 
 #ifndef LB_BLOCK
@@ -60,13 +54,12 @@ extern "C" __global__ void __launch_bounds__(LB_BLOCK)
 top_down_balanced_step(const vid_t* frontier, long long count, const eid_t* offsets,
                        const eid_t* block_offsets, long long total, int level, const eid_t* indptr,
                        const vid_t* indices, int* levels, long long* parents, word_t* visited, vid_t* next,
-                       counter_t* counters, long long* pending_parents) {
+                       counter_t* counters) {
     __shared__ eid_t stage_offset[LB_CHUNK + 1];
     __shared__ eid_t stage_row[LB_CHUNK + 1];
     __shared__ vid_t stage_vertex[LB_CHUNK + 1];
     __shared__ long long first_owner, last_owner;
     __shared__ vid_t block_queue[LB_CHUNK];
-    __shared__ vid_t block_parent[LB_CHUNK];
     __shared__ unsigned int block_tail;
     __shared__ counter_t block_base;
 
@@ -94,8 +87,9 @@ top_down_balanced_step(const vid_t* frontier, long long count, const eid_t* offs
     for (int item = 0; item < LB_ITEMS; ++item) {
         eid_t slot = start + (eid_t)item * LB_BLOCK + threadIdx.x;
         bool won = false;
-        vid_t w = 0, u = 0;
+        vid_t w = 0;
         if (slot < stop) {
+            vid_t u;
             eid_t edge;
             if (staged) {
                 long long k = staged_owner_of(stage_offset, span, slot);
@@ -108,7 +102,7 @@ top_down_balanced_step(const vid_t* frontier, long long count, const eid_t* offs
             }
             w = indices[edge];
             if (!bit_test(visited, w) && bit_claim(visited, w)) {
-                if (!pending_parents) record_visit(levels, parents, w, level, u);
+                record_visit(levels, parents, w, level, u);
                 degree_sum += vertex_degree(indptr, w);
                 won = true;
             }
@@ -119,11 +113,7 @@ top_down_balanced_step(const vid_t* frontier, long long count, const eid_t* offs
             unsigned int first = 0;
             if (lane == 0) first = atomicAdd(&block_tail, (unsigned int)__popc(ballot));
             first = __shfl_sync(WF_FULL_MASK, first, 0);
-            if (won) {
-                const unsigned int at = first + __popc(ballot & ((1u << lane) - 1u));
-                block_queue[at] = w;
-                block_parent[at] = u;
-            }
+            if (won) block_queue[first + __popc(ballot & ((1u << lane) - 1u))] = w;
         }
     }
     long long block_degree = block_sum<LB_BLOCK>(degree_sum);  // also orders the block queue writes
@@ -133,34 +123,5 @@ top_down_balanced_step(const vid_t* frontier, long long count, const eid_t* offs
         if (block_degree) atomicAdd(&counters[CNT_NEXT_DEGREE], (counter_t)block_degree);
     }
     __syncthreads();
-    for (unsigned int k = threadIdx.x; k < kept; k += LB_BLOCK) {
-        next[block_base + k] = block_queue[k];
-        if (pending_parents) pending_parents[block_base + k] = (long long)block_parent[k];
-    }
-}
-
-// After a bottom-up level that resolved pending records (bottom_up_small_first
-// with parent_level): the parents its probes did not find come from
-// pending_parents; nothing to do, and every block leaves at once, when the
-// counter says none is missing.
-extern "C" __global__ void record_unresolved(const vid_t* queue, long long count, const long long* pending_parents,
-                                             long long* parents, const counter_t* counters) {
-    if (counters[CNT_UNRESOLVED] == 0) return;
-    long long i = global_thread_id();
-    if (i < count) {
-        vid_t v = queue[i];
-        if (parents[v] == UNRESOLVED_PARENT) parents[v] = pending_parents[i];
-    }
-}
-
-// The records a top_down_balanced_step with pending_parents left out:
-// vertex queue[i] was found at `level` from pending_parents[i].
-extern "C" __global__ void record_pending(const vid_t* queue, long long count, int level,
-                                          const long long* pending_parents, int* levels, long long* parents) {
-    long long i = global_thread_id();
-    if (i < count) {
-        vid_t v = queue[i];
-        levels[v] = level;
-        parents[v] = pending_parents[i];
-    }
+    for (unsigned int k = threadIdx.x; k < kept; k += LB_BLOCK) next[block_base + k] = block_queue[k];
 }

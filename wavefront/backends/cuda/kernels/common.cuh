@@ -24,8 +24,7 @@ typedef unsigned long long counter_t;
 #define CNT_FRONTIER 5       // vertices of the frontier a vertex-centric step started from
 #define CNT_SCAN_DONE 6      // blocks of frontier_scan done (the last one scans the block totals)
 #define CNT_LARGE_LEFT 7     // bottom_up_small_first left large vertices to bottom_up_large_first
-#define CNT_UNRESOLVED 8     // pending records whose parent a bottom-up probe did not find (record_unresolved)
-#define CNT_SLOTS 16
+#define CNT_SLOTS 8
 
 __device__ __forceinline__ long long global_thread_id() {
     return (long long)blockIdx.x * blockDim.x + threadIdx.x;
@@ -94,8 +93,6 @@ __device__ __forceinline__ void record_visit(int* levels, long long* parents, vi
 
 // "No parent found" in a candidate's 32-bit result entry (ids stay < 2^31 there).
 #define NO_PARENT 0xffffffffu
-// A pending record's parent that the bottom-up probe left to record_unresolved.
-#define UNRESOLVED_PARENT (-2LL)
 
 // Writes the levels and parents of the 32 bitmap words of a warp whole, one
 // word after another, each as one coalesced 128-byte store of levels and one
@@ -105,17 +102,12 @@ __device__ __forceinline__ void record_visit(int* levels, long long* parents, vi
 // 12-byte records cost 0.5 GB of such reads, ncu). Lane i brings word w_i:
 // its candidate bits, with `entries` pointing at one 32-bit result per
 // candidate (ascending bit order; a parent id found at `level`, or
-// NO_PARENT), its `keep` bits, whose stored values stay (visited at an
-// earlier level), and its `pending` bits (also candidates): vertices of
-// level - 1 whose records a top-down step left out, whose entry is the parent
-// found again, or NO_PARENT: then the parent is marked UNRESOLVED_PARENT and
-// counted for record_unresolved. Every other vertex gets -1. Every lane of
-// the warp must call it. Returns the lane's own word's found bits (pending
-// ones excluded).
+// NO_PARENT), and its `keep` bits, whose stored values stay (visited at an
+// earlier level); every other vertex gets -1. Every lane of the warp must
+// call it. Returns the lane's own word's found bits.
 __device__ __forceinline__ word_t write_words_whole(long long n, long long words, long long w, int level,
                                                     word_t candidates, const unsigned int* entries, word_t keep,
-                                                    word_t pending, int* levels, long long* parents,
-                                                    counter_t* counters) {
+                                                    int* levels, long long* parents) {
     const int lane = threadIdx.x & 31;
     const unsigned int below = (1u << lane) - 1u;
     word_t mine = 0;
@@ -123,7 +115,6 @@ __device__ __forceinline__ word_t write_words_whole(long long n, long long words
         const long long word = __shfl_sync(WF_FULL_MASK, w, owner);
         const word_t owner_candidates = __shfl_sync(WF_FULL_MASK, candidates, owner);
         const word_t owner_keep = __shfl_sync(WF_FULL_MASK, keep, owner);
-        const word_t owner_pending = __shfl_sync(WF_FULL_MASK, pending, owner);
         const unsigned int* owner_entries = (const unsigned int*)__shfl_sync(
             WF_FULL_MASK, (unsigned long long)entries, owner);
         if (word >= words) continue;  // the same for every lane
@@ -131,12 +122,7 @@ __device__ __forceinline__ word_t write_words_whole(long long n, long long words
         int level_of = WF_UNVISITED;
         long long parent_of = -1;
         bool found = false;
-        if ((owner_pending >> lane) & 1u) {
-            const unsigned int parent = owner_entries[__popc(owner_candidates & below)];
-            level_of = level - 1;
-            parent_of = parent != NO_PARENT ? (long long)parent : UNRESOLVED_PARENT;
-            if (parent == NO_PARENT) atomicAdd(&counters[CNT_UNRESOLVED], (counter_t)1);
-        } else if ((owner_candidates >> lane) & 1u) {
+        if ((owner_candidates >> lane) & 1u) {
             const unsigned int parent = owner_entries[__popc(owner_candidates & below)];
             found = parent != NO_PARENT;
             if (found) {
