@@ -13,7 +13,8 @@ visited bitmaps are rebuilt from that search's levels, and the two kernels
 (fig. 6 ``bottom_up_small``, fig. 4 ``bottom_up_large``) are timed with CUDA
 events, checking that they find exactly the vertices of that level; so are
 the grid-wide top-down levels of that search (frontier offsets, then the
-edge-balanced kernel), once per ``BALANCED_SCAN``. Seattle
+edge-balanced kernel), once per ``BALANCED_SCAN`` and once leaving the
+levels out. Seattle
 (``.data/seattle.gr.gz``, run last, clocks warm) reports the median ms over
 ``--road-roots`` roots per variant. Also the per-level trace of one search
 with the first variant.
@@ -50,12 +51,13 @@ VARIANTS = {
     "first-large-in-fig4": ({"BU_FIRST_ALL": 0}, "fused", {}),  # round 7: packed, large first probes in fig. 4
     "no-ahead": ({}, "fused", {"bottom_up_ahead": False}),  # round 8: no bottom-up level queued ahead
     "fill-first": ({}, "fused", {}, {"WRITE_RESULTS_WHOLE": False}),  # round 8: init_search fills the results
+    "levels-first": ({}, "fused", {}, {"DEFER_TOP_DOWN_LEVELS": False}),  # round 8: top-down steps write levels
 }
 ROUND4 = "default,no-prefetch,cupy-scan,no-td-override,round3"
 _options: dict = {}
 
 
-SWITCHES = {"BOTTOM_UP_FIRST_IN": True, "WRITE_RESULTS_WHOLE": True}  # bfs_steps defaults
+SWITCHES = {"BOTTOM_UP_FIRST_IN": True, "WRITE_RESULTS_WHOLE": True, "DEFER_TOP_DOWN_LEVELS": True}  # bfs_steps defaults
 
 
 def use(variant: str) -> None:
@@ -124,7 +126,8 @@ def isolate_bottom_up_level(graph, result, variant, reps=7):
         steps._i64(ws.words), steps.np.int32(level), graph.in_indptr if rows is None else rows, in_indices,
         graph.indptr, ws.large, frontier, ws.visited, ws.next_frontier, levels, parents, ws.counters,
     ) + (() if rows is None else (steps.np.int32(graph.in_indptr is graph.indptr), steps.np.int32(whole),
-                                  steps._i64(graph.n), steps._i64(result.source), ws.unreachable))
+                                  steps._i64(graph.n), steps._i64(result.source), ws.unreachable,
+                                  steps.np.int32(0)))
     marks = [cupy.cuda.Event() for _ in range(3)]
     small_ms, large_ms, exact = [], [], True
     for _ in range(reps):
@@ -164,7 +167,7 @@ def isolate_top_down_levels(graph, result, reps=7):
         levels = result.levels.copy()
         parents = result.parents.copy()
         fn = steps._get("bfs_load_balanced.cu", "top_down_balanced_step", ws.index64)
-        for scan in ("fused", "cupy"):
+        for scan, write_levels in (("fused", 1), ("cupy", 1), ("fused", 0)):
             steps.BALANCED_SCAN = scan
             marks = [cupy.cuda.Event() for _ in range(3)]
             offsets_ms, kernel_ms, exact = [], [], True
@@ -181,7 +184,7 @@ def isolate_top_down_levels(graph, result, reps=7):
                     (
                         ws.queue_in, steps._i64(count), ws.offsets, ws.block_offsets, steps._i64(total),
                         steps.np.int32(level), graph.indptr, graph.indices, levels, parents, ws.visited,
-                        ws.queue_out, ws.counters,
+                        ws.queue_out, ws.counters, steps.np.int32(write_levels),
                     ),
                 )
                 marks[2].record()
@@ -189,7 +192,8 @@ def isolate_top_down_levels(graph, result, reps=7):
                 offsets_ms.append(cupy.cuda.get_elapsed_time(marks[0], marks[1]))
                 kernel_ms.append(cupy.cuda.get_elapsed_time(marks[1], marks[2]))
                 exact &= int(steps.read_counters(ws)[CNT_NEXT_COUNT]) == expected
-            timings.append((level, count, total, scan, statistics.median(offsets_ms),
+            timings.append((level, count, total, scan + ("" if write_levels else "+no-levels"),
+                            statistics.median(offsets_ms),
                             statistics.median(kernel_ms), exact))
     steps.BALANCED_SCAN = chosen
     return timings
@@ -228,7 +232,7 @@ def kronecker_rows(scale, args, variants, out):
     for level, count, total, scan, offsets_ms, kernel_ms, exact in isolate_top_down_levels(graph, sample):
         out.append({"scale": scale, "td_level": level, "scan": scan, "offsets_ms": offsets_ms,
                     "kernel_ms": kernel_ms, "exact": exact})
-        print(f"SCALE {scale} TD level {level} (frontier {count:,}, {total:,} edges) {scan:6s} offsets "
+        print(f"SCALE {scale} TD level {level} (frontier {count:,}, {total:,} edges) {scan:15s} offsets "
               f"{offsets_ms:.3f} ms kernel {kernel_ms:.3f} ms exact={exact}", flush=True)
     for name in variants:
         isolated = isolate_bottom_up_level(graph, sample, name)
@@ -279,7 +283,7 @@ def summary(rows, variants):
             cells.append(f"{text}{'' if ok else ' WRONG'}".ljust(40))
         print(f"{name:16s}  " + "".join(cells))
     for row in (r for r in rows if "td_level" in r):
-        print(f"S{row['scale']} TD level {row['td_level']} {row['scan']:6s}: offsets {row['offsets_ms']:.3f} + "
+        print(f"S{row['scale']} TD level {row['td_level']} {row['scan']:15s}: offsets {row['offsets_ms']:.3f} + "
               f"kernel {row['kernel_ms']:.3f} ms" + ("" if row["exact"] else " WRONG"))
     for name in variants:
         road = [r for r in rows if r.get("graph") == "seattle" and r["variant"] == name]

@@ -228,12 +228,14 @@ def test_packed_first_in_neighbours_change_nothing_but_loads(monkeypatch, order,
 
 
 @gpu
-@pytest.mark.parametrize("whole", [True, False])
-def test_results_do_not_depend_on_what_the_allocation_held(monkeypatch, whole, random_graphs, kron):
+@pytest.mark.parametrize("whole, defer", [(True, True), (True, False), (False, False)])
+def test_results_do_not_depend_on_what_the_allocation_held(monkeypatch, whole, defer, random_graphs, kron):
     """The direction-optimizing methods leave the result arrays unfilled at
     the start and complete them later (the first bottom-up level writes every
-    entry, or complete_results does at the end). Result arrays handed out
-    full of garbage must still come back exact: searches with and without a
+    entry, or complete_results does at the end), and grid-wide top-down
+    steps meanwhile leave their vertices' levels to the next step (the first
+    bottom-up level, or record_levels). Result arrays handed out full of
+    garbage must still come back exact: searches with and without a
     bottom-up level, a depth limit, directed graphs whose source has no
     in-edges, sizes that are not a multiple of 32, and the fill-first path."""
     import cupy
@@ -242,6 +244,7 @@ def test_results_do_not_depend_on_what_the_allocation_held(monkeypatch, whole, r
 
     monkeypatch.setattr(bfs_steps, "WRITE_RESULTS_WHOLE", whole)
     monkeypatch.setattr(bfs_steps, "WHOLE_RESULTS_MIN_BYTES", 0)
+    monkeypatch.setattr(bfs_steps, "DEFER_TOP_DOWN_LEVELS", defer)
     real_empty = cupy.empty
 
     def garbage_empty(shape, dtype=float, *args, **kwargs):
@@ -268,8 +271,9 @@ def test_results_do_not_depend_on_what_the_allocation_held(monkeypatch, whole, r
         no_in_edges = np.flatnonzero((in_degree == 0) & (np.diff(g.indptr) > 0))
         sources = {0, g.n - 1, int(rng.integers(0, g.n))} | set(no_in_edges[:2].tolist())
         for s in sorted(sources):
-            for method in ("hybrid", "bottom-up"):
-                check_result(g, wf.bfs(gd, s, method=method), s)
+            for method, options in (("hybrid", {}), ("hybrid", {"single_block": False}), ("bottom-up", {}),
+                                    ("load-balanced", {})):
+                check_result(g, wf.bfs(gd, s, method=method, **options), s)
 
 
 def spoked_star(spokes, seed):

@@ -310,6 +310,11 @@ def _direction_optimizing(graph, source, depth_limit, method, policy, use_single
     direction = TOP_DOWN
     as_bitmap = False
     queued_ahead = None  # the level whose bottom-up step is already queued
+    # While the results are not complete, a grid-wide top-down step leaves its
+    # vertices' levels due (its level; the vertices are queue_in[:count]): a
+    # following first bottom-up level writes them with the arrays, else
+    # record_levels does before the next step.
+    levels_due = None
     level = 1
     while count and level <= limit:
         fits_single_block = use_single_block and count <= capacity and (degree is None or degree <= single_block_edges)
@@ -334,6 +339,7 @@ def _direction_optimizing(graph, source, depth_limit, method, policy, use_single
             choice, reason = BOTTOM_UP, reason + "; its bottom-up step was already queued"
         t0 = time.perf_counter()
         if choice == TOP_DOWN:
+            levels_due = _record_levels(ws, levels_due, count, levels)
             if as_bitmap:
                 steps.reset_counters(ws)
                 steps.bitmap_to_queue(ws)
@@ -361,10 +367,12 @@ def _direction_optimizing(graph, source, depth_limit, method, policy, use_single
                 level += run
                 continue
             steps.reset_counters(ws)
-            steps.top_down_balanced(graph, ws, count, degree, level, levels, parents)
+            defer = not complete and steps.DEFER_TOP_DOWN_LEVELS
+            steps.top_down_balanced(graph, ws, count, degree, level, levels, parents, write_levels=not defer)
             c = steps.read_counters(ws)
             edges = degree
             ws.swap_queues()
+            levels_due = level if defer else None
         else:
             if queued_ahead == level:
                 ws.swap_counters()  # its counters went to the spare set
@@ -375,8 +383,11 @@ def _direction_optimizing(graph, source, depth_limit, method, policy, use_single
                     as_bitmap = True
                 if in_indices is None:
                     in_indices = _bottom_up_indices(graph, neighbour_order)
+                whole = not complete and steps.writes_whole(graph, in_indices)
+                frontier_levels = whole and levels_due is not None  # the frontier is that step's output
+                levels_due = None if frontier_levels else _record_levels(ws, levels_due, count, levels)
                 complete |= _queue_bottom_up(graph, ws, level, levels, parents, in_indices,
-                                             None if complete else source)
+                                             source if whole else None, frontier_levels)
             if bottom_up_ahead and chosen_bottom_up and level < limit:
                 ws.swap_counters()
                 _queue_bottom_up(graph, ws, level + 1, levels, parents, in_indices)
@@ -390,18 +401,29 @@ def _direction_optimizing(graph, source, depth_limit, method, policy, use_single
         unexplored -= degree
         direction = choice
         level += 1
+    _record_levels(ws, levels_due, count, levels)
     if not complete:
         steps.complete_results(graph, ws, source, levels, parents)
     return _result(source, levels, parents, trace, method)
 
 
-def _queue_bottom_up(graph, ws, level, levels, parents, in_indices, whole_from=None) -> bool:
+def _record_levels(ws, levels_due, count, levels):
+    """Write the levels a top-down step left due (``levels_due``: its level,
+    ``count`` vertices in queue_in) now; returns the new state (None)."""
+    if levels_due is not None:
+        steps.record_levels(ws, count, levels_due, levels)
+    return None
+
+
+def _queue_bottom_up(graph, ws, level, levels, parents, in_indices, whole_from=None,
+                     frontier_levels=False) -> bool:
     """One bottom-up level into the current counter set, its counters' copy
     queued behind it; the bitmaps swap at once, so the next level (queued now
     or later) reads this one's output. Returns whether it wrote the result
-    arrays whole (``whole_from``: the source, see ``steps.bottom_up``)."""
+    arrays whole (``whole_from``: the source; ``frontier_levels``: see
+    ``steps.bottom_up``)."""
     steps.reset_counters(ws)
-    whole = steps.bottom_up(graph, ws, level, levels, parents, in_indices, whole_from)
+    whole = steps.bottom_up(graph, ws, level, levels, parents, in_indices, whole_from, frontier_levels)
     steps.queue_counter_copy(ws)
     ws.swap_bitmaps()
     return whole

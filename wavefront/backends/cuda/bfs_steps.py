@@ -72,7 +72,7 @@ KERNELS = {
     "bfs_vertex.cu": ("vertex_push_step", "vertex_pull_step"),
     "bfs_edge.cu": ("edge_step", "expand_rows"),
     "bfs_frontier.cu": ("frontier_step", "frontier_privatized_step"),
-    "bfs_load_balanced.cu": ("top_down_balanced_step",),
+    "bfs_load_balanced.cu": ("top_down_balanced_step", "record_levels"),
     "bfs_bottom_up.cu": ("build_degree_masks", "bottom_up_small", "bottom_up_large", "bottom_up_small_first",
                          "bottom_up_large_first"),
     "bfs_single_block.cu": ("single_block_levels",),
@@ -276,9 +276,12 @@ def frontier_offsets(graph, ws: BFSWorkspace, count: int) -> None:
     cupy.cuda.runtime.memsetAsync(ws.block_offsets.data.ptr, 0, ws.block_offsets.nbytes, stream.ptr)
 
 
-def top_down_balanced(graph, ws: BFSWorkspace, count: int, total_edges: int, level: int, levels, parents) -> None:
+def top_down_balanced(graph, ws: BFSWorkspace, count: int, total_edges: int, level: int, levels, parents,
+                      write_levels: bool = True) -> None:
     """queue_in[:count] -> queue_out, spreading the frontier's ``total_edges``
-    evenly over blocks (visited-bitmap claims)."""
+    evenly over blocks (visited-bitmap claims). ``write_levels=False``: the
+    winners' levels are left to the next step (:func:`record_levels`, or a
+    bottom-up step with ``frontier_levels``)."""
     if total_edges == 0:
         return
     frontier_offsets(graph, ws, count)
@@ -289,8 +292,17 @@ def top_down_balanced(graph, ws: BFSWorkspace, count: int, total_edges: int, lev
         (
             ws.queue_in, _i64(count), ws.offsets, ws.block_offsets, _i64(total_edges), np.int32(level),
             graph.indptr, graph.indices, levels, parents, ws.visited, ws.queue_out, ws.counters,
+            np.int32(write_levels),
         ),
     )
+
+
+def record_levels(ws: BFSWorkspace, count: int, level: int, levels) -> None:
+    """levels[queue_in[:count]] = level: what a top-down step with
+    ``write_levels=False`` left out (its output queue, after the swap)."""
+    if count:
+        fn = _get("bfs_load_balanced.cu", "record_levels", ws.index64)
+        fn((_blocks(count),), (BLOCK,), (ws.queue_in, _i64(count), np.int32(level), levels))
 
 
 # The single block keeps the visited bitmap in shared memory when it fits in
@@ -338,6 +350,10 @@ def single_block(graph, ws: BFSWorkspace, count: int, level: int, max_level: int
 # the search's scattered records cost no DRAM reads.
 WRITE_RESULTS_WHOLE = True
 WHOLE_RESULTS_MIN_BYTES = 64 << 20
+# True: while the results are deferred, a grid-wide top-down step writes its
+# winners' parents but leaves their levels to the next step; False: it
+# writes both.
+DEFER_TOP_DOWN_LEVELS = True
 
 
 def results_written_whole(graph) -> bool:
@@ -345,14 +361,22 @@ def results_written_whole(graph) -> bool:
     return WRITE_RESULTS_WHOLE and 12 * graph.n >= WHOLE_RESULTS_MIN_BYTES
 
 
-def bottom_up(graph, ws: BFSWorkspace, level: int, levels, parents, in_indices, whole_from=None) -> bool:
+def writes_whole(graph, in_indices) -> bool:
+    """Whether :func:`bottom_up` can write the result arrays whole (packed rows)."""
+    return BOTTOM_UP_FIRST_IN and first_in_rows(graph, in_indices) is not None
+
+
+def bottom_up(graph, ws: BFSWorkspace, level: int, levels, parents, in_indices, whole_from=None,
+              frontier_levels: bool = False) -> bool:
     """frontier bitmap -> next_frontier bitmap (fig. 6 kernel, then fig. 4 kernel).
     ``in_indices``: the CSC indices in the order the scans should probe them
     (``graph.in_indices`` or ``device_graph.degree_ordered_in_indices``).
     With BOTTOM_UP_FIRST_IN the kernels take the packed rows of
     ``device_graph.first_in_rows`` where the graph has them; then, given
     ``whole_from`` (the search's source), fig. 6 also writes every vertex's
-    level and parent whole (see ``write_word_whole``). Returns whether it did."""
+    level and parent whole (see ``write_words_whole``), the frontier's levels
+    too with ``frontier_levels`` (left out by the top-down step before).
+    Returns whether it wrote whole."""
     rows = first_in_rows(graph, in_indices) if BOTTOM_UP_FIRST_IN else None
     variant = tuple(sorted(BOTTOM_UP_DEFINES.items()))
     if rows is not None:
@@ -361,6 +385,7 @@ def bottom_up(graph, ws: BFSWorkspace, level: int, levels, parents, in_indices, 
             _i64(ws.words), np.int32(level), rows, in_indices, graph.indptr, ws.large, ws.frontier,
             ws.visited, ws.next_frontier, levels, parents, ws.counters, np.int32(graph.in_indptr is graph.indptr),
             np.int32(whole), _i64(graph.n), _i64(whole_from if whole else -1), ws.unreachable,
+            np.int32(whole and frontier_levels),
         )
         small = _get("bfs_bottom_up.cu", "bottom_up_small_first", ws.index64, variant)
         small((_blocks(ws.words, BOTTOM_UP_BLOCK),), (BOTTOM_UP_BLOCK,), args)

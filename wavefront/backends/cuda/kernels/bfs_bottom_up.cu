@@ -162,7 +162,7 @@ __device__ __forceinline__ void small_step(long long words, int level, const eid
                                            const word_t* large, const word_t* frontier, word_t* visited,
                                            word_t* next, int* levels, long long* parents, counter_t* counters,
                                            bool whole = false, long long n = 0, long long source = -1,
-                                           const word_t* unreachable = nullptr) {
+                                           const word_t* unreachable = nullptr, bool frontier_levels = false) {
     constexpr bool kParents = kFirst && sizeof(vid_t) == 4;
     __shared__ unsigned int scratch[BU_BLOCK * 32];
     __shared__ unsigned int start_of[BU_BLOCK + 1];
@@ -295,12 +295,13 @@ __device__ __forceinline__ void small_step(long long words, int level, const eid
     word_t local_next = 0;
     const unsigned int* entries = scratch + start_of[threadIdx.x];
     if (kParents && whole) {  // uniform: every lane takes part
-        word_t keep = 0;
+        word_t keep = 0, previous = 0;
         if (w < words) {
             keep = seen & ~unreachable[w];  // visited at earlier levels
             if (w == (source >> 5)) keep |= 1u << (source & 31);  // the root, even of in-degree 0
+            if (frontier_levels) previous = frontier[w];  // their levels were left to this step
         }
-        local_next = write_words_whole(n, words, w, level, candidates, entries, keep, levels, parents);
+        local_next = write_words_whole(n, words, w, level, candidates, entries, keep, previous, levels, parents);
     } else if (kParents) {
         for (word_t rest = candidates; rest; rest &= rest - 1u, ++entries)
             if (*entries != NO_PARENT) local_next |= 1u << (__ffs(rest) - 1);
@@ -328,15 +329,18 @@ bottom_up_small(long long words, int level, const eid_t* in_indptr, const vid_t*
 
 // bottom_up_small over the packed rows (first in-neighbour inline).
 // whole != 0: also write every word's levels and parents whole (the search's
-// first bottom-up level; source and unreachable say which stored values to keep).
+// first bottom-up level; source and unreachable say which stored values to
+// keep); frontier_levels != 0: the frontier's levels (level - 1) were not
+// written (top_down_balanced_step with write_levels == 0).
 extern "C" __global__ void __launch_bounds__(BU_BLOCK)
 bottom_up_small_first(long long words, int level, const eid_t* packed_rows, const vid_t* in_indices,
                       const eid_t* out_indptr, const word_t* large, const word_t* frontier,
                       word_t* visited, word_t* next, int* levels, long long* parents,
                       counter_t* counters, int undirected, int whole, long long n, long long source,
-                      const word_t* unreachable) {
+                      const word_t* unreachable, int frontier_levels) {
     small_step<true>(words, level, packed_rows, in_indices, out_indptr, undirected != 0, large, frontier,
-                     visited, next, levels, parents, counters, whole != 0, n, source, unreachable);
+                     visited, next, levels, parents, counters, whole != 0, n, source, unreachable,
+                     frontier_levels != 0);
 }
 
 // Fig. 4. kFirst: `in_indptr` holds the packed rows, and bottom_up_small_first
@@ -465,7 +469,7 @@ extern "C" __global__ void __launch_bounds__(BU_LARGE_BLOCK)
 bottom_up_large_first(long long words, int level, const eid_t* packed_rows, const vid_t* in_indices,
                       const eid_t* out_indptr, const word_t* large, const word_t* frontier,
                       word_t* visited, word_t* next, int* levels, long long* parents,
-                      counter_t* counters, int undirected, int, long long, long long, const word_t*) {
+                      counter_t* counters, int undirected, int, long long, long long, const word_t*, int) {
     large_step<true>(words, level, packed_rows, in_indices, out_indptr, undirected != 0, large, frontier,
                      visited, next, levels, parents, counters);
 }

@@ -136,5 +136,5 @@ extern "C" __global__ void complete_results(long long n, long long words, vid_t 
         keep = visited[w] & ~unreachable[w];
         if (w == (long long)(source >> 5)) keep |= 1u << (source & 31);
     }
-    write_words_whole(n, words, w, 0, 0u, nullptr, keep, levels, parents);
+    write_words_whole(n, words, w, 0, 0u, nullptr, keep, 0u, levels, parents);
 }

@@ -15,6 +15,11 @@
 // Winners are gathered in a block queue in shared memory (at most one per
 // slot, so it cannot overflow) and reserved in the global queue with one
 // atomicAdd per block: a single global tail hit once per warp serializes.
+// write_levels == 0: winners get only their parent; the level, implied by
+// the next queue, is written by the next step (the first bottom-up level,
+// writing the results whole, reads it off its frontier bitmap) or by
+// record_levels: at SCALE 26 the hub level's 1.5 M scattered levels cost a
+// DRAM read and write of a sector each.
 #include "common.cuh"
 
 #ifndef LB_BLOCK
@@ -54,7 +59,7 @@ extern "C" __global__ void __launch_bounds__(LB_BLOCK)
 top_down_balanced_step(const vid_t* frontier, long long count, const eid_t* offsets,
                        const eid_t* block_offsets, long long total, int level, const eid_t* indptr,
                        const vid_t* indices, int* levels, long long* parents, word_t* visited, vid_t* next,
-                       counter_t* counters) {
+                       counter_t* counters, int write_levels) {
     __shared__ eid_t stage_offset[LB_CHUNK + 1];
     __shared__ eid_t stage_row[LB_CHUNK + 1];
     __shared__ vid_t stage_vertex[LB_CHUNK + 1];
@@ -102,7 +107,8 @@ top_down_balanced_step(const vid_t* frontier, long long count, const eid_t* offs
             }
             w = indices[edge];
             if (!bit_test(visited, w) && bit_claim(visited, w)) {
-                record_visit(levels, parents, w, level, u);
+                if (write_levels) levels[w] = level;
+                parents[w] = (long long)u;
                 degree_sum += vertex_degree(indptr, w);
                 won = true;
             }
@@ -124,4 +130,11 @@ top_down_balanced_step(const vid_t* frontier, long long count, const eid_t* offs
     }
     __syncthreads();
     for (unsigned int k = threadIdx.x; k < kept; k += LB_BLOCK) next[block_base + k] = block_queue[k];
+}
+
+// The levels a top_down_balanced_step with write_levels == 0 left out: the
+// vertices of its output queue[:count] were found at `level`.
+extern "C" __global__ void record_levels(const vid_t* queue, long long count, int level, int* levels) {
+    long long i = global_thread_id();
+    if (i < count) levels[queue[i]] = level;
 }

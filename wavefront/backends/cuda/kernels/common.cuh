@@ -103,11 +103,12 @@ __device__ __forceinline__ void record_visit(int* levels, long long* parents, vi
 // its candidate bits, with `entries` pointing at one 32-bit result per
 // candidate (ascending bit order; a parent id found at `level`, or
 // NO_PARENT), and its `keep` bits, whose stored values stay (visited at an
-// earlier level); every other vertex gets -1. Every lane of the warp must
-// call it. Returns the lane's own word's found bits.
+// earlier level), except the level of those also in `previous`: level - 1,
+// which the top-down step before did not write. Every other vertex gets -1.
+// Every lane of the warp must call it. Returns the lane's own word's found bits.
 __device__ __forceinline__ word_t write_words_whole(long long n, long long words, long long w, int level,
                                                     word_t candidates, const unsigned int* entries, word_t keep,
-                                                    int* levels, long long* parents) {
+                                                    word_t previous, int* levels, long long* parents) {
     const int lane = threadIdx.x & 31;
     const unsigned int below = (1u << lane) - 1u;
     word_t mine = 0;
@@ -115,6 +116,7 @@ __device__ __forceinline__ word_t write_words_whole(long long n, long long words
         const long long word = __shfl_sync(WF_FULL_MASK, w, owner);
         const word_t owner_candidates = __shfl_sync(WF_FULL_MASK, candidates, owner);
         const word_t owner_keep = __shfl_sync(WF_FULL_MASK, keep, owner);
+        const word_t owner_previous = __shfl_sync(WF_FULL_MASK, previous, owner);
         const unsigned int* owner_entries = (const unsigned int*)__shfl_sync(
             WF_FULL_MASK, (unsigned long long)entries, owner);
         if (word >= words) continue;  // the same for every lane
@@ -130,7 +132,7 @@ __device__ __forceinline__ word_t write_words_whole(long long n, long long words
                 parent_of = (long long)parent;
             }
         } else if (((owner_keep >> lane) & 1u) && v < n) {
-            level_of = levels[v];
+            level_of = ((owner_previous >> lane) & 1u) ? level - 1 : levels[v];
             parent_of = parents[v];
         }
         if (v < n) {
