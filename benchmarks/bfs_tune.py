@@ -52,14 +52,12 @@ VARIANTS = {
     "no-ahead": ({}, "fused", {"bottom_up_ahead": False}),  # round 8: no bottom-up level queued ahead
     "fill-first": ({}, "fused", {}, {"WRITE_RESULTS_WHOLE": False}),  # round 8: init_search fills the results
     "levels-first": ({}, "fused", {}, {"DEFER_TOP_DOWN_LEVELS": False}),  # round 8: top-down steps write levels
-    "no-td-ahead": ({}, "fused", {}, {"QUEUE_TOP_DOWN_AFTER_ROOT": False}),  # round 8: top-down after the root waits
 }
 ROUND4 = "default,no-prefetch,cupy-scan,no-td-override,round3"
 _options: dict = {}
 
 
-SWITCHES = {"BOTTOM_UP_FIRST_IN": True, "WRITE_RESULTS_WHOLE": True, "DEFER_TOP_DOWN_LEVELS": True,
-            "QUEUE_TOP_DOWN_AFTER_ROOT": True}  # bfs_steps defaults
+SWITCHES = {"BOTTOM_UP_FIRST_IN": True, "WRITE_RESULTS_WHOLE": True, "DEFER_TOP_DOWN_LEVELS": True}  # bfs_steps defaults
 
 
 def use(variant: str) -> None:
@@ -186,7 +184,7 @@ def isolate_top_down_levels(graph, result, reps=7):
                     (
                         ws.queue_in, steps._i64(count), ws.offsets, ws.block_offsets, steps._i64(total),
                         steps.np.int32(level), graph.indptr, graph.indices, levels, parents, ws.visited,
-                        ws.queue_out, ws.counters, steps.np.int32(write_levels), steps.NULL,
+                        ws.queue_out, ws.counters, steps.np.int32(write_levels),
                     ),
                 )
                 marks[2].record()

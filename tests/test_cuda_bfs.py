@@ -276,36 +276,6 @@ def test_results_do_not_depend_on_what_the_allocation_held(monkeypatch, whole, d
                 check_result(g, wf.bfs(gd, s, method=method, **options), s)
 
 
-@gpu
-def test_top_down_queued_after_the_root_levels(monkeypatch, random_graphs, kron):
-    """On graphs whose results are written whole, the grid-wide top-down step
-    after the root's single-block levels is queued before the host reads their
-    counters (the kernels size it on the GPU) and kept whatever the policy
-    then says: same levels as waiting for the host, valid trees, including
-    a policy that wants bottom-up there and a single block that hands its
-    very first level back."""
-    from wavefront.backends.cuda import bfs_steps
-
-    monkeypatch.setattr(bfs_steps, "WHOLE_RESULTS_MIN_BYTES", 0)
-    g, gd = kron
-    degree = np.diff(g.indptr)
-    cases = [(g, gd, int(np.argmax(degree))), (g, gd, int(np.flatnonzero(degree == 1)[0]))]
-    cases += [(g, gd, 0) for g, gd in random_graphs]
-    for g, gd, s in cases:
-        for options in ({}, {"single_block_edges": 4}, {"policy": GAPPolicy(alpha=1e9, beta=18)}):
-            runs = []
-            for queued in (True, False):
-                monkeypatch.setattr(bfs_steps, "QUEUE_TOP_DOWN_AFTER_ROOT", queued)
-                result = wf.bfs(gd, s, method="hybrid", **options)
-                check_result(g, result, s)
-                runs.append(result)
-            np.testing.assert_array_equal(runs[0].levels.get(), runs[1].levels.get())
-    monkeypatch.setattr(bfs_steps, "QUEUE_TOP_DOWN_AFTER_ROOT", True)
-    forced = wf.bfs(kron[1], int(np.argmax(degree)), method="hybrid", policy=GAPPolicy(alpha=1e9, beta=18))
-    assert any("top-down step was already queued" in row.reason for row in forced.trace), \
-        [row.reason for row in forced.trace]
-
-
 def spoked_star(spokes, seed):
     """Hub 0 joined to `spokes` vertices, each with 0-3 leaves of its own: a
     level whose frontier is every spoke (many frontier-scan chunks)."""

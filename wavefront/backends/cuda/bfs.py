@@ -315,12 +315,6 @@ def _direction_optimizing(graph, source, depth_limit, method, policy, use_single
     # following first bottom-up level writes them with the arrays, else
     # record_levels does before the next step.
     levels_due = None
-    # The root's single-block launch is followed at once by a grid-wide
-    # top-down step that reads its frontier's size on the GPU (large graphs,
-    # no depth limit): it is kept as the next level whatever the policy says.
-    top_down_after_root = (steps.QUEUE_TOP_DOWN_AFTER_ROOT and not complete and depth_limit is None
-                           and use_single_block)
-    top_down_queued = False
     level = 1
     while count and level <= limit:
         fits_single_block = use_single_block and count <= capacity and (degree is None or degree <= single_block_edges)
@@ -343,8 +337,6 @@ def _direction_optimizing(graph, source, depth_limit, method, policy, use_single
         chosen_bottom_up = choice == BOTTOM_UP
         if queued_ahead == level and not chosen_bottom_up:
             choice, reason = BOTTOM_UP, reason + "; its bottom-up step was already queued"
-        if top_down_queued and (choice != TOP_DOWN or fits_single_block):
-            choice, reason = TOP_DOWN, reason + "; its top-down step was already queued"
         t0 = time.perf_counter()
         if choice == TOP_DOWN:
             levels_due = _record_levels(ws, levels_due, count, levels)
@@ -352,25 +344,14 @@ def _direction_optimizing(graph, source, depth_limit, method, policy, use_single
                 steps.reset_counters(ws)
                 steps.bitmap_to_queue(ws)
                 as_bitmap = False
-            if top_down_queued:
-                ws.swap_counters()  # its counters went to the spare set
-                c = steps.wait_counters(ws)
-                top_down_queued = False
-                edges = degree
-                ws.swap_queues()
-                levels_due = level
-            elif fits_single_block:
+            if fits_single_block:
                 last = min(limit, level + SINGLE_BLOCK_MAX_LEVELS - 1)
                 steps.reset_counters(ws)
                 steps.single_block(graph, ws, count, level, last, single_block_edges, levels, parents)
-                steps.queue_single_block_copy(ws)
-                ws.swap_queues()
-                if top_down_after_root and level == 1:
-                    _queue_top_down(graph, ws, levels, parents)
-                    top_down_queued = True
                 c, start_ns, rows = steps.read_single_block(ws)
                 run = int(c[CNT_LEVELS_RUN])
                 count, returned_degree = int(c[CNT_NEXT_COUNT]), int(c[CNT_NEXT_DEGREE])
+                ws.swap_queues()
                 if run == 0:  # the level is too big for the block: the frontier came back as it was
                     degree = returned_degree
                     if unexplored is None:
@@ -385,14 +366,13 @@ def _direction_optimizing(graph, source, depth_limit, method, policy, use_single
                 direction = TOP_DOWN
                 level += run
                 continue
-            else:
-                steps.reset_counters(ws)
-                defer = not complete and steps.DEFER_TOP_DOWN_LEVELS
-                steps.top_down_balanced(graph, ws, count, degree, level, levels, parents, write_levels=not defer)
-                c = steps.read_counters(ws)
-                edges = degree
-                ws.swap_queues()
-                levels_due = level if defer else None
+            steps.reset_counters(ws)
+            defer = not complete and steps.DEFER_TOP_DOWN_LEVELS
+            steps.top_down_balanced(graph, ws, count, degree, level, levels, parents, write_levels=not defer)
+            c = steps.read_counters(ws)
+            edges = degree
+            ws.swap_queues()
+            levels_due = level if defer else None
         else:
             if queued_ahead == level:
                 ws.swap_counters()  # its counters went to the spare set
@@ -425,19 +405,6 @@ def _direction_optimizing(graph, source, depth_limit, method, policy, use_single
     if not complete:
         steps.complete_results(graph, ws, source, levels, parents)
     return _result(source, levels, parents, trace, method)
-
-
-def _queue_top_down(graph, ws, levels, parents) -> None:
-    """A grid-wide top-down step on the frontier the last launch left in
-    queue_in, sized on the GPU from that launch's counters, into the spare
-    counter set (results deferred: it writes parents only; the driver knows
-    its level once it has read those counters)."""
-    sizes = ws.counters
-    ws.swap_counters()
-    steps.reset_counters(ws)
-    steps.top_down_balanced(graph, ws, 0, 0, 0, levels, parents, write_levels=False, sizes=sizes)
-    steps.queue_counter_copy(ws)
-    ws.swap_counters()
 
 
 def _record_levels(ws, levels_due, count, levels):

@@ -59,9 +59,6 @@ def _i64(x) -> np.int64:
     return np.int64(x)
 
 
-NULL = np.uint64(0)  # a null pointer argument
-
-
 def compile_all(wide: bool) -> None:
     """Load every BFS kernel now, so no search pays for compilation."""
     for filename, names in KERNELS.items():
@@ -172,23 +169,18 @@ def wait_for_workspace(ws: BFSWorkspace) -> None:
         stream.wait_event(event)
 
 
-def queue_single_block_copy(ws: BFSWorkspace) -> None:
-    """Queue the copies :func:`read_single_block` returns (both to pinned
-    memory; the whole stats buffer, 3 x SINGLE_BLOCK_MAX_LEVELS words, costs
-    less than a second round trip), marked by the counters' event."""
+def read_single_block(ws: BFSWorkspace) -> tuple[np.ndarray, int, np.ndarray]:
+    """(counters, start_ns, rows) of the last single-block launch, in one round
+    trip: both copies are queued to pinned memory, then one synchronize (the
+    whole stats buffer, 3 x SINGLE_BLOCK_MAX_LEVELS words, costs less than a
+    second round trip). rows: (frontier, edges, end_ns) per level run."""
     import cupy
 
     stream = cupy.cuda.get_current_stream()
-    cupy.cuda.runtime.memcpyAsync(ws.host_level_stats.ctypes.data, ws.level_stats.data.ptr, ws.level_stats.nbytes,
-                                  cupy.cuda.runtime.memcpyDeviceToHost, stream.ptr)
-    queue_counter_copy(ws)
-
-
-def read_single_block(ws: BFSWorkspace) -> tuple[np.ndarray, int, np.ndarray]:
-    """(counters, start_ns, rows) of the last single-block launch, once the
-    copies of :func:`queue_single_block_copy` are done (work queued after them
-    may still run). rows: (frontier, edges, end_ns) per level run."""
-    wait_counters(ws)
+    for host, device in ((ws.host_counters, ws.counters), (ws.host_level_stats, ws.level_stats)):
+        cupy.cuda.runtime.memcpyAsync(host.ctypes.data, device.data.ptr, device.nbytes,
+                                      cupy.cuda.runtime.memcpyDeviceToHost, stream.ptr)
+    stream.synchronize()
     run = int(ws.host_counters[CNT_LEVELS_RUN])
     raw = ws.host_level_stats
     return ws.host_counters, int(raw[0]), raw[1 : 1 + STATS_FIELDS * run].reshape(run, STATS_FIELDS).copy()
@@ -263,33 +255,18 @@ BALANCED_SCAN = "fused"
 SCAN_CHUNK = 1 << 10  # 2**FRONTIER_SCAN_SHIFT in kernels/common.cuh
 
 
-# True: on graphs whose results are written whole, the grid-wide top-down
-# step that follows the root's single-block levels is queued right behind
-# them, before the host has read their counters (it reads the frontier's
-# size on the GPU); False: it waits for the host's round trip.
-QUEUE_TOP_DOWN_AFTER_ROOT = True
-# Blocks of a top-down step queued before the host knows its frontier's size
-# (the kernels read it on the GPU and stride over their chunks): enough for
-# SCALE 26's hub level (2.6 M edges, 2 546 chunks) in one pass.
-QUEUED_TOP_DOWN_BLOCKS = 4096
-QUEUED_SCAN_BLOCKS = 256
-
-
-def frontier_offsets(graph, ws: BFSWorkspace, count: int, sizes=None) -> None:
+def frontier_offsets(graph, ws: BFSWorkspace, count: int) -> None:
     """Edge offsets of queue_in[:count] into ws.offsets / ws.block_offsets
     (see top_down_balanced_step); uses the CNT_SCAN_DONE counter, so the
-    counters must have been reset since the last scan. ``sizes``: the device
-    counters of the step that produced the frontier, which give its size
-    instead (fused scan only)."""
+    counters must have been reset since the last scan."""
     import cupy
 
-    if BALANCED_SCAN == "fused" or sizes is not None:
+    if BALANCED_SCAN == "fused":
         scan = _get("bfs_convert.cu", "frontier_scan", ws.index64)
         scan(
-            (QUEUED_SCAN_BLOCKS if sizes is not None else _blocks(count, SCAN_CHUNK),),
+            (_blocks(count, SCAN_CHUNK),),
             (BLOCK,),
-            (ws.queue_in, _i64(count), graph.indptr, ws.offsets, ws.block_offsets, ws.counters,
-             NULL if sizes is None else sizes),
+            (ws.queue_in, _i64(count), graph.indptr, ws.offsets, ws.block_offsets, ws.counters),
         )
         return
     degrees = _get("bfs_convert.cu", "frontier_degrees", ws.index64)
@@ -300,24 +277,22 @@ def frontier_offsets(graph, ws: BFSWorkspace, count: int, sizes=None) -> None:
 
 
 def top_down_balanced(graph, ws: BFSWorkspace, count: int, total_edges: int, level: int, levels, parents,
-                      write_levels: bool = True, sizes=None) -> None:
+                      write_levels: bool = True) -> None:
     """queue_in[:count] -> queue_out, spreading the frontier's ``total_edges``
     evenly over blocks (visited-bitmap claims). ``write_levels=False``: the
     winners' levels are left to the next step (:func:`record_levels`, or a
-    bottom-up step with ``frontier_levels``). ``sizes``: the device counters
-    of the step that produced the frontier, which give ``count`` and
-    ``total_edges`` instead (a step queued before the host read them)."""
-    if sizes is None and total_edges == 0:
+    bottom-up step with ``frontier_levels``)."""
+    if total_edges == 0:
         return
-    frontier_offsets(graph, ws, count, sizes)
+    frontier_offsets(graph, ws, count)
     fn = _get("bfs_load_balanced.cu", "top_down_balanced_step", ws.index64)
     fn(
-        (QUEUED_TOP_DOWN_BLOCKS if sizes is not None else _blocks(total_edges, BALANCED_CHUNK),),
+        (_blocks(total_edges, BALANCED_CHUNK),),
         (BALANCED_BLOCK,),
         (
             ws.queue_in, _i64(count), ws.offsets, ws.block_offsets, _i64(total_edges), np.int32(level),
             graph.indptr, graph.indices, levels, parents, ws.visited, ws.queue_out, ws.counters,
-            np.int32(write_levels), NULL if sizes is None else sizes,
+            np.int32(write_levels),
         ),
     )
 

@@ -77,32 +77,25 @@ bitmap_to_queue(const word_t* bitmap, long long words, vid_t* queue, counter_t* 
 #define SCAN_ITEMS ((1 << FRONTIER_SCAN_SHIFT) / SCAN_BLOCK)
 extern "C" __global__ void __launch_bounds__(SCAN_BLOCK)
 frontier_scan(const vid_t* queue, long long count, const eid_t* indptr, eid_t* offsets,
-              eid_t* block_offsets, counter_t* counters, const counter_t* sizes) {
+              eid_t* block_offsets, counter_t* counters) {
     __shared__ long long warp_sums[32];
     __shared__ long long total;
     __shared__ bool last_block;
-    // sizes (or null): the frontier's size comes from the counters of the step
-    // that produced it, and the blocks stride over the chunks.
-    if (sizes) count = (long long)sizes[CNT_NEXT_COUNT];
-    const long long chunks = (count + (1LL << FRONTIER_SCAN_SHIFT) - 1) >> FRONTIER_SCAN_SHIFT;
-    for (long long chunk = blockIdx.x; chunk < chunks; chunk += gridDim.x) {
-        long long first = (chunk << FRONTIER_SCAN_SHIFT) + threadIdx.x * SCAN_ITEMS;
-        eid_t degree[SCAN_ITEMS];
-        eid_t sum = 0;
+    long long first = ((long long)blockIdx.x << FRONTIER_SCAN_SHIFT) + threadIdx.x * SCAN_ITEMS;
+    eid_t degree[SCAN_ITEMS];
+    eid_t sum = 0;
 #pragma unroll
-        for (int j = 0; j < SCAN_ITEMS; ++j) {
-            degree[j] = first + j < count ? vertex_degree(indptr, queue[first + j]) : 0;
-            sum += degree[j];
-        }
-        eid_t running = block_exclusive_scan<SCAN_BLOCK>(sum, warp_sums, &total);
-#pragma unroll
-        for (int j = 0; j < SCAN_ITEMS; ++j) {
-            if (first + j < count) offsets[first + j] = running;
-            running += degree[j];
-        }
-        if (threadIdx.x == 0) block_offsets[chunk] = total;
-        __syncthreads();  // warp_sums and total are rewritten by the next chunk
+    for (int j = 0; j < SCAN_ITEMS; ++j) {
+        degree[j] = first + j < count ? vertex_degree(indptr, queue[first + j]) : 0;
+        sum += degree[j];
     }
+    eid_t running = block_exclusive_scan<SCAN_BLOCK>(sum, warp_sums, &total);
+#pragma unroll
+    for (int j = 0; j < SCAN_ITEMS; ++j) {
+        if (first + j < count) offsets[first + j] = running;
+        running += degree[j];
+    }
+    if (threadIdx.x == 0) block_offsets[blockIdx.x] = total;
     __threadfence();
     __syncthreads();
     if (threadIdx.x == 0)
@@ -111,12 +104,12 @@ frontier_scan(const vid_t* queue, long long count, const eid_t* indptr, eid_t* o
     if (!last_block) return;
     __threadfence();
     long long carry = 0;
-    for (long long b0 = 0; b0 < chunks; b0 += SCAN_BLOCK) {
+    for (long long b0 = 0; b0 < gridDim.x; b0 += SCAN_BLOCK) {
         long long b = b0 + threadIdx.x;
         // Other blocks wrote these: read through L2, never a stale L1 line.
-        eid_t value = b < chunks ? __ldcg(&block_offsets[b]) : 0;
+        eid_t value = b < gridDim.x ? __ldcg(&block_offsets[b]) : 0;
         eid_t before = block_exclusive_scan<SCAN_BLOCK>(value, warp_sums, &total);
-        if (b < chunks) block_offsets[b] = carry + before;
+        if (b < gridDim.x) block_offsets[b] = carry + before;
         carry += total;
         __syncthreads();  // warp_sums and total are rewritten by the next round
     }

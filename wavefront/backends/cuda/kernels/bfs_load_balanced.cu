@@ -59,7 +59,7 @@ extern "C" __global__ void __launch_bounds__(LB_BLOCK)
 top_down_balanced_step(const vid_t* frontier, long long count, const eid_t* offsets,
                        const eid_t* block_offsets, long long total, int level, const eid_t* indptr,
                        const vid_t* indices, int* levels, long long* parents, word_t* visited, vid_t* next,
-                       counter_t* counters, int write_levels, const counter_t* sizes) {
+                       counter_t* counters, int write_levels) {
     __shared__ eid_t stage_offset[LB_CHUNK + 1];
     __shared__ eid_t stage_row[LB_CHUNK + 1];
     __shared__ vid_t stage_vertex[LB_CHUNK + 1];
@@ -68,77 +68,68 @@ top_down_balanced_step(const vid_t* frontier, long long count, const eid_t* offs
     __shared__ unsigned int block_tail;
     __shared__ counter_t block_base;
 
-    // sizes (or null): the frontier's size and out-degree sum are read from
-    // the counters of the step that produced it (queued before the host saw
-    // them), and the grid strides over the chunks; else one chunk per block.
-    if (sizes) {
-        count = (long long)sizes[CNT_NEXT_COUNT];
-        total = (long long)sizes[CNT_NEXT_DEGREE];
-    }
-    for (eid_t start = (eid_t)blockIdx.x * LB_CHUNK; start < (eid_t)total; start += (eid_t)gridDim.x * LB_CHUNK) {
-        eid_t stop = min(start + (eid_t)LB_CHUNK, (eid_t)total);
-        if (threadIdx.x == 0) first_owner = owner_of(offsets, block_offsets, 0, count, start);
-        if (threadIdx.x == 1) last_owner = owner_of(offsets, block_offsets, 0, count, stop - 1);
-        if (threadIdx.x == 2) block_tail = 0;
-        __syncthreads();
-        long long lo = first_owner, span = last_owner - first_owner + 1;
-        // Zero-degree frontier vertices (directed graphs) can stretch a block's
-        // span beyond the stage; then the search runs on global memory instead.
-        bool staged = span <= LB_CHUNK + 1;
-        if (staged) {
-            for (long long k = threadIdx.x; k < span; k += LB_BLOCK) {
-                vid_t u = frontier[lo + k];
-                stage_offset[k] = offset_at(offsets, block_offsets, lo + k);
-                stage_vertex[k] = u;
-                stage_row[k] = indptr[u];
-            }
+    eid_t start = (eid_t)blockIdx.x * LB_CHUNK;
+    eid_t stop = min(start + (eid_t)LB_CHUNK, (eid_t)total);
+    if (threadIdx.x == 0) first_owner = owner_of(offsets, block_offsets, 0, count, start);
+    if (threadIdx.x == 1) last_owner = owner_of(offsets, block_offsets, 0, count, stop - 1);
+    if (threadIdx.x == 2) block_tail = 0;
+    __syncthreads();
+    long long lo = first_owner, span = last_owner - first_owner + 1;
+    // Zero-degree frontier vertices (directed graphs) can stretch a block's
+    // span beyond the stage; then the search runs on global memory instead.
+    bool staged = span <= LB_CHUNK + 1;
+    if (staged) {
+        for (long long k = threadIdx.x; k < span; k += LB_BLOCK) {
+            vid_t u = frontier[lo + k];
+            stage_offset[k] = offset_at(offsets, block_offsets, lo + k);
+            stage_vertex[k] = u;
+            stage_row[k] = indptr[u];
         }
-        __syncthreads();
+    }
+    __syncthreads();
 
-        long long degree_sum = 0;
-        for (int item = 0; item < LB_ITEMS; ++item) {
-            eid_t slot = start + (eid_t)item * LB_BLOCK + threadIdx.x;
-            bool won = false;
-            vid_t w = 0;
-            if (slot < stop) {
-                vid_t u;
-                eid_t edge;
-                if (staged) {
-                    long long k = staged_owner_of(stage_offset, span, slot);
-                    u = stage_vertex[k];
-                    edge = stage_row[k] + (slot - stage_offset[k]);
-                } else {
-                    long long i = owner_of(offsets, block_offsets, lo, last_owner + 1, slot);
-                    u = frontier[i];
-                    edge = indptr[u] + (slot - offset_at(offsets, block_offsets, i));
-                }
-                w = indices[edge];
-                if (!bit_test(visited, w) && bit_claim(visited, w)) {
-                    if (write_levels) levels[w] = level;
-                    parents[w] = (long long)u;
-                    degree_sum += vertex_degree(indptr, w);
-                    won = true;
-                }
+    long long degree_sum = 0;
+    for (int item = 0; item < LB_ITEMS; ++item) {
+        eid_t slot = start + (eid_t)item * LB_BLOCK + threadIdx.x;
+        bool won = false;
+        vid_t w = 0;
+        if (slot < stop) {
+            vid_t u;
+            eid_t edge;
+            if (staged) {
+                long long k = staged_owner_of(stage_offset, span, slot);
+                u = stage_vertex[k];
+                edge = stage_row[k] + (slot - stage_offset[k]);
+            } else {
+                long long i = owner_of(offsets, block_offsets, lo, last_owner + 1, slot);
+                u = frontier[i];
+                edge = indptr[u] + (slot - offset_at(offsets, block_offsets, i));
             }
-            unsigned int ballot = __ballot_sync(WF_FULL_MASK, won);
-            if (ballot) {
-                int lane = threadIdx.x & 31;
-                unsigned int first = 0;
-                if (lane == 0) first = atomicAdd(&block_tail, (unsigned int)__popc(ballot));
-                first = __shfl_sync(WF_FULL_MASK, first, 0);
-                if (won) block_queue[first + __popc(ballot & ((1u << lane) - 1u))] = w;
+            w = indices[edge];
+            if (!bit_test(visited, w) && bit_claim(visited, w)) {
+                if (write_levels) levels[w] = level;
+                parents[w] = (long long)u;
+                degree_sum += vertex_degree(indptr, w);
+                won = true;
             }
         }
-        long long block_degree = block_sum<LB_BLOCK>(degree_sum);  // also orders the block queue writes
-        unsigned int kept = block_tail;
-        if (threadIdx.x == 0 && kept) {
-            block_base = atomicAdd(&counters[CNT_NEXT_COUNT], (counter_t)kept);
-            if (block_degree) atomicAdd(&counters[CNT_NEXT_DEGREE], (counter_t)block_degree);
+        unsigned int ballot = __ballot_sync(WF_FULL_MASK, won);
+        if (ballot) {
+            int lane = threadIdx.x & 31;
+            unsigned int first = 0;
+            if (lane == 0) first = atomicAdd(&block_tail, (unsigned int)__popc(ballot));
+            first = __shfl_sync(WF_FULL_MASK, first, 0);
+            if (won) block_queue[first + __popc(ballot & ((1u << lane) - 1u))] = w;
         }
-        __syncthreads();
-        for (unsigned int k = threadIdx.x; k < kept; k += LB_BLOCK) next[block_base + k] = block_queue[k];
-        __syncthreads();  // the stage and the block queue are refilled for the next chunk
     }
+    long long block_degree = block_sum<LB_BLOCK>(degree_sum);  // also orders the block queue writes
+    unsigned int kept = block_tail;
+    if (threadIdx.x == 0 && kept) {
+        block_base = atomicAdd(&counters[CNT_NEXT_COUNT], (counter_t)kept);
+        if (block_degree) atomicAdd(&counters[CNT_NEXT_DEGREE], (counter_t)block_degree);
+    }
+    __syncthreads();
+    for (unsigned int k = threadIdx.x; k < kept; k += LB_BLOCK) next[block_base + k] = block_queue[k];
 }
 
 // The levels a top_down_balanced_step with write_levels == 0 left out: the
