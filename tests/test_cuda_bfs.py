@@ -276,6 +276,25 @@ def test_results_do_not_depend_on_what_the_allocation_held(monkeypatch, whole, d
                 check_result(g, wf.bfs(gd, s, method=method, **options), s)
 
 
+def test_which_graphs_defer_the_result_fill(monkeypatch):
+    """Deferred only where the arrays reach the threshold and a bottom-up step
+    can write them whole (packed rows need 32-bit ids); the switches turn it off."""
+    from wavefront.backends.cuda import bfs_steps
+
+    g = random_graph(np.random.default_rng(1), 1000, 3000, False)
+    wide = Graph(g.indptr, g.indices.astype(np.int64), n=g.n, check=False)
+    monkeypatch.setattr(bfs_steps, "WHOLE_RESULTS_MIN_BYTES", 12 * g.n)
+    assert bfs_steps.results_written_whole(g)
+    assert not bfs_steps.results_written_whole(wide)
+    monkeypatch.setattr(bfs_steps, "WHOLE_RESULTS_MIN_BYTES", 12 * g.n + 1)
+    assert not bfs_steps.results_written_whole(g)
+    monkeypatch.setattr(bfs_steps, "WHOLE_RESULTS_MIN_BYTES", 0)
+    for switch in ("WRITE_RESULTS_WHOLE", "BOTTOM_UP_FIRST_IN"):
+        with monkeypatch.context() as m:
+            m.setattr(bfs_steps, switch, False)
+            assert not bfs_steps.results_written_whole(g)
+
+
 def spoked_star(spokes, seed):
     """Hub 0 joined to `spokes` vertices, each with 0-3 leaves of its own: a
     level whose frontier is every spoke (many frontier-scan chunks)."""

@@ -357,8 +357,12 @@ DEFER_TOP_DOWN_LEVELS = True
 
 
 def results_written_whole(graph) -> bool:
-    """Whether a direction-optimizing search on ``graph`` defers its result fill."""
-    return WRITE_RESULTS_WHOLE and 12 * graph.n >= WHOLE_RESULTS_MIN_BYTES
+    """Whether a direction-optimizing search on ``graph`` defers its result
+    fill: large result arrays, and bottom-up steps that can write them whole
+    (packed rows: 32-bit ids, fewer than 2**32 arcs); otherwise the search
+    would end rewriting every entry (complete_results) instead of a fill."""
+    return (WRITE_RESULTS_WHOLE and BOTTOM_UP_FIRST_IN and 12 * graph.n >= WHOLE_RESULTS_MIN_BYTES
+            and not index64(graph) and graph.m < 2**32)
 
 
 def writes_whole(graph, in_indices) -> bool:
