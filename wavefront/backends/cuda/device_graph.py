@@ -3,8 +3,9 @@
 * :class:`BFSWorkspace` (``graph.derived["cuda.bfs"]``): the large-in-degree
   mask of seed 000 sec. 3.2 and the in-degree-0 mask (both built once),
   frontier queues, frontier and visited bitmaps, the degree-scan buffers of
-  the edge-balanced step, the step counters (with a pinned host mirror: one
-  small copy per level) and the single-block kernel's per-level statistics.
+  the edge-balanced step, two sets of step counters (each with a pinned host
+  mirror and an event: one small copy per level; a bottom-up level queued
+  ahead counts into the other set) and the single-block kernel's per-level statistics.
   Every search on the graph reuses it; a search allocates only its results.
 * :func:`coo_sources` (``graph.derived["cuda.bfs.coo"]``): the per-arc source
   array of the edge-centric method's COO, built on first use only.

@@ -99,7 +99,7 @@ __device__ __forceinline__ void record_visit(int* levels, long long* parents, vi
 // 256-byte store of parents by the 32 lanes, so that no DRAM sector of
 // either array is left partly written (a partly written HBM sector is read
 // back and merged first: at SCALE 26 the big bottom-up level's scattered
-// 12-byte records cost 0.5 GB of such reads, ncu). Lane i brings word w_i:
+// 12-byte records cost ~0.6 GB of such reads, ncu). Lane i brings word w_i:
 // its candidate bits, with `entries` pointing at one 32-bit result per
 // candidate (ascending bit order; a parent id found at `level`, or
 // NO_PARENT), and its `keep` bits, whose stored values stay (visited at an
