@@ -1,4 +1,4 @@
-"""Time the CUDA hybrid BFS's tuning variants (``bfs_bottom_up.cu`` #defines, neighbour order, frontier scan, direction overrides).
+"""Time the CUDA hybrid BFS's tuning variants (``BFSTuning`` objects: kernel constants, neighbour order, direction rules).
 
     PYTHONPATH=. python benchmarks/bfs_tune.py --scales 24,26 --roots 32 --json tune.json
 
@@ -13,8 +13,7 @@ visited bitmaps are rebuilt from that search's levels, and the two kernels
 (fig. 6 ``bottom_up_small``, fig. 4 ``bottom_up_large``) are timed with CUDA
 events, checking that they find exactly the vertices of that level; so are
 the grid-wide top-down levels of that search (frontier offsets, then the
-edge-balanced kernel), once per ``BALANCED_SCAN`` and once leaving the
-levels out. Seattle
+edge-balanced kernel), writing the levels and leaving them out. Seattle
 (``.data/seattle.gr.gz``, run last, clocks warm) reports the median ms over
 ``--road-roots`` roots per variant. Also the per-level trace of one search
 with the first variant.
@@ -31,56 +30,51 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+import numpy as np  # noqa: E402
+
 import wavefront as wf  # noqa: E402
 from benchmarks._common import pick_roots, timed_on_gpu  # noqa: E402
+from wavefront.backends.cuda import bfs_bottom_up  # noqa: E402
 from wavefront.backends.cuda import bfs_steps as steps  # noqa: E402
+from wavefront.backends.cuda.abi import (  # noqa: E402
+    BALANCED_BLOCK,
+    BALANCED_CHUNK,
+    BOTTOM_UP_BLOCK,
+    BOTTOM_UP_LARGE_BLOCK,
+    CNT_NEXT_COUNT,
+)
+from wavefront.backends.cuda.bfs_search import bottom_up_indices, packed_rows  # noqa: E402
+from wavefront.backends.cuda.bfs_tuning import BFSTuning  # noqa: E402
 
-# name -> (extra #defines for bfs_bottom_up.cu, steps.BALANCED_SCAN, hybrid options
-#          [, other bfs_steps switches, e.g. {"BOTTOM_UP_FIRST_IN": False}])
+# name -> the tuning it times (the defaults are the measured winners; what
+# lost and by how much: docs/decisions/cuda-bfs.md)
 VARIANTS = {
-    "default": ({}, "fused", {}),  # the files' defaults (BU_SMALL_UNROLL 2, BU_SMALL_PREFETCH 1)
-    "no-prefetch": ({"BU_SMALL_PREFETCH": 0}, "fused", {}),
-    "cupy-scan": ({}, "cupy", {}),
-    "no-td-override": ({}, "fused", {"bottom_up_min_edges": 0}),
-    "round3": ({"BU_SMALL_PREFETCH": 0}, "cupy", {"bottom_up_min_edges": 0}),  # round 3's default
-    "id": ({}, "fused", {"neighbour_order": "id"}),
-    "unroll1": ({"BU_SMALL_UNROLL": 1}, "fused", {}),
-    "unroll4": ({"BU_SMALL_UNROLL": 4}, "fused", {}),
-    "no-stay": ({}, "fused", {"stay_bottom_up": False}),  # round 7: no "m_u < m_f: stays bottom-up"
-    "csc-probe": ({}, "fused", {}, {"BOTTOM_UP_FIRST_IN": False}),  # round 7: first probe through in_indptr and in_indices
-    "first-large-in-fig4": ({"BU_FIRST_ALL": 0}, "fused", {}),  # round 7: packed, large first probes in fig. 4
-    "no-ahead": ({}, "fused", {"bottom_up_ahead": False}),  # round 8: no bottom-up level queued ahead
-    "fill-first": ({}, "fused", {}, {"WRITE_RESULTS_WHOLE": False}),  # round 8: init_search fills the results
-    "levels-first": ({}, "fused", {}, {"DEFER_TOP_DOWN_LEVELS": False}),  # round 8: top-down steps write levels
+    "default": BFSTuning(),
+    "no-td-override": BFSTuning(bottom_up_min_edges_ratio=0),  # bottom-up whatever the frontier's m_f
+    "id": BFSTuning(neighbour_order="id"),
+    "unroll1": BFSTuning(bottom_up_small_unroll=1),
+    "unroll4": BFSTuning(bottom_up_small_unroll=4),
+    "probe16": BFSTuning(bottom_up_large_probe=16),
+    "no-stay": BFSTuning(stay_bottom_up=False),  # no "m_f > m_u + sweep: stays bottom-up"
+    "csc-probe": BFSTuning(packed_first_probes=False),  # first probe through in_indptr and in_indices
+    "no-ahead": BFSTuning(bottom_up_ahead=False),  # no bottom-up level queued ahead
+    "fill-first": BFSTuning(results_whole_min_bytes=None),  # init_search fills the results
+    "levels-first": BFSTuning(defer_top_down_levels=False),  # top-down steps write levels
+    "no-single-block": BFSTuning(single_block=False),
 }
-ROUND4 = "default,no-prefetch,cupy-scan,no-td-override,round3"
-_options: dict = {}
+DEFAULT_VARIANTS = "default,no-ahead,fill-first,levels-first"
 
 
-SWITCHES = {"BOTTOM_UP_FIRST_IN": True, "WRITE_RESULTS_WHOLE": True, "DEFER_TOP_DOWN_LEVELS": True}  # bfs_steps defaults
+def timed_search(graph, root, tuning):
+    return timed_on_gpu(wf.bfs, graph, root, method="hybrid", tuning=tuning)
 
 
-def use(variant: str) -> None:
-    defines, scan, options, *switches = VARIANTS[variant]
-    for name, value in {**SWITCHES, **(switches[0] if switches else {})}.items():
-        setattr(steps, name, value)
-    steps.BOTTOM_UP_DEFINES.clear()
-    steps.BOTTOM_UP_DEFINES.update(defines)
-    steps.BALANCED_SCAN = scan
-    _options.clear()
-    _options.update(options)
-
-
-def timed_search(graph, root):
-    return timed_on_gpu(wf.bfs, graph, root, method="hybrid", **_options)
-
-
-def time_variant(graph, roots, references):
+def time_variant(graph, roots, references, tuning):
     """(harmonic-mean GTEPS, median ms, all levels equal the references)."""
-    timed_search(graph, roots[0])  # compiles the variant's kernels
+    timed_search(graph, roots[0], tuning)  # compiles the variant's kernels
     teps, seconds, agrees = [], [], True
     for root, reference in zip(roots, references):
-        result, t = timed_search(graph, root)
+        result, t = timed_search(graph, root, tuning)
         agrees &= bool((result.levels == reference).all())
         teps.append(graph.traversed_edges(result.parents >= 0) / t)
         seconds.append(t)
@@ -100,34 +94,34 @@ def isolate_bottom_up_level(graph, result, variant, reps=7):
     """(level, small ms, large ms, found == expected) for the trace's largest bottom-up level."""
     import cupy
 
-    from wavefront.backends.cuda.bfs import _bottom_up_indices
-    from wavefront.backends.cuda.device_graph import CNT_NEXT_COUNT, first_in_rows, workspace
-
+    tuning = VARIANTS[variant]
     bottom_up_rows = [r for r in result.trace if r.kind == "bottom-up"]
     if not bottom_up_rows:
         return None
     level = max(bottom_up_rows, key=lambda r: r.edges).step
-    ws = workspace(graph)
+    ws = steps.workspace(graph)
     frontier = bitmap(result.levels == level - 1, ws.words)
     visited = bitmap((result.levels >= 0) & (result.levels < level), ws.words) | ws.unreachable
     expected = int((result.levels == level).sum())
     levels = result.levels.copy()
     parents = result.parents.copy()
-    use(variant)
     # As in the search: the first bottom-up level writes the results whole.
-    whole = steps.results_written_whole(graph) and level == bottom_up_rows[0].step
-    extra = tuple(sorted(steps.BOTTOM_UP_DEFINES.items()))
-    in_indices = _bottom_up_indices(graph, _options.get("neighbour_order", "degree"))
-    rows = first_in_rows(graph, in_indices) if steps.BOTTOM_UP_FIRST_IN else None
+    whole = bfs_bottom_up.results_written_whole(graph, tuning) and level == bottom_up_rows[0].step
+    in_indices = bottom_up_indices(graph, tuning)
+    rows = packed_rows(graph, tuning, in_indices)
     suffix = "" if rows is None else "_first"
-    small = steps._get("bfs_bottom_up.cu", "bottom_up_small" + suffix, ws.index64, extra)
-    large = steps._get("bfs_bottom_up.cu", "bottom_up_large" + suffix, ws.index64, extra)
-    args = (
-        steps._i64(ws.words), steps.np.int32(level), graph.in_indptr if rows is None else rows, in_indices,
-        graph.indptr, ws.large, frontier, ws.visited, ws.next_frontier, levels, parents, ws.counters,
-    ) + (() if rows is None else (steps.np.int32(graph.in_indptr is graph.indptr), steps.np.int32(whole),
-                                  steps._i64(graph.n), steps._i64(result.source), ws.unreachable,
-                                  steps.np.int32(0)))
+    small = steps.get_kernel("bfs_bottom_up.cu", "bottom_up_small" + suffix, ws.index64, tuning)
+    large = steps.get_kernel("bfs_bottom_up.cu", "bottom_up_large" + suffix, ws.index64, tuning)
+    common = dict(words=steps.i64(ws.words), level=np.int32(level), in_indices=in_indices,
+                  out_indptr=graph.indptr, large=ws.large, frontier=frontier, visited=ws.visited,
+                  next_frontier=ws.next_frontier, levels=levels, parents=parents, counters=ws.counters)
+    if rows is None:
+        args = tuple(bfs_bottom_up.BottomUpArgs(rows=graph.in_indptr, **common))
+    else:
+        args = tuple(bfs_bottom_up.PackedBottomUpArgs(
+            rows=rows, undirected=np.int32(graph.in_indptr is graph.indptr), whole=np.int32(whole),
+            n=steps.i64(graph.n), source=steps.i64(result.source), unreachable=ws.unreachable,
+            frontier_levels=np.int32(0), **common))
     marks = [cupy.cuda.Event() for _ in range(3)]
     small_ms, large_ms, exact = [], [], True
     for _ in range(reps):
@@ -135,9 +129,9 @@ def isolate_bottom_up_level(graph, result, variant, reps=7):
         ws.next_frontier.fill(0)
         steps.reset_counters(ws)
         marks[0].record()
-        small((steps._blocks(ws.words, steps.BOTTOM_UP_BLOCK),), (steps.BOTTOM_UP_BLOCK,), args)
+        small((steps.blocks(ws.words, BOTTOM_UP_BLOCK),), (BOTTOM_UP_BLOCK,), args)
         marks[1].record()
-        large((steps._blocks(ws.words),), (steps.BLOCK,), args)
+        large((steps.blocks(ws.words, BOTTOM_UP_LARGE_BLOCK),), (BOTTOM_UP_LARGE_BLOCK,), args)
         marks[2].record()
         marks[2].synchronize()
         small_ms.append(cupy.cuda.get_elapsed_time(marks[0], marks[1]))
@@ -147,14 +141,11 @@ def isolate_bottom_up_level(graph, result, variant, reps=7):
 
 
 def isolate_top_down_levels(graph, result, reps=7):
-    """[(level, scan, offsets ms, kernel ms, found == expected)] for every
-    grid-wide top-down level of the trace, per BALANCED_SCAN."""
+    """[(level, variant, offsets ms, kernel ms, found == expected)] for every
+    grid-wide top-down level of the trace, writing the levels or leaving them."""
     import cupy
 
-    from wavefront.backends.cuda.device_graph import CNT_NEXT_COUNT, workspace
-
-    ws = workspace(graph)
-    chosen = steps.BALANCED_SCAN
+    ws = steps.workspace(graph)
     rows = [r for r in result.trace if r.kind == "top-down" and "single block" not in r.reason and r.edges]
     timings = []
     for row in rows:
@@ -166,9 +157,8 @@ def isolate_top_down_levels(graph, result, reps=7):
         expected = int((result.levels == level).sum())
         levels = result.levels.copy()
         parents = result.parents.copy()
-        fn = steps._get("bfs_load_balanced.cu", "top_down_balanced_step", ws.index64)
-        for scan, write_levels in (("fused", 1), ("cupy", 1), ("fused", 0)):
-            steps.BALANCED_SCAN = scan
+        fn = steps.get_kernel("bfs_load_balanced.cu", "top_down_balanced_step", ws.index64)
+        for write_levels in (1, 0):
             marks = [cupy.cuda.Event() for _ in range(3)]
             offsets_ms, kernel_ms, exact = [], [], True
             for _ in range(reps):
@@ -178,24 +168,19 @@ def isolate_top_down_levels(graph, result, reps=7):
                 marks[0].record()
                 steps.frontier_offsets(graph, ws, count)
                 marks[1].record()
-                fn(
-                    (steps._blocks(total, steps.BALANCED_CHUNK),),
-                    (steps.BALANCED_BLOCK,),
-                    (
-                        ws.queue_in, steps._i64(count), ws.offsets, ws.block_offsets, steps._i64(total),
-                        steps.np.int32(level), graph.indptr, graph.indices, levels, parents, ws.visited,
-                        ws.queue_out, ws.counters, steps.np.int32(write_levels),
-                    ),
-                )
+                args = steps.TopDownBalancedArgs(
+                    queue=ws.queue_in, count=steps.i64(count), offsets=ws.offsets, block_offsets=ws.block_offsets,
+                    total_edges=steps.i64(total), level=np.int32(level), indptr=graph.indptr,
+                    indices=graph.indices, levels=levels, parents=parents, visited=ws.visited,
+                    next_queue=ws.queue_out, counters=ws.counters, write_levels=np.int32(write_levels))
+                fn((steps.blocks(total, BALANCED_CHUNK),), (BALANCED_BLOCK,), tuple(args))
                 marks[2].record()
                 marks[2].synchronize()
                 offsets_ms.append(cupy.cuda.get_elapsed_time(marks[0], marks[1]))
                 kernel_ms.append(cupy.cuda.get_elapsed_time(marks[1], marks[2]))
                 exact &= int(steps.read_counters(ws)[CNT_NEXT_COUNT]) == expected
-            timings.append((level, count, total, scan + ("" if write_levels else "+no-levels"),
-                            statistics.median(offsets_ms),
-                            statistics.median(kernel_ms), exact))
-    steps.BALANCED_SCAN = chosen
+            timings.append((level, count, total, "levels" if write_levels else "no-levels",
+                            statistics.median(offsets_ms), statistics.median(kernel_ms), exact))
     return timings
 
 
@@ -210,23 +195,19 @@ def kronecker_rows(scale, args, variants, out):
     cupy.cuda.get_current_stream().synchronize()
     print(f"SCALE {scale}: prepared in {time.perf_counter() - t0:.2f} s", flush=True)
     roots = pick_roots(graph, args.roots, args.seed + scale)
-    use(variants[0])
-    references = [timed_search(graph, r)[0].levels for r in roots]
+    references = [timed_search(graph, r, VARIANTS[variants[0]])[0].levels for r in roots]
     for rep in range(args.passes):
         for name in variants:
-            use(name)
-            gteps, ms, agrees = time_variant(graph, roots, references)
+            gteps, ms, agrees = time_variant(graph, roots, references, VARIANTS[name])
             row = {"scale": scale, "variant": name, "pass": rep, "gteps": gteps, "ms_median": ms, "agrees": agrees}
             out.append(row)
             print(f"SCALE {scale} pass {rep} {name:16s} {gteps:7.1f} GTEPS {ms:6.3f} ms agrees={agrees}", flush=True)
-    use(variants[0])
-    sample = timed_search(graph, roots[0])[0]
+    sample = timed_search(graph, roots[0], VARIANTS[variants[0]])[0]
     for row in sample.trace:
         print(f"SCALE {scale} trace level {row.step:3d} {row.kind:9s} frontier {row.frontier:>10,} "
               f"edges {row.edges:>13,} {row.seconds * 1e3:7.3f} ms", flush=True)
     for name in variants:
-        use(name)
-        levels = timed_search(graph, roots[0])[0].trace
+        levels = timed_search(graph, roots[0], VARIANTS[name])[0].trace
         print(f"SCALE {scale} trace {name:16s} " + " ".join(f"{r.kind[0]}{r.seconds * 1e3:.3f}" for r in levels),
               flush=True)
     for level, count, total, scan, offsets_ms, kernel_ms, exact in isolate_top_down_levels(graph, sample):
@@ -258,12 +239,10 @@ def road_rows(args, variants, out):
     graph = wf.read_graph(path, weighted=False, device="cuda")
     prepare(graph)
     roots = pick_roots(graph, args.road_roots, args.seed)
-    use(variants[0])
-    references = [wf.bfs(graph, r, method="hybrid").levels for r in roots]
+    references = [wf.bfs(graph, r, method="hybrid", tuning=VARIANTS[variants[0]]).levels for r in roots]
     for rep in range(args.passes):
         for name in variants:
-            use(name)
-            _, ms, agrees = time_variant(graph, roots, references)
+            _, ms, agrees = time_variant(graph, roots, references, VARIANTS[name])
             out.append({"graph": "seattle", "variant": name, "pass": rep, "ms_median": ms, "agrees": agrees})
             print(f"seattle pass {rep} {name:16s} {ms:6.3f} ms median over {len(roots)} roots agrees={agrees}",
                   flush=True)
@@ -298,11 +277,14 @@ def main(argv=None) -> int:
     parser.add_argument("--roots", type=int, default=32)
     parser.add_argument("--road-roots", type=int, default=16)
     parser.add_argument("--passes", type=int, default=2)
-    parser.add_argument("--variants", default=ROUND4)
+    parser.add_argument("--variants", default=DEFAULT_VARIANTS, help=f"comma-separated, of {', '.join(VARIANTS)}")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--json", type=Path, default=None)
     args = parser.parse_args(argv)
     variants = args.variants.split(",")
+    unknown = [v for v in variants if v not in VARIANTS]
+    if unknown:
+        parser.error(f"unknown variants {unknown}; choose from {', '.join(VARIANTS)}")
     rows: list[dict] = []
     for scale in (int(s) for s in args.scales.split(",") if s):
         kronecker_rows(scale, args, variants, rows)

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from scipy.sparse.csgraph import shortest_path
 
 import wavefront as wf
+from wavefront.backends.cuda.bfs_tuning import BFSTuning
 from wavefront.bfs.policy import BOTTOM_UP, TOP_DOWN, GAPPolicy, Seed000Policy
 from wavefront.graph.container import Graph
 
@@ -180,31 +181,27 @@ def test_neighbour_orders_give_valid_trees(method, order, random_graphs, kron):
 
 
 @gpu
-@pytest.mark.parametrize("defines", [
-    {"BU_SMALL_UNROLL": 1}, {"BU_SMALL_UNROLL": 4},
-    {"BU_SMALL_PREFETCH": 0}, {"BU_SMALL_PREFETCH": 0, "BU_SMALL_UNROLL": 1}, {"BU_FIRST_ALL": 0},
+@pytest.mark.parametrize("tuning", [
+    BFSTuning(bottom_up_small_unroll=1), BFSTuning(bottom_up_small_unroll=4),
+    BFSTuning(bottom_up_large_probe=8), BFSTuning(bottom_up_small_unroll=3, bottom_up_large_probe=16),
 ])
-def test_small_degree_kernel_variants(monkeypatch, defines, random_graphs, kron):
-    """BU_SMALL_UNROLL / BU_SMALL_PREFETCH / BU_FIRST_ALL values other than the
-    defaults (benchmarks/bfs_tune.py times them)."""
-    from wavefront.backends.cuda import bfs_steps
-
-    monkeypatch.setattr(bfs_steps, "BOTTOM_UP_DEFINES", defines)
+def test_bottom_up_kernel_constants(tuning, random_graphs, kron):
+    """The bottom-up kernels' compile-time constants other than the defaults
+    (benchmarks/bfs_tune.py times them), reaching the kernels through the tuning."""
     g, gd = kron
     hub = int(np.argmax(np.diff(g.indptr)))
-    check_result(g, wf.bfs(gd, hub, method="bottom-up"), hub)
+    check_result(g, wf.bfs(gd, hub, method="bottom-up", tuning=tuning), hub)
     for g, gd in random_graphs:
-        check_result(g, wf.bfs(gd, 0, method="bottom-up"), 0)
+        check_result(g, wf.bfs(gd, 0, method="bottom-up", tuning=tuning), 0)
 
 
 @gpu
 @pytest.mark.parametrize("order", ["id", "degree"])
-def test_packed_first_in_neighbours_change_nothing_but_loads(monkeypatch, order, random_graphs, kron):
+def test_packed_first_in_neighbours_change_nothing_but_loads(order, random_graphs, kron):
     """Bottom-up steps reading each candidate's first in-neighbour from the
     packed rows give the very same levels and per-level counts as the
     in_indptr + in_indices probe, on skewed, directed and tiny graphs, and
     bottom-up alone (no racing top-down claims) the very same parents."""
-    from wavefront.backends.cuda import bfs_steps
     from wavefront.backends.cuda.device_graph import first_in_rows
 
     g, gd = kron
@@ -214,9 +211,8 @@ def test_packed_first_in_neighbours_change_nothing_but_loads(monkeypatch, order,
     for g, gd, s in cases:
         runs = []
         for packed in (True, False):
-            monkeypatch.setattr(bfs_steps, "BOTTOM_UP_FIRST_IN", packed)
             for method in ("bottom-up", "hybrid"):
-                result = wf.bfs(gd, s, method=method, neighbour_order=order)
+                result = wf.bfs(gd, s, method=method, neighbour_order=order, packed_first_probes=packed)
                 check_result(g, result, s)
                 runs.append((result.levels.get(), result.parents.get(),
                              [(r.kind, r.frontier, r.edges) for r in result.trace]))
@@ -240,11 +236,7 @@ def test_results_do_not_depend_on_what_the_allocation_held(monkeypatch, whole, d
     in-edges, sizes that are not a multiple of 32, and the fill-first path."""
     import cupy
 
-    from wavefront.backends.cuda import bfs_steps
-
-    monkeypatch.setattr(bfs_steps, "WRITE_RESULTS_WHOLE", whole)
-    monkeypatch.setattr(bfs_steps, "WHOLE_RESULTS_MIN_BYTES", 0)
-    monkeypatch.setattr(bfs_steps, "DEFER_TOP_DOWN_LEVELS", defer)
+    tuning = BFSTuning(results_whole_min_bytes=0 if whole else None, defer_top_down_levels=defer)
     real_empty = cupy.empty
 
     def garbage_empty(shape, dtype=float, *args, **kwargs):
@@ -258,10 +250,10 @@ def test_results_do_not_depend_on_what_the_allocation_held(monkeypatch, whole, d
     hub = int(np.argmax(degree))
     for method, options in (("hybrid", {}), ("hybrid", {"single_block": False}), ("bottom-up", {}),
                             ("load-balanced", {}), ("single-block", {})):
-        result = wf.bfs(gd, hub, method=method, **options)
+        result = wf.bfs(gd, hub, method=method, tuning=tuning, **options)
         check_result(g, result, hub)
         assert (BOTTOM_UP in [r.kind for r in result.trace]) == (method != "load-balanced" and method != "single-block")
-    limited = wf.bfs(gd, hub, method="hybrid", depth_limit=1)
+    limited = wf.bfs(gd, hub, method="hybrid", depth_limit=1, tuning=tuning)
     expected = oracle_levels(g, hub)
     np.testing.assert_array_equal(limited.levels.get(), np.where(expected <= 1, expected, -1))
     np.testing.assert_array_equal(limited.parents.get()[expected > 1], -1)
@@ -273,26 +265,23 @@ def test_results_do_not_depend_on_what_the_allocation_held(monkeypatch, whole, d
         for s in sorted(sources):
             for method, options in (("hybrid", {}), ("hybrid", {"single_block": False}), ("bottom-up", {}),
                                     ("load-balanced", {})):
-                check_result(g, wf.bfs(gd, s, method=method, **options), s)
+                check_result(g, wf.bfs(gd, s, method=method, tuning=tuning, **options), s)
 
 
-def test_which_graphs_defer_the_result_fill(monkeypatch):
+def test_which_graphs_defer_the_result_fill():
     """Deferred only where the arrays reach the threshold and a bottom-up step
     can write them whole (packed rows need 32-bit ids); the switches turn it off."""
-    from wavefront.backends.cuda import bfs_steps
+    from wavefront.backends.cuda.bfs_bottom_up import results_written_whole
 
     g = random_graph(np.random.default_rng(1), 1000, 3000, False)
     wide = Graph(g.indptr, g.indices.astype(np.int64), n=g.n, check=False)
-    monkeypatch.setattr(bfs_steps, "WHOLE_RESULTS_MIN_BYTES", 12 * g.n)
-    assert bfs_steps.results_written_whole(g)
-    assert not bfs_steps.results_written_whole(wide)
-    monkeypatch.setattr(bfs_steps, "WHOLE_RESULTS_MIN_BYTES", 12 * g.n + 1)
-    assert not bfs_steps.results_written_whole(g)
-    monkeypatch.setattr(bfs_steps, "WHOLE_RESULTS_MIN_BYTES", 0)
-    for switch in ("WRITE_RESULTS_WHOLE", "BOTTOM_UP_FIRST_IN"):
-        with monkeypatch.context() as m:
-            m.setattr(bfs_steps, switch, False)
-            assert not bfs_steps.results_written_whole(g)
+    at_size = BFSTuning(results_whole_min_bytes=12 * g.n)
+    assert results_written_whole(g, at_size)
+    assert not results_written_whole(wide, at_size)
+    assert not results_written_whole(g, BFSTuning(results_whole_min_bytes=12 * g.n + 1))
+    assert not results_written_whole(g, BFSTuning(results_whole_min_bytes=None))
+    assert not results_written_whole(g, BFSTuning(results_whole_min_bytes=0, packed_first_probes=False))
+    assert not results_written_whole(g, BFSTuning())  # 12 KB of results: filled first
 
 
 def spoked_star(spokes, seed):
@@ -307,15 +296,11 @@ def spoked_star(spokes, seed):
 
 
 @gpu
-@pytest.mark.parametrize("scan", ["fused", "cupy"])
-def test_balanced_scan_variants(monkeypatch, scan, random_graphs, kron):
-    """Both ways to the edge-balanced step's frontier offsets. The star's
+def test_balanced_frontier_scan(random_graphs, kron):
+    """The edge-balanced step's frontier offsets in one launch. The star's
     300 K-spoke level has 293 scan chunks, so frontier_scan's last block
     scans the chunk totals in two rounds; directed random graphs put
     zero-degree vertices in frontiers."""
-    from wavefront.backends.cuda import bfs_steps
-
-    monkeypatch.setattr(bfs_steps, "BALANCED_SCAN", scan)
     star = spoked_star(300_000, seed=5)
     for g, gd in [(star, star.to("cuda")), kron, *random_graphs]:
         for s in sorted({0, g.n - 1}):
@@ -338,19 +323,17 @@ def test_hybrid_goes_top_down_below_bottom_up_min_edges(kron):
 
 
 @gpu
-def test_hybrid_stays_bottom_up_while_few_edges_are_unexplored(monkeypatch, kron):
+def test_hybrid_stays_bottom_up_while_few_edges_are_unexplored(kron):
     """GAP's switch back to top-down (n_f < n / beta) is overridden while the
     unexplored edges are fewer than the frontier's (the sweep's own cost set
     to nothing here): same levels, fewer top-down levels, and off when asked."""
-    from wavefront.backends.cuda import bfs as cuda_bfs
-
-    monkeypatch.setattr(cuda_bfs, "STAY_BOTTOM_UP_RATIO", 1 << 40)
     g, gd = kron
     degree = np.diff(g.indptr)
     for s in (int(np.argmax(degree)), int(np.flatnonzero(degree == 1)[0])):
         # bottom_up_ahead would run the level after the last bottom-up one
         # bottom-up too, whatever this rule says.
-        options = dict(method="hybrid", single_block=False, bottom_up_min_edges=0, bottom_up_ahead=False)
+        options = dict(method="hybrid", single_block=False, bottom_up_min_edges=0, bottom_up_ahead=False,
+                       stay_bottom_up_ratio=1 << 40)
         stays = wf.bfs(gd, s, **options)
         check_result(g, stays, s)
         kept = [row for row in stays.trace if "stays bottom-up" in row.reason]
@@ -400,17 +383,16 @@ def test_bottom_up_levels_queued_ahead(kron, random_graphs):
 @gpu
 @pytest.mark.parametrize("directed", [False, True])
 @pytest.mark.parametrize("chunk_arcs", [5, 1 << 26])
-def test_degree_ordered_rows(monkeypatch, directed, chunk_arcs):
+def test_degree_ordered_rows(directed, chunk_arcs):
     """Each CSC row of the copy is a permutation of the graph's row, by
     non-increasing out-degree; sort rounds of a few arcs split no row; the
     graph's own arrays are untouched."""
     from wavefront.backends.cuda import device_graph
 
-    monkeypatch.setattr(device_graph, "ORDER_CHUNK_ARCS", chunk_arcs)
     g = random_graph(np.random.default_rng(5), 300, 2500, directed)
     gd = g.to("cuda")
     before = gd.in_indices.copy()
-    ordered = device_graph.degree_ordered_in_indices(gd).get()
+    ordered = device_graph.degree_ordered_in_indices(gd, chunk_arcs).get()
     assert gd.derived["cuda.bfs.in_by_degree"] is not gd.in_indices
     assert np.array_equal(gd.in_indices.get(), before.get())
     out_degree = np.diff(g.indptr)

@@ -31,6 +31,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from . import __version__
+from ._cli_errors import CommandLineError
 from .errors import (
     BackendUnavailableError,
     GraphFormatError,
@@ -47,10 +48,6 @@ EXIT_INTERRUPTED = 130
 EXIT_BROKEN_PIPE = 141
 
 RESULT_SUFFIXES = (".npz", ".csv", ".tsv")
-
-
-class CommandLineError(WavefrontError, ValueError):
-    """An argument the CLI cannot act on (exit status 2)."""
 
 
 BAD_INPUT = (

@@ -16,10 +16,17 @@ Two published settings are provided:
 
 ``m`` counts stored arcs (an undirected edge twice), as the seeds' ``|E|`` does
 for the symmetric CSR they traverse.
+
+:class:`CUDAHybridPolicy` wraps one of them with the rules that make the
+hybrid fast on a GPU, where a level's launch and host round trip cost
+microseconds: small frontiers in one thread block, no grid-wide bottom-up
+sweep for a few edges, staying bottom-up while few edges are unexplored, and
+queueing the next bottom-up level ahead.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 TOP_DOWN = "top-down"
 BOTTOM_UP = "bottom-up"
@@ -34,8 +41,8 @@ class LevelState:
     n: int  # vertices
     m: int  # stored arcs
     frontier_vertices: int  # n_f: vertices in the current frontier
-    frontier_edges: int  # m_f: out-degree sum of the current frontier
-    unexplored_edges: int  # m_u: degree sum of unvisited vertices
+    frontier_edges: int | None  # m_f: out-degree sum of the current frontier (None: the root's, not yet known)
+    unexplored_edges: int | None  # m_u: degree sum of unvisited vertices (None with m_f)
     previous_frontier_vertices: int  # n_f one level earlier (0 at the root)
     direction: str  # the direction of the level just run (TOP_DOWN at the root)
 
@@ -139,3 +146,66 @@ def make_policy(policy=None, alpha: float | None = None, beta: float | None = No
         )
     kwargs = {k: v for k, v in (("alpha", alpha), ("beta", beta)) if v is not None}
     return POLICIES[name](**kwargs)
+
+
+class Decision(NamedTuple):
+    """A :class:`CUDAHybridPolicy` answer for one level."""
+
+    direction: str
+    reason: str
+    single_block: bool = False  # a top-down level run in the single-block kernel
+    queue_next: bool = False  # also queue the next level's bottom-up step now
+
+
+@dataclass(frozen=True)
+class CUDAHybridPolicy:
+    """Every direction rule of the CUDA hybrid, on top of a :class:`DirectionPolicy`.
+
+    * The root runs top-down in the single block when its degree is not yet
+      known (it comes back from that launch instead of costing a round trip).
+    * A top-down level whose frontier has at most ``single_block_vertices``
+      vertices and ``single_block_edges`` out-edges runs in the single-block
+      kernel, and a bottom-up choice for it is overridden: a grid-wide
+      bottom-up level costs a bitmap sweep and a round trip, a single-block
+      level a few microseconds.
+    * A bottom-up choice whose frontier has fewer than ``bottom_up_min_edges``
+      out-edges runs top-down (late in a Kronecker search GAP's
+      ``m_f > m_u / alpha`` holds only because hardly any edge is unexplored).
+    * With ``stay_margin`` (not None), a switch back to top-down is
+      overridden while ``m_f > m_u + stay_margin``: a bottom-up step examines
+      at most m_u edges on an undirected graph, the top-down one all m_f.
+    * With ``bottom_up_ahead``, a level the policy sends bottom-up also
+      queues the next level's bottom-up step, and a level whose step is
+      already queued runs bottom-up whatever the rules say (any direction
+      gives the same level).
+    """
+
+    base: DirectionPolicy
+    single_block_vertices: int = 0  # 0: no single block
+    single_block_edges: int = 0
+    bottom_up_min_edges: int = 0
+    stay_margin: int | None = None
+    bottom_up_ahead: bool = False
+
+    def choose(self, s: LevelState, queued: bool = False, last_level: int | None = None) -> Decision:
+        """The direction of level ``s.level``; ``queued``: its bottom-up step is
+        already queued; ``last_level``: the depth limit (nothing is queued past it)."""
+        fits = (0 < s.frontier_vertices <= self.single_block_vertices
+                and (s.frontier_edges is None or s.frontier_edges <= self.single_block_edges))
+        if s.frontier_edges is None:
+            direction, reason = TOP_DOWN, "root: top-down"
+        else:
+            direction, reason = self.base.choose(s)
+            if direction == BOTTOM_UP and fits:
+                direction, reason = TOP_DOWN, reason + "; frontier fits the single block"
+            elif direction == BOTTOM_UP and s.frontier_edges < self.bottom_up_min_edges:
+                direction, reason = TOP_DOWN, reason + f"; m_f < {self.bottom_up_min_edges}: top-down"
+            elif (direction == TOP_DOWN and self.stay_margin is not None and s.direction == BOTTOM_UP
+                  and not fits and s.frontier_edges > s.unexplored_edges + self.stay_margin):
+                direction, reason = BOTTOM_UP, reason + "; m_f > m_u + sweep: stays bottom-up"
+        chosen_bottom_up = direction == BOTTOM_UP
+        if queued and not chosen_bottom_up:
+            direction, reason = BOTTOM_UP, reason + "; its bottom-up step was already queued"
+        queue_next = (self.bottom_up_ahead and chosen_bottom_up
+                      and (last_level is None or s.level < last_level))
+        return Decision(direction, reason, direction == TOP_DOWN and fits, queue_next)

@@ -1,51 +1,23 @@
 """Builders: edge arrays -> :class:`Graph` (Graph500 kernel 1).
 
 Written against the array API shared by NumPy and CuPy, so the same code
-builds a graph on the host or on the GPU: the arrays' module decides.
+builds a graph on the host or on the GPU: the arrays' module decides. The
+array work is in :mod:`wavefront.graph._csr`, below the container, so that
+``Graph.from_edges`` can use it without importing this module.
 """
 from __future__ import annotations
 
-import numpy as np
+from . import _csr
+from ._csr import RELABEL_CHOICES, normalize_weights
+from .container import Graph
 
-from .._xp import array_module
-from ..errors import VertexError
-from .container import INT32_LIMIT, Graph, index_dtype
+__all__ = ["from_edges", "compress", "normalize_weights", "RELABEL_CHOICES"]
 
-RELABEL_CHOICES = (None, "degree")
-
-
-def normalize_weights(weights, xp):
-    """Weights as float32, float64, int32 or int64 (the dtypes kernels support)."""
-    w = xp.asarray(weights)
-    kind = w.dtype.kind
-    if kind == "b":
-        return w.astype(np.int32)
-    if kind in "iu":
-        if w.dtype.itemsize < 4 or (kind == "u" and w.dtype.itemsize < 4):
-            return w.astype(np.int32)
-        if w.dtype == np.int32:
-            return w
-        if kind == "u" and w.size and int(w.max()) > np.iinfo(np.int64).max:
-            raise ValueError("unsigned weights above 2**63-1 cannot be represented")
-        return w.astype(np.int64)
-    if kind == "f":
-        return w if w.dtype in (np.float32, np.float64) else w.astype(
-            np.float32 if w.dtype.itemsize < 4 else np.float64
-        )
-    raise ValueError(f"weights must be real numbers, got dtype {w.dtype}")
-
-
-def _as_vertex_array(a, name, xp):
-    a = xp.asarray(a)
-    if a.ndim != 1:
-        raise ValueError(f"{name} must be one-dimensional, got shape {a.shape}")
-    if a.dtype.kind == "f":
-        if a.size and not bool(xp.all(a == xp.floor(a))):
-            raise VertexError(f"{name} holds non-integer vertex ids")
-        a = a.astype(np.int64)
-    elif a.dtype.kind not in "iub":
-        raise VertexError(f"{name} must hold integer vertex ids, got dtype {a.dtype}")
-    return a.astype(np.int64, copy=False)
+# from_edges reads these at each call and passes them down, so a test can set
+# them here to force the lexsort path (INT32_LIMIT = -1) or small chunks of
+# the memory-lean path on small graphs.
+INT32_LIMIT = _csr.INT32_LIMIT
+LEAN_CHUNK = _csr.LEAN_CHUNK
 
 
 def from_edges(
@@ -67,207 +39,14 @@ def from_edges(
     * ``relabel="degree"`` renumbers vertices by decreasing degree (seed 002);
       ``Graph.labels`` keeps the map back and results use the caller's ids.
     """
-    if relabel not in RELABEL_CHOICES:
-        raise ValueError(f"relabel must be one of {RELABEL_CHOICES}, got {relabel!r}")
-    xp = array_module(src, dst, weights)
-    src = _as_vertex_array(src, "src", xp)
-    dst = _as_vertex_array(dst, "dst", xp)
-    if src.shape != dst.shape:
-        raise ValueError(f"src and dst differ in length: {src.shape[0]} vs {dst.shape[0]}")
-    if weights is not None:
-        weights = normalize_weights(weights, xp)
-        if weights.shape != src.shape:
-            raise ValueError(
-                f"weights has {weights.shape[0] if weights.ndim else 1} entries for {src.shape[0]} edges"
-            )
-    lo = int(xp.minimum(src.min(), dst.min())) if src.size else 0
-    hi = int(xp.maximum(src.max(), dst.max())) if src.size else -1
-    if lo < 0:
-        raise VertexError(f"negative vertex id {lo} in the edge list")
-    if n is None:
-        n = hi + 1
-    n = int(n)
-    if hi >= n:
-        raise VertexError(f"vertex id {hi} is out of range for n={n}")
-
-    if not directed and weights is None and n <= INT32_LIMIT + 1:
-        return _undirected_unweighted(src, dst, n, relabel, xp)
-
-    keep = src != dst
-    num_input_edges = int(keep.sum())
-    if not bool(keep.all()):
-        src, dst = src[keep], dst[keep]
-        weights = None if weights is None else weights[keep]
-    input_degree = xp.bincount(src, minlength=n).astype(np.int64)
-    if not directed:
-        input_degree += xp.bincount(dst, minlength=n)
-
-    labels = None
-    if relabel == "degree":
-        # Ties broken by id so NumPy and CuPy (whose argsort is unstable) agree.
-        order = xp.lexsort(_stack_keys(xp, [xp.arange(n, dtype=np.int64), -input_degree]))
-        new_id = xp.empty(n, dtype=np.int64)
-        new_id[order] = xp.arange(n, dtype=np.int64)
-        src, dst = new_id[src], new_id[dst]
-        input_degree = input_degree[order]
-        labels = order.astype(np.int64)
-
-    if directed:
-        indptr, indices, w = compress(src, dst, weights, n)
-        in_indptr, in_indices, in_w = compress(dst, src, weights, n)
-    else:
-        rows = xp.concatenate([src, dst])
-        cols = xp.concatenate([dst, src])
-        both = None if weights is None else xp.concatenate([weights, weights])
-        del src, dst
-        indptr, indices, w = compress(rows, cols, both, n)
-        in_indptr = in_indices = in_w = None
     return Graph(
-        indptr,
-        indices,
-        n=n,
-        weights=w,
-        directed=directed,
-        in_indptr=in_indptr,
-        in_indices=in_indices,
-        in_weights=in_w,
-        input_degree=input_degree,
-        num_input_edges=num_input_edges,
-        labels=labels,
+        **_csr.csr_arrays(
+            src, dst, weights, n, directed, relabel=relabel,
+            pack_limit=INT32_LIMIT, lean_chunk=LEAN_CHUNK,
+        )
     )
 
 
 def compress(rows, cols, weights, n: int):
     """Sort arcs by (row, col), merge duplicates (min weight), return CSR arrays."""
-    xp = array_module(rows, cols, weights)
-    if n <= INT32_LIMIT + 1:
-        key = rows * n + cols  # < n**2 <= 2**62: no overflow
-        if weights is None:
-            key = xp.sort(key)
-        elif xp is np:
-            # A plain key sort plus a segmented min is several times faster
-            # than NumPy's lexsort on (weight, key).
-            order = np.argsort(key, kind="stable")
-            key, weights = key[order], weights[order]
-        else:
-            order = xp.lexsort(_stack_keys(xp, [weights, key]))
-            key, weights = key[order], weights[order]
-        first = xp.ones(key.shape[0], dtype=bool)
-        if key.size:
-            first[1:] = key[1:] != key[:-1]
-            if weights is not None:
-                weights = (
-                    np.minimum.reduceat(weights, np.flatnonzero(first))
-                    if xp is np
-                    else weights[first]  # lexsort put each group's minimum first
-                )
-            key = key[first]
-        rows, cols = key // n, key % n
-    else:
-        keys = [cols, rows] if weights is None else [weights, cols, rows]
-        order = xp.lexsort(_stack_keys(xp, keys))
-        rows, cols = rows[order], cols[order]
-        weights = None if weights is None else weights[order]
-        first = xp.ones(rows.shape[0], dtype=bool)
-        if rows.size:
-            first[1:] = (rows[1:] != rows[:-1]) | (cols[1:] != cols[:-1])
-        rows, cols = rows[first], cols[first]
-        weights = None if weights is None else weights[first]
-    counts = xp.bincount(rows, minlength=n)
-    indptr = xp.zeros(n + 1, dtype=np.int64)
-    xp.cumsum(counts, out=indptr[1:])
-    return indptr, cols.astype(index_dtype(n)), weights
-
-
-# Tuples per chunk of the memory-lean path: bounds its temporaries to a few
-# chunk-sized arrays beside the packed keys (SCALE 26: 2**30 tuples in 16 chunks).
-LEAN_CHUNK = 2**26
-
-
-def _chunks(total: int):
-    return ((lo, min(lo + LEAN_CHUNK, total)) for lo in range(0, total, LEAN_CHUNK))
-
-
-def _undirected_unweighted(src, dst, n: int, relabel, xp) -> Graph:
-    """The Graph500 case (undirected, no weights), built without the
-    symmetrized row/column copies of the general path: each arc lives only as
-    one packed int64 key ``row * n + col``, written chunk by chunk, sorted in
-    place, then unpacked chunk by chunk. Peak memory beyond the caller's
-    tuples is about 8 bytes per stored arc for the keys, plus the sort's
-    scratch, plus the CSR itself; the result equals the general path's."""
-    input_degree = xp.zeros(n, dtype=np.int64)
-    kept = 0
-    for lo, hi in _chunks(src.shape[0]):
-        s, d = src[lo:hi], dst[lo:hi]
-        keep = s != d
-        s, d = s[keep], d[keep]
-        kept += int(s.shape[0])
-        input_degree += xp.bincount(s, minlength=n)
-        input_degree += xp.bincount(d, minlength=n)
-
-    labels = new_id = None
-    if relabel == "degree":
-        order = xp.lexsort(_stack_keys(xp, [xp.arange(n, dtype=np.int64), -input_degree]))
-        new_id = xp.empty(n, dtype=np.int64)
-        new_id[order] = xp.arange(n, dtype=np.int64)
-        input_degree = input_degree[order]
-        labels = order.astype(np.int64)
-
-    keys = xp.empty(2 * kept, dtype=np.int64)
-    pos = 0
-    for lo, hi in _chunks(src.shape[0]):
-        s, d = src[lo:hi], dst[lo:hi]
-        keep = s != d
-        s, d = s[keep], d[keep]
-        if new_id is not None:
-            s, d = new_id[s], new_id[d]
-        count = int(s.shape[0])
-        keys[pos : pos + count] = s * n + d
-        keys[pos + count : pos + 2 * count] = d * n + s
-        pos += 2 * count
-    keys.sort()
-
-    # Two passes over the sorted keys: count the distinct arcs per row, then
-    # unpack their columns into a CSR allocated once at its final size.
-    def distinct(lo, hi):
-        k = keys[lo:hi]
-        first = xp.empty(k.shape[0], dtype=bool)
-        first[0] = True if lo == 0 else bool(keys[lo] != keys[lo - 1])
-        first[1:] = k[1:] != k[:-1]
-        return k[first]
-
-    counts = xp.zeros(n, dtype=np.int64)
-    for lo, hi in _chunks(keys.shape[0]):
-        counts += xp.bincount(distinct(lo, hi) // n, minlength=n)
-    indptr = xp.zeros(n + 1, dtype=np.int64)
-    xp.cumsum(counts, out=indptr[1:])
-    del counts
-    indices = xp.empty(int(indptr[-1]), dtype=index_dtype(n))
-    pos = 0
-    for lo, hi in _chunks(keys.shape[0]):
-        unique = distinct(lo, hi)
-        indices[pos : pos + unique.shape[0]] = unique % n
-        pos += int(unique.shape[0])
-    return Graph(
-        indptr,
-        indices,
-        n=n,
-        input_degree=input_degree,
-        num_input_edges=kept,
-        labels=labels,
-    )
-
-
-def _stack_keys(xp, keys):
-    """Keys for ``lexsort`` (last key primary). CuPy wants one int 2-D array,
-    so float keys are replaced by their ranks there, which keeps the order."""
-    if xp is np:
-        return tuple(keys)
-    out = []
-    for k in keys:
-        if k.dtype.kind == "f":
-            rank = xp.empty(k.shape[0], dtype=np.int64)
-            rank[xp.argsort(k)] = xp.arange(k.shape[0], dtype=np.int64)
-            k = rank
-        out.append(k.astype(np.int64))
-    return xp.stack(out)
+    return _csr.compress(rows, cols, weights, n, pack_limit=INT32_LIMIT)

@@ -23,14 +23,11 @@ from __future__ import annotations
 import numpy as np
 
 from .._xp import array_module, check_device, device_of, to_device
+from ._csr import INT32_LIMIT, csr_arrays, index_dtype
 
-INT32_LIMIT = 2**31 - 1
+__all__ = ["Graph", "INT32_LIMIT", "WEIGHT_DTYPES", "index_dtype"]
+
 WEIGHT_DTYPES = (np.float32, np.float64, np.int32, np.int64)
-
-
-def index_dtype(n: int):
-    """Column-index dtype for a graph of ``n`` vertices."""
-    return np.int32 if n <= INT32_LIMIT else np.int64
 
 
 class Graph:
@@ -234,11 +231,14 @@ class Graph:
 
     # -- construction shortcuts -------------------------------------------
     @classmethod
-    def from_edges(cls, src, dst, weights=None, n=None, directed=False, **options) -> "Graph":
+    def from_edges(
+        cls, src, dst, weights=None, n=None, directed=False, *, relabel: str | None = None
+    ) -> "Graph":
         """Build a graph from edge arrays; see :func:`wavefront.graph.build.from_edges`."""
-        from .build import from_edges
-
-        return from_edges(src, dst, weights=weights, n=n, directed=directed, **options)
+        # Graph, not cls: build.from_edges has always returned a plain Graph.
+        return Graph(
+            **csr_arrays(src, dst, weights=weights, n=n, directed=directed, relabel=relabel)
+        )
 
     @classmethod
     def from_scipy(cls, matrix, directed: bool = True, **options) -> "Graph":

@@ -97,7 +97,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run_from_args(args) -> int:
-    from ..cli import CommandLineError
+    from .._cli_errors import CommandLineError
     from .driver import run_graph500
 
     json_path = args.json_path

@@ -1,14 +1,15 @@
 """Derived GPU structures for BFS, built once per graph and cached in ``graph.derived``.
 
-* :class:`BFSWorkspace` (``graph.derived["cuda.bfs"]``): the large-in-degree
-  mask of seed 000 sec. 3.2 and the in-degree-0 mask (both built once),
-  frontier queues, frontier and visited bitmaps, the degree-scan buffers of
-  the edge-balanced step, two sets of step counters (each with a pinned host
+* :class:`BFSWorkspace` (``graph.derived["cuda.bfs"]``, built and its masks
+  filled by ``bfs_steps.workspace``): the large-in-degree mask of seed 000
+  sec. 3.2 and the in-degree-0 mask (both built once), frontier queues,
+  frontier and visited bitmaps, the frontier-scan buffers of the
+  edge-balanced step, two sets of step counters (each with a pinned host
   mirror and an event: one small copy per level; a bottom-up level queued
   ahead counts into the other set) and the single-block kernel's per-level statistics.
   Every search on the graph reuses it; a search allocates only its results.
-* :func:`coo_sources` (``graph.derived["cuda.bfs.coo"]``): the per-arc source
-  array of the edge-centric method's COO, built on first use only.
+* ``bfs_steps.coo_sources`` (``graph.derived["cuda.bfs.coo"]``): the per-arc
+  source array of the edge-centric method's COO, built on first use only.
 * :func:`degree_ordered_in_indices` (``graph.derived["cuda.bfs.in_by_degree"]``):
   seed 002's "neighbours sorted by degree" without relabelling: a copy of the
   CSC indices with each row's in-neighbours by decreasing out-degree, so a
@@ -22,7 +23,7 @@
 GPU memory, beyond the graph itself (n vertices, m stored arcs, I = 4 bytes
 per vertex id while n < 2**31, else 8):
 
-    workspace  n * (2 I + 16) + 5 n / 8 + n / 128 bytes  (queues, scan buffers, 5 bitmaps)
+    workspace  n * (2 I + 8) + 5 n / 8 + n / 128 bytes  (queues, scan offsets, 5 bitmaps)
     results    12 n bytes per search            (int32 levels + int64 parents)
     COO        m * I bytes                      (edge-centric method only)
     by degree  m * I bytes                      (bottom-up, neighbour_order="degree")
@@ -36,12 +37,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .abi import CNT_SLOTS, SCAN_CHUNK, SINGLE_BLOCK_MAX_LEVELS, SINGLE_BLOCK_STATS_FIELDS
 from .memory import check_fits
-
-COUNTER_SLOTS = 8  # CNT_SLOTS in kernels/common.cuh
-CNT_NEXT_COUNT, CNT_NEXT_DEGREE, CNT_EDGES, CNT_FLAG, CNT_LEVELS_RUN, CNT_FRONTIER = range(6)
-STATS_FIELDS = 3  # single-block per-level record: frontier, edges, end time
-SINGLE_BLOCK_MAX_LEVELS = 4096  # levels one single-block launch may run
 
 
 def bitmap_words(n: int) -> int:
@@ -55,13 +52,13 @@ def index64(graph) -> bool:
 
 def scan_chunks(n: int) -> int:
     """Chunks of the frontier scan (SCAN_CHUNK vertices each) for a frontier of up to n."""
-    return (n + 1023) // 1024
+    return (n + SCAN_CHUNK - 1) // SCAN_CHUNK
 
 
 def workspace_bytes(graph) -> int:
     ids = 8 if index64(graph) else 4
     n = max(graph.n, 1)
-    return n * (2 * ids + 16) + 5 * 4 * bitmap_words(n) + 8 * scan_chunks(n) + 8
+    return n * (2 * ids + 8) + 5 * 4 * bitmap_words(n) + 8 * scan_chunks(n) + 8
 
 
 def result_bytes(graph) -> int:
@@ -83,7 +80,6 @@ class BFSWorkspace:
         self.words = bitmap_words(n)
         self.queue_in = cupy.empty(n, dtype=vid)
         self.queue_out = cupy.empty(n, dtype=vid)
-        self.degrees = cupy.empty(n, dtype=np.int64)
         self.offsets = cupy.zeros(n + 1, dtype=np.int64)  # offsets[0] stays 0
         self.block_offsets = cupy.zeros(scan_chunks(n), dtype=np.int64)
         self.visited = cupy.empty(self.words, dtype=np.uint32)
@@ -95,7 +91,7 @@ class BFSWorkspace:
         # event): a bottom-up level queued ahead of time counts into the spare.
         self.counters, self.host_counters, self.counters_copied = _counter_set()
         self._spare_counters = _counter_set()
-        self.level_stats = cupy.zeros(1 + STATS_FIELDS * SINGLE_BLOCK_MAX_LEVELS, dtype=np.int64)
+        self.level_stats = cupy.zeros(1 + SINGLE_BLOCK_STATS_FIELDS * SINGLE_BLOCK_MAX_LEVELS, dtype=np.int64)
         stats_pinned = cupy.cuda.alloc_pinned_memory(self.level_stats.nbytes)
         self.host_level_stats = np.frombuffer(stats_pinned, dtype=np.int64, count=self.level_stats.size)
         self._stats_pinned = stats_pinned
@@ -119,44 +115,15 @@ class BFSWorkspace:
 def _counter_set():
     import cupy
 
-    pinned = cupy.cuda.alloc_pinned_memory(COUNTER_SLOTS * 8)  # the array below keeps it alive
-    host = np.frombuffer(pinned, dtype=np.uint64, count=COUNTER_SLOTS)
-    return cupy.zeros(COUNTER_SLOTS, dtype=np.uint64), host, cupy.cuda.Event(disable_timing=True)
+    pinned = cupy.cuda.alloc_pinned_memory(CNT_SLOTS * 8)  # the array below keeps it alive
+    host = np.frombuffer(pinned, dtype=np.uint64, count=CNT_SLOTS)
+    return cupy.zeros(CNT_SLOTS, dtype=np.uint64), host, cupy.cuda.Event(disable_timing=True)
 
 
-def workspace(graph) -> BFSWorkspace:
-    """The graph's BFS workspace, built (and its degree masks filled) on first use."""
-    ws = graph.derived.get("cuda.bfs")
-    if ws is None:
-        from .bfs_steps import build_degree_masks
-
-        ws = BFSWorkspace(graph)
-        build_degree_masks(graph, ws)
-        graph.derived["cuda.bfs"] = ws
-    return ws
-
-
-def coo_sources(graph):
-    """Source vertex of every stored arc (the COO row array), cached per graph."""
-    src = graph.derived.get("cuda.bfs.coo")
-    if src is None:
-        from .bfs_steps import expand_rows
-
-        ids = 8 if index64(graph) else 4
-        check_fits(f"the COO of {graph!r} for edge-centric BFS", ids * graph.m)
-        src = expand_rows(graph)
-        graph.derived["cuda.bfs.coo"] = src
-    return src
-
-
-# Arcs per segmented-sort round of degree_ordered_in_indices: bounds its
-# scratch (about 40 bytes per arc) whatever the graph's size.
-ORDER_CHUNK_ARCS = 1 << 26
-
-
-def degree_ordered_in_indices(graph):
+def degree_ordered_in_indices(graph, chunk_arcs: int):
     """The CSC indices with every row ordered by decreasing out-degree of the
-    in-neighbour (ties in any order), cached per graph. A graph whose copy
+    in-neighbour (ties in any order), cached per graph; sorted in rounds of
+    about ``chunk_arcs`` arcs (bounding the scratch, ~40 bytes per arc). A graph whose copy
     does not fit beside it keeps its own order: bottom-up steps are correct
     with any order, only slower. Graph500 counts the sort as construction
     (``prepare``)."""
@@ -166,16 +133,16 @@ def degree_ordered_in_indices(graph):
     if ordered is None:
         ids = 8 if index64(graph) else 4
         try:
-            check_fits(f"the degree-ordered CSC of {graph!r}", ids * graph.m + 40 * min(graph.m, ORDER_CHUNK_ARCS))
+            check_fits(f"the degree-ordered CSC of {graph!r}", ids * graph.m + 40 * min(graph.m, chunk_arcs))
         except GPUMemoryError:
             return graph.in_indices
-        ordered = _sort_rows_by_degree(graph)
+        ordered = _sort_rows_by_degree(graph, chunk_arcs)
         graph.derived["cuda.bfs.in_by_degree"] = ordered
     return ordered
 
 
-def _sort_rows_by_degree(graph):
-    """Segmented sort in rounds of whole rows holding about ORDER_CHUNK_ARCS
+def _sort_rows_by_degree(graph, chunk_arcs: int):
+    """Segmented sort in rounds of whole rows holding about ``chunk_arcs``
     arcs: one argsort of (row << 32 | ~degree) keys per round."""
     import cupy
 
@@ -185,9 +152,9 @@ def _sort_rows_by_degree(graph):
         return ordered
     # Low key half: larger out-degree, smaller key.
     inverse_degree = (2**32 - 1 - cupy.minimum(cupy.diff(graph.indptr), 2**32 - 1)).astype(cupy.uint64)
-    # The row holding arc t * ORDER_CHUNK_ARCS starts a round; a row longer
+    # The row holding arc t * chunk_arcs starts a round; a row longer
     # than a round is a round of its own.
-    marks = cupy.arange(0, graph.m, ORDER_CHUNK_ARCS, dtype=cupy.int64)
+    marks = cupy.arange(0, graph.m, chunk_arcs, dtype=cupy.int64)
     starts = (cupy.searchsorted(indptr, marks, side="right") - 1).get().tolist()
     bounds = sorted(set(starts)) + [graph.n]
     arc_bounds = indptr[cupy.asarray(bounds, dtype=cupy.int64)].get().tolist()
@@ -195,7 +162,7 @@ def _sort_rows_by_degree(graph):
         if last == first:
             continue
         if round_rows[1] - round_rows[0] >= 2**32:
-            raise ValueError("a sort round spans 2**32 rows or more: lower ORDER_CHUNK_ARCS")
+            raise ValueError("a sort round spans 2**32 rows or more: lower BFSTuning.degree_sort_chunk_arcs")
         arcs = cupy.arange(first, last, dtype=cupy.int64)
         rows = cupy.searchsorted(indptr[round_rows[0] : round_rows[1] + 1], arcs, side="right") - 1
         del arcs

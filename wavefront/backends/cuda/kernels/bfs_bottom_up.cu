@@ -9,8 +9,8 @@
 //   threads take them one each, and each word of the next frontier is then
 //   assembled by its owner thread from the results, without atomics. Each
 //   thread works on BU_SMALL_UNROLL candidates at once (more loads in flight)
-//   and, with BU_SMALL_PREFETCH, loads the next round's in-edge ranges before
-//   it tests the current round's edges.
+//   and loads the next round's in-edge ranges before it tests the current
+//   round's edges (one dependent load less per round).
 // * bottom_up_large (fig. 4): a whole warp per vertex of in-degree >=
 //   LARGE_DEGREE, reading its in-edges in coalesced 32-wide strides and
 //   leaving as soon as __ballot_sync reports a frontier neighbour. As in the
@@ -38,14 +38,9 @@
 #endif
 // bottom_up_small: candidates per thread per round (see the kernel). 2 cut
 // the kernel 22 % at SCALE 26 against 1; 4 was no faster and needs 72
-// registers instead of 48 (docs/notes-cuda-bfs.md, round 3).
+// registers instead of 48 (docs/decisions/cuda-bfs.md).
 #ifndef BU_SMALL_UNROLL
 #define BU_SMALL_UNROLL 2
-#endif
-// bottom_up_small: 1 = issue the next round's in_indptr loads before testing
-// the current round, so each round waits for one dependent load less.
-#ifndef BU_SMALL_PREFETCH
-#define BU_SMALL_PREFETCH 1
 #endif
 #ifndef LARGE_DEGREE
 #define LARGE_DEGREE 32
@@ -53,7 +48,7 @@
 // bottom_up_large: each lane first tests this many leading in-edges of its
 // own vertex (8 loads in flight per round), before the warp scans what is
 // left of the misses together. 32 beat 8 and 16 on the big SCALE 26 level
-// (docs/notes-cuda-bfs.md); benchmarks/bfs_tune.py times other values.
+// (docs/decisions/cuda-bfs.md). Both are BFSTuning fields (bfs_tuning.py).
 #ifndef BU_LARGE_PROBE
 #define BU_LARGE_PROBE 32
 #endif
@@ -115,12 +110,6 @@ __device__ __forceinline__ void load_row(const eid_t* rows, vid_t v, eid_t& begi
     }
 }
 
-// Packed rows: 1 = fig. 6 also makes the large vertices' first probes; 0 =
-// fig. 4 makes them (A/B).
-#ifndef BU_FIRST_ALL
-#define BU_FIRST_ALL 1
-#endif
-
 // A fig. 6 candidate's scratch entry: its offset in the block's vertices, and
 // with the packed rows this flag for a large vertex (first probe only here).
 #define LARGE_CANDIDATE (1u << 16)
@@ -171,7 +160,7 @@ __device__ __forceinline__ void small_step(long long words, int level, const eid
     long long w = global_thread_id();
     word_t seen = (w < words) ? visited[w] : ~0u;
     word_t big = (w < words) ? large[w] : 0u;
-    word_t bits = kFirst && BU_FIRST_ALL ? ~seen : ~seen & ~big;
+    word_t bits = kFirst ? ~seen : ~seen & ~big;
     const word_t candidates = bits;
     unsigned int total;
     unsigned int position = block_exclusive_scan<BU_BLOCK>(__popc(bits), warp_sums, &start_of[BU_BLOCK]);
@@ -196,21 +185,15 @@ __device__ __forceinline__ void small_step(long long words, int level, const eid
     vid_t v[BU_SMALL_UNROLL], first[BU_SMALL_UNROLL];
     eid_t begin[BU_SMALL_UNROLL], end[BU_SMALL_UNROLL];
     bool is_large[BU_SMALL_UNROLL];
-#if BU_SMALL_PREFETCH
     load_round<kFirst>(threadIdx.x, total, base, scratch, in_indptr, v, begin, end, first, is_large);
-#endif
     // In-edges the packed rows already tested (the first one).
     constexpr int skip = kFirst ? 1 : 0;
     for (unsigned int k = threadIdx.x; k < total; k += stride) {
-#if BU_SMALL_PREFETCH
         vid_t next_v[BU_SMALL_UNROLL], next_first[BU_SMALL_UNROLL];
         eid_t next_begin[BU_SMALL_UNROLL], next_end[BU_SMALL_UNROLL];
         bool next_is_large[BU_SMALL_UNROLL];
         load_round<kFirst>(k + stride, total, base, scratch, in_indptr, next_v, next_begin, next_end, next_first,
                            next_is_large);
-#else
-        load_round<kFirst>(k, total, base, scratch, in_indptr, v, begin, end, first, is_large);
-#endif
         bool first_hit[BU_SMALL_UNROLL], scan[BU_SMALL_UNROLL];
 #pragma unroll
         for (int j = 0; j < BU_SMALL_UNROLL; ++j) {
@@ -280,7 +263,6 @@ __device__ __forceinline__ void small_step(long long words, int level, const eid
             }
             scratch[slot] = result;
         }
-#if BU_SMALL_PREFETCH
 #pragma unroll
         for (int j = 0; j < BU_SMALL_UNROLL; ++j) {
             v[j] = next_v[j];
@@ -289,7 +271,6 @@ __device__ __forceinline__ void small_step(long long words, int level, const eid
             first[j] = next_first[j];
             is_large[j] = next_is_large[j];
         }
-#endif
     }
     __syncthreads();
     word_t local_next = 0;
@@ -313,7 +294,7 @@ __device__ __forceinline__ void small_step(long long words, int level, const eid
         if (local_next) visited[w] = seen | local_next;
     }
     add_step_counters<BU_BLOCK>(counters, found, degree_sum, examined);
-    if (kFirst && BU_FIRST_ALL && __syncthreads_or(large_left) && threadIdx.x == 0) counters[CNT_LARGE_LEFT] = 1;
+    if (kFirst && __syncthreads_or(large_left) && threadIdx.x == 0) counters[CNT_LARGE_LEFT] = 1;
 }
 
 extern "C" __global__ void __launch_bounds__(BU_BLOCK)
@@ -352,7 +333,7 @@ __device__ __forceinline__ void large_step(long long words, int level, const eid
                                            word_t* next, int* levels, long long* parents, counter_t* counters) {
     // Late sweeps often leave fig. 4 nothing: then every block leaves at once
     // (22 us for the 8 K blocks' full pass at SCALE 26, 8 us without).
-    if (kFirst && BU_FIRST_ALL && counters[CNT_LARGE_LEFT] == 0) return;
+    if (kFirst && counters[CNT_LARGE_LEFT] == 0) return;
     long long w = global_thread_id();
     int lane = threadIdx.x & 31;
     word_t bits = (w < words) ? (~visited[w] & large[w]) : 0u;
@@ -373,14 +354,6 @@ __device__ __forceinline__ void large_step(long long words, int level, const eid
             bits &= bits - 1u;
             vid_t mine = (vid_t)(w * 32 + my_shift);
             load_row<kFirst>(in_indptr, mine, my_begin, my_end, my_first);
-            if (kFirst && !BU_FIRST_ALL && bit_test(frontier, my_first)) {
-                record_visit(levels, parents, mine, level, my_first);
-                local_next |= 1u << my_shift;
-                ++found;
-                degree_sum += same_rows ? my_end - my_begin : vertex_degree(out_indptr, mine);
-                examined += 1;
-                pending = false;
-            }
         }
         // Each pending lane first probes the leading in-edges of its own vertex
         // (in-degree >= LARGE_DEGREE >= BU_LARGE_PROBE), all lanes' loads in

@@ -73,7 +73,9 @@ bitmap_to_queue(const word_t* bitmap, long long words, vid_t* queue, counter_t* 
 // `offsets` and leaves its total in block_offsets[block]; the last block to
 // finish (a counter, after a fence) turns the totals into an exclusive scan
 // in place, so the next launch sees both levels complete.
+#ifndef SCAN_BLOCK
 #define SCAN_BLOCK 256
+#endif
 #define SCAN_ITEMS ((1 << FRONTIER_SCAN_SHIFT) / SCAN_BLOCK)
 extern "C" __global__ void __launch_bounds__(SCAN_BLOCK)
 frontier_scan(const vid_t* queue, long long count, const eid_t* indptr, eid_t* offsets,
@@ -113,14 +115,6 @@ frontier_scan(const vid_t* queue, long long count, const eid_t* indptr, eid_t* o
         carry += total;
         __syncthreads();  // warp_sums and total are rewritten by the next round
     }
-}
-
-// degrees[i] = out-degree of queue[i]; an inclusive scan of it (done by the
-// host with cupy.cumsum) gives each frontier vertex's first edge slot.
-extern "C" __global__ void frontier_degrees(const vid_t* queue, long long count,
-                                            const eid_t* indptr, eid_t* degrees) {
-    long long i = global_thread_id();
-    if (i < count) degrees[i] = vertex_degree(indptr, queue[i]);
 }
 
 // After a search that left its result arrays unfilled (init_search with

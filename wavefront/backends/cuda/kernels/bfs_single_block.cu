@@ -34,6 +34,10 @@
 #ifndef SB_QUEUE_CAPACITY
 #define SB_QUEUE_CAPACITY (WF_INDEX64 ? 2048 : 3072)
 #endif
+// Per level run: frontier vertices, edges examined, end time.
+#ifndef SB_STATS_FIELDS
+#define SB_STATS_FIELDS 3
+#endif
 #define SB_ITEMS ((SB_QUEUE_CAPACITY + SB_THREADS - 1) / SB_THREADS)
 
 extern "C" __global__ void __launch_bounds__(SB_THREADS)
@@ -138,7 +142,7 @@ single_block_levels(const vid_t* frontier, long long count, int first_level, int
         __syncthreads();
         unsigned int found = *tail;
         if (threadIdx.x == 0) {
-            long long* stats = level_stats + 1 + 3LL * (level - first_level);
+            long long* stats = level_stats + 1 + (long long)SB_STATS_FIELDS * (level - first_level);
             stats[0] = size;
             stats[1] = slots;
             stats[2] = (long long)global_timer_ns();

@@ -11,20 +11,40 @@
 typedef unsigned int word_t;
 typedef unsigned long long counter_t;
 
+#ifndef WF_UNVISITED
 #define WF_UNVISITED (-1)
+#endif
 #define WF_FULL_MASK 0xffffffffu
 
 // Slots of the per-search counter array (device side; the host reads them
 // with one small copy per level).
+#ifndef CNT_NEXT_COUNT
 #define CNT_NEXT_COUNT 0     // vertices in the next frontier (queue tail)
+#endif
+#ifndef CNT_NEXT_DEGREE
 #define CNT_NEXT_DEGREE 1    // out-degree sum of the next frontier (m_f)
+#endif
+#ifndef CNT_EDGES
 #define CNT_EDGES 2          // edges examined by the step
+#endif
+#ifndef CNT_FLAG
 #define CNT_FLAG 3           // "a vertex was visited" (vertex-/edge-centric)
+#endif
+#ifndef CNT_LEVELS_RUN
 #define CNT_LEVELS_RUN 4     // levels completed by the single-block kernel
+#endif
+#ifndef CNT_FRONTIER
 #define CNT_FRONTIER 5       // vertices of the frontier a vertex-centric step started from
+#endif
+#ifndef CNT_SCAN_DONE
 #define CNT_SCAN_DONE 6      // blocks of frontier_scan done (the last one scans the block totals)
+#endif
+#ifndef CNT_LARGE_LEFT
 #define CNT_LARGE_LEFT 7     // bottom_up_small_first left large vertices to bottom_up_large_first
+#endif
+#ifndef CNT_SLOTS
 #define CNT_SLOTS 8
+#endif
 
 __device__ __forceinline__ long long global_thread_id() {
     return (long long)blockIdx.x * blockDim.x + threadIdx.x;
@@ -82,7 +102,9 @@ __device__ __forceinline__ long long block_sum(long long value) {
 // The edge-balanced top-down step's frontier offsets come in two levels
 // (frontier_scan in bfs_convert.cu): offsets within chunks of
 // 2^FRONTIER_SCAN_SHIFT frontier vertices, plus each chunk's first offset.
+#ifndef FRONTIER_SCAN_SHIFT
 #define FRONTIER_SCAN_SHIFT 10
+#endif
 
 // Visits one vertex found at `level` from `parent` (its claim already won).
 __device__ __forceinline__ void record_visit(int* levels, long long* parents, vid_t v, int level,

@@ -28,7 +28,9 @@ __device__ __forceinline__ void grid_barrier(unsigned int* arrived, unsigned int
 // Trace rows of a persistent kernel (long long x TRACE_WIDTH): kind, vertices,
 // splits so far, %globaltimer (ns) at the row's start. Rows past `capacity`
 // are dropped.
+#ifndef TRACE_WIDTH
 #define TRACE_WIDTH 4
+#endif
 __device__ __forceinline__ void write_trace_row(long long* trace, int row, int capacity, int kind,
                                                 long long vertices, int splits) {
     if (row >= capacity) return;

@@ -1,0 +1,244 @@
+"""One CUDA BFS search and the device state it owns.
+
+:func:`start_search` gives the simple methods (vertex-, edge- and
+queue-centric) their workspace and filled result arrays. :class:`BFSSearch`
+is the direction-optimizing family's search: it owns the frontier (a queue
+while going top-down, a bitmap while going bottom-up, converted on the GPU
+when the direction changes), the step counters, the host's view of the
+frontier (n_f, m_f, m_u) and the result arrays, and it alone decides when
+the results are written.
+
+The deferred-results contract (stated and enforced here only):
+
+* On graphs where ``bfs_bottom_up.results_written_whole`` holds, the result
+  arrays are not filled before the search (``complete`` is False). The first
+  bottom-up level writes every vertex's level and parent in coalesced lines
+  and makes them complete; if none runs, :meth:`BFSSearch.result` runs
+  ``complete_results`` instead. Until then no step may read the arrays, and
+  every step records its visits in the visited bitmap.
+* While the results are incomplete, a grid-wide top-down step may leave its
+  winners' levels due (``BFSTuning.defer_top_down_levels``): it writes their
+  parents only, and ``levels_due`` holds its level. The very next step pays
+  the debt: a first bottom-up level takes the frontier's levels with the
+  arrays (``frontier_levels``), anything else runs ``record_levels`` first.
+  Nothing else may leave levels due, and none are due once the search ends.
+* A bottom-up level queued ahead counts into the spare counter set; the next
+  level consumes it (:meth:`BFSSearch.bottom_up`). A search may return with
+  one still queued (it finds nothing); :func:`start_search` orders the next
+  search on any stream after it.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ...bfs.policy import BOTTOM_UP, TOP_DOWN, LevelState
+from ...errors import VertexError
+from ...results import BFSResult, Trace, TraceRow
+from . import bfs_bottom_up, bfs_steps as steps
+from .abi import CNT_EDGES, CNT_LEVELS_RUN, CNT_NEXT_COUNT, CNT_NEXT_DEGREE
+from .bfs_tuning import BFSTuning
+from .device_graph import degree_ordered_in_indices, first_in_rows, result_bytes
+from .memory import check_fits
+
+BACKEND = "cuda"
+
+
+def check_graph(graph) -> None:
+    if graph.device != "cuda":
+        raise ValueError(f"the CUDA BFS needs a graph on the GPU, got one on {graph.device!r}; use graph.to('cuda')")
+
+
+def start_search(graph, source: int, fill: bool = True):
+    """Workspace, fresh result arrays and an initialised search from ``source``
+    (``fill=False``: the result arrays are left for the search to complete)."""
+    import cupy
+
+    check_graph(graph)
+    if not 0 <= source < graph.n:
+        raise VertexError(f"vertex {source} is out of range: the graph has vertices 0..{graph.n - 1}")
+    ws = steps.workspace(graph)
+    steps.wait_for_workspace(ws)  # a search on another stream may have left a bottom-up step queued
+    check_fits(lambda: f"the BFS result arrays for {graph!r}", result_bytes(graph))
+    levels = cupy.empty(graph.n, dtype=cupy.int32)
+    parents = cupy.empty(graph.n, dtype=cupy.int64)
+    steps.init_search(graph, ws, source, levels, parents, fill)
+    return ws, levels, parents
+
+
+def bottom_up_indices(graph, tuning: BFSTuning):
+    """The CSC indices in the order bottom-up steps probe them."""
+    if tuning.neighbour_order == "degree":
+        return degree_ordered_in_indices(graph, tuning.degree_sort_chunk_arcs)
+    return graph.in_indices
+
+
+def packed_rows(graph, tuning: BFSTuning, in_indices):
+    """The packed first-probe words for ``in_indices``, or None where they do not apply."""
+    return first_in_rows(graph, in_indices) if tuning.packed_first_probes else None
+
+
+def make_result(source, levels, parents, trace, method) -> BFSResult:
+    return BFSResult(source=int(source), parents=parents, trace=trace, method=method, backend=BACKEND, levels=levels)
+
+
+class BFSSearch:
+    """A direction-optimizing search from ``source``; see the module docstring."""
+
+    def __init__(self, graph, source: int, tuning: BFSTuning, root_degree_known: bool):
+        self.graph, self.source, self.tuning = graph, source, tuning
+        self.complete = not bfs_bottom_up.results_written_whole(graph, tuning)
+        self.ws, self._levels, self._parents = start_search(graph, source, fill=self.complete)
+        self.count = 1  # n_f
+        # m_f and m_u; with the single block the root's degree comes back from
+        # its first launch instead of costing a round trip of its own.
+        self.degree = self.unexplored = None
+        if root_degree_known:
+            ends = graph.indptr[source : source + 2].get()
+            self.degree = int(ends[1] - ends[0])
+            self.unexplored = graph.m - self.degree
+        self.previous_count = 0
+        self.direction = TOP_DOWN
+        self.as_bitmap = False
+        self.queued_ahead = None  # the level whose bottom-up step is already queued
+        self.levels_due = None  # the level a top-down step left due (see the contract)
+        self._probe = None  # (in_indices, packed rows), fetched at the first bottom-up level
+        self._finished = False
+        self.trace = Trace()
+
+    def state(self, level: int) -> LevelState:
+        return LevelState(level, self.graph.n, self.graph.m, self.count, self.degree, self.unexplored,
+                          self.previous_count, self.direction)
+
+    # -- steps ------------------------------------------------------------------------
+    def single_block(self, level: int, last: int, reason: str) -> int:
+        """Top-down levels from ``level`` (to ``last`` at most) in one block; the
+        levels run (0: the frontier was too big and came back with its degree)."""
+        ws = self.ws
+        self._pay_due_levels()
+        self._to_queue()
+        steps.reset_counters(ws)
+        steps.single_block(self.graph, ws, self.tuning, self.count, level, last, self._levels, self._parents)
+        c, start_ns, rows = steps.read_single_block(ws)
+        run = int(c[CNT_LEVELS_RUN])
+        self.count, returned_degree = int(c[CNT_NEXT_COUNT]), int(c[CNT_NEXT_DEGREE])
+        ws.swap_queues()
+        if self.unexplored is None:
+            self.unexplored = self.graph.m - (returned_degree if run == 0 else int(rows[0, 1]))
+        if run:
+            _add_single_block_rows(self.trace, level, start_ns, rows, reason)
+            self.unexplored -= int(rows[1:, 1].sum()) + returned_degree
+            self.previous_count = int(rows[-1, 0])
+            self.direction = TOP_DOWN
+        self.degree = returned_degree
+        return run
+
+    def top_down(self, level: int) -> int:
+        """One grid-wide edge-balanced top-down level; returns the edges examined."""
+        ws = self.ws
+        self._pay_due_levels()
+        self._to_queue()
+        steps.reset_counters(ws)
+        defer = not self.complete and self.tuning.defer_top_down_levels
+        steps.top_down_balanced(self.graph, ws, self.count, self.degree, level, self._levels, self._parents,
+                                write_levels=not defer)
+        c = steps.read_counters(ws)
+        ws.swap_queues()
+        edges = self.degree
+        self._advance(c, TOP_DOWN)
+        self.levels_due = level if defer else None
+        return edges
+
+    def bottom_up(self, level: int, queue_next: bool) -> int:
+        """One bottom-up level (or the one already queued for it); with
+        ``queue_next`` the next level's step is queued before this one's
+        counters come back. Returns the edges examined."""
+        ws = self.ws
+        if self.queued_ahead == level:
+            ws.swap_counters()  # its counters went to the spare set
+            self.queued_ahead = None
+        else:
+            if not self.as_bitmap:
+                steps.queue_to_bitmap(ws, self.count)
+                self.as_bitmap = True
+            whole = not self.complete and self._packed() is not None
+            frontier_levels = whole and self.levels_due is not None  # the frontier is that step's output
+            if not frontier_levels:
+                self._pay_due_levels()
+            self.levels_due = None
+            self.complete |= self._queue_bottom_up(level, self.source if whole else None, frontier_levels)
+        if queue_next:
+            ws.swap_counters()
+            self._queue_bottom_up(level + 1)
+            ws.swap_counters()
+            self.queued_ahead = level + 1
+        c = steps.wait_counters(ws)
+        edges = int(c[CNT_EDGES])
+        self._advance(c, BOTTOM_UP)
+        return edges
+
+    def result(self, method: str) -> BFSResult:
+        """Pay what is due, complete the arrays if no step did, and hand them out (once)."""
+        if self._finished:
+            raise RuntimeError("a BFSSearch hands out its result once")
+        self._pay_due_levels()
+        if not self.complete:
+            steps.complete_results(self.graph, self.ws, self.source, self._levels, self._parents)
+            self.complete = True
+        self._finished = True
+        return make_result(self.source, self._levels, self._parents, self.trace, method)
+
+    # -- internals ----------------------------------------------------------------------
+    def _advance(self, counters, direction: str) -> None:
+        self.previous_count = self.count
+        self.count, self.degree = int(counters[CNT_NEXT_COUNT]), int(counters[CNT_NEXT_DEGREE])
+        self.unexplored -= self.degree
+        self.direction = direction
+
+    def _pay_due_levels(self) -> None:
+        """record_levels for a top-down step's winners (queue_in[:count]), if due."""
+        if self.levels_due is not None:
+            assert not self.complete, "levels are left due only while the results are incomplete"
+            steps.record_levels(self.ws, self.count, self.levels_due, self._levels)
+            self.levels_due = None
+
+    def _to_queue(self) -> None:
+        if self.as_bitmap:
+            steps.reset_counters(self.ws)
+            steps.bitmap_to_queue(self.ws)
+            self.as_bitmap = False
+
+    def _packed(self):
+        if self._probe is None:
+            in_indices = bottom_up_indices(self.graph, self.tuning)
+            self._probe = (in_indices, packed_rows(self.graph, self.tuning, in_indices))
+        return self._probe[1]
+
+    def _queue_bottom_up(self, level: int, whole_from=None, frontier_levels: bool = False) -> bool:
+        """One bottom-up level into the current counter set, its counters' copy
+        queued behind it; the bitmaps swap at once, so the next level (queued
+        now or later) reads this one's output. Returns whether it wrote the
+        result arrays whole."""
+        ws = self.ws
+        rows = self._packed()
+        steps.reset_counters(ws)
+        whole = bfs_bottom_up.bottom_up(self.graph, ws, self.tuning, level, self._levels, self._parents, self._probe[0],
+                                rows, whole_from, frontier_levels)
+        steps.queue_counter_copy(ws)
+        ws.swap_bitmaps()
+        return whole
+
+
+def _add_single_block_rows(trace, first_level, start_ns, rows, reason) -> None:
+    """One trace row per level the single-block kernel ran (GPU-timer durations),
+    built when the trace is first read: a road network adds hundreds of rows
+    per search, which took 0.13 ms of a 1.5 ms seattle search to build."""
+
+    def make_rows():
+        count = rows.shape[0]
+        seconds = (np.diff(rows[:, 2], prepend=start_ns) * 1e-9).tolist()
+        reasons = [reason + " [single block]"] + ["[single block]"] * (count - 1)
+        return map(TraceRow, range(first_level, first_level + count), [TOP_DOWN] * count,
+                   rows[:, 0].tolist(), rows[:, 1].tolist(), seconds, reasons)
+
+    trace.defer(make_rows)
+

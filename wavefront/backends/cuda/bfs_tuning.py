@@ -1,0 +1,116 @@
+"""Every tuning choice of the CUDA BFS, as one frozen object.
+
+A :class:`BFSTuning` is passed explicitly (``wf.bfs(g, s, tuning=...)``, or
+one field at a time as a keyword of the CUDA methods: ``single_block=False``)
+and reaches the compile step: :meth:`BFSTuning.defines` renders the kernel
+``#define``s it chooses, and the kernel cache is keyed by the tuning. The
+defaults are the measured winners; docs/decisions/cuda-bfs.md gives the
+measurements and the alternatives that lost.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, fields, replace
+
+NEIGHBOUR_ORDERS = ("degree", "id")
+
+
+@dataclass(frozen=True)
+class BFSTuning:
+    """Tuning of the CUDA BFS methods (the hybrid's direction rules, the steps'
+    variants and the bottom-up kernels' compile-time constants)."""
+
+    # -- the CUDA hybrid's direction rules (wavefront.bfs.policy.CUDAHybridPolicy)
+    single_block: bool = True
+    """Top-down levels whose frontier fits one block (``single_block_edges``
+    out-edges, the kernel's queue capacity) run in the single-block kernel,
+    several levels per launch."""
+    single_block_edges: int = 16384
+    """16 edges per thread of the block's 1024: below it a grid launch plus a
+    host round trip costs more than the block spends."""
+    bottom_up_min_edges_ratio: int = 1024
+    """A bottom-up choice for a frontier with fewer than n / ratio out-edges
+    runs top-down (0: never): a grid-wide bottom-up level sweeps all n / 32
+    bitmap words (~0.1 ms at SCALE 26), an edge-balanced top-down step over
+    n / 1024 edges a few microseconds."""
+    stay_bottom_up: bool = True
+    """On undirected graphs, keep bottom-up while the frontier's out-edges m_f
+    exceed the unexplored edges m_u by more than n / ``stay_bottom_up_ratio``:
+    a bottom-up step examines at most m_u edges, a top-down one all m_f."""
+    stay_bottom_up_ratio: int = 256
+    bottom_up_ahead: bool = True
+    """When the policy picks bottom-up, queue the next level's bottom-up step
+    at once (its grid does not depend on the counters), and keep it whatever
+    the policy then says: no host round trip between bottom-up levels."""
+    # -- step variants
+    neighbour_order: str = "degree"
+    """Order in which bottom-up steps probe in-neighbours: "degree" (hubs
+    first, seed 002: a sorted CSC copy built once per graph) or "id" (the
+    graph's own order, no extra memory)."""
+    packed_first_probes: bool = True
+    """Bottom-up steps read a candidate's row start and first in-neighbour
+    from one packed 64-bit word (32-bit ids, < 2**32 arcs); False, or graphs
+    where the words do not apply, probe through in_indptr and in_indices."""
+    results_whole_min_bytes: int | None = 64 << 20
+    """Result arrays (12 bytes per vertex) at least this big are not filled
+    before the search: the first bottom-up level writes them whole in
+    coalesced lines (or a completion pass at the end). Smaller ones stay in
+    the L2 cache after a fill. None: always fill first."""
+    defer_top_down_levels: bool = True
+    """While the results are not yet written whole, a grid-wide top-down step
+    writes its winners' parents only; the next step writes their levels."""
+    shared_visited_bytes: int = 160 * 1024
+    """The single block keeps the visited bitmap in shared memory up to this
+    size (graphs up to 1.3 M vertices)."""
+    degree_sort_chunk_arcs: int = 1 << 26
+    """Arcs per round of the segmented sort behind ``neighbour_order="degree"``
+    (bounds its scratch, ~40 bytes per arc)."""
+    # -- compile-time constants of kernels/bfs_bottom_up.cu
+    bottom_up_small_unroll: int = 2
+    """Candidates per thread per round of the fig. 6 kernel (BU_SMALL_UNROLL)."""
+    bottom_up_large_probe: int = 32
+    """Leading in-edges each lane of the fig. 4 kernel tests on its own before
+    the warp scans the rest together (BU_LARGE_PROBE: 8, 16, 24 or 32)."""
+
+    def __post_init__(self):
+        if self.neighbour_order not in NEIGHBOUR_ORDERS:
+            raise ValueError(f"neighbour_order must be one of {NEIGHBOUR_ORDERS}, got {self.neighbour_order!r}")
+        if not 0 <= int(self.single_block_edges) <= 2**20:  # the single block counts a level's edges in 32 bits
+            raise ValueError(f"single_block_edges must be in [0, 2**20], got {self.single_block_edges}")
+        for name in ("bottom_up_min_edges_ratio", "stay_bottom_up_ratio", "shared_visited_bytes"):
+            if int(getattr(self, name)) < 0:
+                raise ValueError(f"{name} must be >= 0, got {getattr(self, name)}")
+        if int(self.degree_sort_chunk_arcs) < 1:
+            raise ValueError(f"degree_sort_chunk_arcs must be >= 1, got {self.degree_sort_chunk_arcs}")
+        if self.results_whole_min_bytes is not None and int(self.results_whole_min_bytes) < 0:
+            raise ValueError(f"results_whole_min_bytes must be >= 0 or None, got {self.results_whole_min_bytes}")
+        if self.bottom_up_small_unroll not in (1, 2, 3, 4):
+            raise ValueError(f"bottom_up_small_unroll must be 1..4, got {self.bottom_up_small_unroll}")
+        if self.bottom_up_large_probe not in (8, 16, 24, 32):
+            raise ValueError(f"bottom_up_large_probe must be 8, 16, 24 or 32, got {self.bottom_up_large_probe}")
+
+    def defines(self, filename: str) -> dict[str, int]:
+        """The ``#define``s this tuning gives ``kernels/<filename>``."""
+        if filename == "bfs_bottom_up.cu":
+            return {"BU_SMALL_UNROLL": int(self.bottom_up_small_unroll),
+                    "BU_LARGE_PROBE": int(self.bottom_up_large_probe)}
+        return {}
+
+    def with_options(self, **options) -> "BFSTuning":
+        """This tuning with some fields replaced (``None`` values are ignored);
+        an unknown name raises TypeError naming the fields."""
+        names = {f.name for f in fields(self)}
+        unknown = sorted(set(options) - names)
+        if unknown:
+            raise TypeError(f"unknown BFS option(s) {unknown}; BFSTuning fields are {sorted(names)}")
+        chosen = {k: v for k, v in options.items() if v is not None}
+        return replace(self, **chosen) if chosen else self
+
+
+DEFAULT_TUNING = BFSTuning()
+
+
+def tuning_from(tuning: BFSTuning | None = None, **options) -> BFSTuning:
+    """``tuning`` (default: the measured winners) with ``options`` replacing fields."""
+    if tuning is not None and not isinstance(tuning, BFSTuning):
+        raise TypeError(f"tuning must be a BFSTuning, got {type(tuning).__name__}")
+    return (tuning or DEFAULT_TUNING).with_options(**options)
