@@ -20,45 +20,19 @@ from .bfs_tuning import BFSTuning
 from .device_graph import BFSWorkspace, index64
 
 
-class BottomUpArgs(NamedTuple):
-    """Parameters of bottom_up_small / bottom_up_large (rows: in_indptr)."""
-
-    words: np.int64
-    level: np.int32
-    rows: Any
-    in_indices: Any
-    out_indptr: Any
-    large: Any
-    frontier: Any
-    visited: Any
-    next_frontier: Any
-    levels: Any
-    parents: Any
-    counters: Any
-
-
-class PackedBottomUpArgs(NamedTuple):
-    """Parameters of bottom_up_small_first / bottom_up_large_first (rows: the
-    packed first-in-neighbour words)."""
-
-    words: np.int64
-    level: np.int32
-    rows: Any
-    in_indices: Any
-    out_indptr: Any
-    large: Any
-    frontier: Any
-    visited: Any
-    next_frontier: Any
-    levels: Any
-    parents: Any
-    counters: Any
-    undirected: np.int32
-    whole: np.int32
-    n: np.int64
-    source: np.int64
-    unreachable: Any
-    frontier_levels: np.int32
+# The parameters of the bottom-up kernels, in their order. The packed-row
+# entry points (bottom_up_*_first) read the packed first-in-neighbour words
+# as ``rows`` and take six more.
+_BOTTOM_UP_PARAMETERS = [
+    ("words", np.int64), ("level", np.int32), ("rows", Any), ("in_indices", Any), ("out_indptr", Any),
+    ("large", Any), ("frontier", Any), ("visited", Any), ("next_frontier", Any), ("levels", Any),
+    ("parents", Any), ("counters", Any),
+]
+BottomUpArgs = NamedTuple("BottomUpArgs", _BOTTOM_UP_PARAMETERS)
+PackedBottomUpArgs = NamedTuple("PackedBottomUpArgs", _BOTTOM_UP_PARAMETERS + [
+    ("undirected", np.int32), ("whole", np.int32), ("n", np.int64), ("source", np.int64),
+    ("unreachable", Any), ("frontier_levels", np.int32),
+])
 
 
 def results_written_whole(graph, tuning: BFSTuning) -> bool:

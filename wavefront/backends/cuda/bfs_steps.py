@@ -102,16 +102,9 @@ def build_degree_masks(graph, ws: BFSWorkspace) -> None:
 
 
 # -- search start and end -----------------------------------------------------------
-class InitSearchArgs(NamedTuple):
-    n: np.int64
-    words: np.int64
-    source: Any  # vid_t
-    levels: Any
-    parents: Any
-    unreachable: Any
-    visited: Any
-    queue: Any
-    fill: np.int32
+InitSearchArgs = NamedTuple("InitSearchArgs", [
+    ("n", np.int64), ("words", np.int64), ("source", Any), ("levels", Any), ("parents", Any),
+    ("unreachable", Any), ("visited", Any), ("queue", Any), ("fill", np.int32)])
 
 
 def init_search(graph, ws: BFSWorkspace, source: int, levels, parents, fill: bool = True) -> None:
@@ -252,21 +245,12 @@ def frontier_offsets(graph, ws: BFSWorkspace, count: int) -> None:
          (ws.queue_in, i64(count), graph.indptr, ws.offsets, ws.block_offsets, ws.counters))
 
 
-class TopDownBalancedArgs(NamedTuple):
-    queue: Any
-    count: np.int64
-    offsets: Any
-    block_offsets: Any
-    total_edges: np.int64
-    level: np.int32
-    indptr: Any
-    indices: Any
-    levels: Any
-    parents: Any
-    visited: Any
-    next_queue: Any
-    counters: Any
-    write_levels: np.int32
+# A run of parameters both the edge-balanced and the single-block kernel take.
+_TOP_DOWN_OUTPUTS = [("indptr", Any), ("indices", Any), ("levels", Any), ("parents", Any), ("visited", Any),
+                     ("next_queue", Any), ("counters", Any)]
+TopDownBalancedArgs = NamedTuple("TopDownBalancedArgs", [
+    ("queue", Any), ("count", np.int64), ("offsets", Any), ("block_offsets", Any), ("total_edges", np.int64),
+    ("level", np.int32), *_TOP_DOWN_OUTPUTS, ("write_levels", np.int32)])
 
 
 def top_down_balanced(graph, ws: BFSWorkspace, count: int, total_edges: int, level: int, levels, parents,
@@ -309,21 +293,9 @@ def _single_block_function(wide: bool, device_id: int, shared_bytes: int):
     return fn, True
 
 
-class SingleBlockArgs(NamedTuple):
-    frontier: Any
-    count: np.int64
-    first_level: np.int32
-    max_level: np.int32
-    edge_limit: np.int64
-    shared_words: np.int64
-    indptr: Any
-    indices: Any
-    levels: Any
-    parents: Any
-    visited: Any
-    next_queue: Any
-    counters: Any
-    level_stats: Any
+SingleBlockArgs = NamedTuple("SingleBlockArgs", [
+    ("frontier", Any), ("count", np.int64), ("first_level", np.int32), ("max_level", np.int32),
+    ("edge_limit", np.int64), ("shared_words", np.int64), *_TOP_DOWN_OUTPUTS, ("level_stats", Any)])
 
 
 def single_block(graph, ws: BFSWorkspace, tuning: BFSTuning, count: int, level: int, max_level: int,

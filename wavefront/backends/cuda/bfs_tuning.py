@@ -98,19 +98,20 @@ class BFSTuning:
     def with_options(self, **options) -> "BFSTuning":
         """This tuning with some fields replaced (``None`` values are ignored);
         an unknown name raises TypeError naming the fields."""
-        names = {f.name for f in fields(self)}
-        unknown = sorted(set(options) - names)
+        unknown = sorted(set(options) - _FIELDS)
         if unknown:
-            raise TypeError(f"unknown BFS option(s) {unknown}; BFSTuning fields are {sorted(names)}")
+            raise TypeError(f"unknown BFS option(s) {unknown}; BFSTuning fields are {sorted(_FIELDS)}")
         chosen = {k: v for k, v in options.items() if v is not None}
         return replace(self, **chosen) if chosen else self
 
 
 DEFAULT_TUNING = BFSTuning()
+_FIELDS = frozenset(f.name for f in fields(BFSTuning))
 
 
 def tuning_from(tuning: BFSTuning | None = None, **options) -> BFSTuning:
     """``tuning`` (default: the measured winners) with ``options`` replacing fields."""
     if tuning is not None and not isinstance(tuning, BFSTuning):
         raise TypeError(f"tuning must be a BFSTuning, got {type(tuning).__name__}")
-    return (tuning or DEFAULT_TUNING).with_options(**options)
+    tuning = tuning or DEFAULT_TUNING
+    return tuning.with_options(**options) if options else tuning
