@@ -39,7 +39,7 @@ def collect(nodes: int, seed: int, source: int) -> dict:
             "seconds": r.seconds,
             "phases": [[row.kind, row.frontier, row.seconds] for row in r.trace],
         }
-    from wavefront.backends.cuda.sssp import calibrated_thresholds
+    from wavefront.backends.cuda.sssp_harish import calibrated_thresholds
 
     up, down = calibrated_thresholds(g, source)
     return {"gpu": name, "nodes": g.n, "arcs": g.m, "source": source, "runs": runs,

@@ -2,8 +2,8 @@
 
     PYTHONPATH=. python benchmarks/sssp_async_stats.py --graphs seattle,road --roots 5
 
-Builds kernels/sssp_async.cu with AS_STATS=1 (per-warp counters and clock64
-stamps, summed per search) and prints, for the last of ``--roots`` searches:
+Runs with ``SSSPTuning(async_stats=True)``: kernels/sssp_async.cu built with
+AS_STATS=1 (per-warp counters and clock64 stamps, summed per search) and prints, for the last of ``--roots`` searches:
 busy steps (warp steps with at least one item), lanes busy per step, idle
 polls, claims and failed claims on the ring, and the cycles of an average
 busy step split into its parts (offsets and distance; arcs and atomicMin;
@@ -32,29 +32,30 @@ PARTS = ["offsets + distance", "arcs + atomicMin", "push", "far buffer, other ro
 def main(argv=None):
     import cupy
 
-    from wavefront.backends.cuda import sssp_steps
+    from wavefront.backends.cuda.abi import ASYNC_BLOCK, ASYNC_QUEUE_RELAXED
+    from wavefront.backends.cuda.sssp_steps import SSSPKernels
+    from wavefront.backends.cuda.sssp_tuning import SSSPTuning
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--graphs", default="seattle,road")
     ap.add_argument("--roots", type=int, default=5)
     args = ap.parse_args(argv)
-    sssp_steps.ASYNC_DEFINES = {"AS_STATS": 1}
-    sssp_steps._kernels.cache_clear()
+    tuning = SSSPTuning(async_stats=True)
     props = cupy.cuda.runtime.getDeviceProperties(cupy.cuda.Device().id)
     clock_hz = props["clockRate"] * 1e3
     print(f"{props['name'].decode() if isinstance(props['name'], bytes) else props['name']}, "
-          f"block {sssp_steps.ASYNC_BLOCK} threads, counters for one search")
+          f"block {ASYNC_BLOCK} threads, counters for one search")
     for name in args.graphs.split(","):
         g = build(name, 1)
         for root in pick_roots(g, args.roots, 1):
-            result, seconds = timed_on_gpu(wf.sssp, g, root, method="delta-stepping")
+            result, seconds = timed_on_gpu(wf.sssp, g, root, method="delta-stepping", tuning=tuning)
         ws = g.derived["cuda.sssp.async_workspace"]
-        words = [int(v) for v in ws.queue[48:48 + len(COUNTERS) + len(PARTS)].get()]
+        # The relaxation count, then the AS_STATS counters after it.
+        first = ASYNC_QUEUE_RELAXED
+        words = [int(v) for v in ws.queue[first:first + len(COUNTERS) + len(PARTS)].get()]
         counts = dict(zip(COUNTERS, words))
         parts = dict(zip(PARTS, words[len(COUNTERS):]))
-        warps = sssp_steps._kernels(bool(g.indices.dtype.itemsize == 8),
-                                    sssp_steps.arithmetic(g).weight_code,
-                                    cupy.cuda.Device().id).sm_count * sssp_steps.ASYNC_BLOCK // 32
+        warps = SSSPKernels.for_graph(g, tuning).sm_count * ASYNC_BLOCK // 32
         kernel = sum(row.seconds for row in result.trace)
         steps = max(counts["busy steps"], 1)
         print(f"\n{name}: n={g.n:,} search {1e3 * seconds:.2f} ms, kernel {1e3 * kernel:.2f} ms, "
@@ -69,8 +70,6 @@ def main(argv=None):
         for key, value in parts.items():
             print(f"| {key} | {value / steps:.0f} |")
         print(f"| total | {counts['busy cycles'] / steps:.0f} |")
-    sssp_steps.ASYNC_DEFINES = {}
-    sssp_steps._kernels.cache_clear()
 
 
 if __name__ == "__main__":

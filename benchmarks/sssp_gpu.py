@@ -11,7 +11,7 @@ graphs carry Graph500's float32 weights in [0, 1); GTEPS = harmonic mean of
 ``graph.traversed_edges(reached) / time`` (Graph500's count). Each method's
 first answer is compared with delta-stepping's (they must agree exactly).
 ``--sweep`` also times delta-stepping's options around the defaults on each graph
-(schedule, delta, chain, light/heavy; for docs/notes-cuda-sssp.md).
+(schedule, delta, chain, light/heavy; for docs/decisions/cuda-sssp.md).
 """
 from __future__ import annotations
 
@@ -115,17 +115,19 @@ def bench(g, name, methods, roots, options=None):
 
 def sweep_options(g):
     """(label, options) pairs around the defaults for this graph's shape."""
-    from wavefront.backends.cuda.sssp import default_delta, delta_scale, tuning_for
+    from wavefront.backends.cuda.sssp_delta import default_delta, delta_scale
+    from wavefront.backends.cuda.sssp_tuning import SSSPTuning
 
-    base = default_delta(g)
+    tuning = SSSPTuning()
+    base = default_delta(g, tuning)
     out = []
-    if tuning_for(g).asynchronous:
+    if tuning.for_shape(g).asynchronous:
         for factor in (1 / 4, 1 / 2, 1, 2, 4):
             for chain in (8, 1000):
                 out.append((f"asynchronous delta x{factor:<6.4g} chain {chain}",
                             dict(asynchronous=True, delta=base * factor, chain=chain)))
         # The bulk-synchronous default before the asynchronous one (32 x Davidson), and half that.
-        previous = base * 32 / delta_scale(g)
+        previous = base * 32 / delta_scale(g, tuning)
         for factor in (1 / 2, 1):
             out.append((f"bulk-synchronous delta {previous * factor:.4g} chain 2",
                         dict(asynchronous=False, light_heavy=False, delta=previous * factor,

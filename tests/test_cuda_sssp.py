@@ -160,7 +160,7 @@ def test_cutoff(method, dtype):
 def test_many_cutoffs_keep_a_bounded_set_of_captured_phases():
     """Each cutoff value has its own captured phases; a sweep over many must
     not keep them all, and every answer stays exact."""
-    from wavefront.backends.cuda import sssp as cuda_sssp
+    from wavefront.backends.cuda.sssp_capture import MAX_CAPTURED_PHASES
 
     g = random_graph(12, np.int32, False)
     gg = g.to("cuda")
@@ -170,7 +170,7 @@ def test_many_cutoffs_keep_a_bounded_set_of_captured_phases():
         dist, _, _ = run(gg, 0, "adaptive", cutoff=float(cutoff), thresholds=(2e-5, 1e-5))
         np.testing.assert_array_equal(dist, np.where(full <= cutoff, full, np.inf))
         captured = gg.derived["cuda.sssp.harish_workspace"].captured
-        assert len(captured) <= cuda_sssp._MAX_CAPTURED_PHASES
+        assert len(captured) <= MAX_CAPTURED_PHASES
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -188,19 +188,21 @@ def test_recorded_parents_cross_zero_weight_plateaus(monkeypatch, light_heavy):
     as it lowers a distance; with 70 % zero weights many parents have the
     child's own distance, and the recorded parents must still form a tree. The
     pull pass (confirm_parents) must not be needed."""
-    from wavefront.backends.cuda import sssp_steps
+    from wavefront.backends.cuda.sssp_steps import SSSPKernels
+    from wavefront.backends.cuda.sssp_tuning import SSSPTuning
 
     def pull_pass(*args, **kwargs):
         raise AssertionError("the recorded parents were incomplete")
 
-    monkeypatch.setattr(sssp_steps.SSSPKernels, "confirm_parents", pull_pass)
+    monkeypatch.setattr(SSSPKernels, "confirm_parents", pull_pass)
     rng = np.random.default_rng(31)
     n = 300
     src, dst = rng.integers(0, n, 2000), rng.integers(0, n, 2000)
     w = np.where(rng.random(2000) < 0.3, rng.random(2000), 0).astype(np.float32)
     g = from_edges(src, dst, weights=w, n=n)
     gg = g.to("cuda")
-    assert sssp_steps.SSSPKernels.for_graph(gg).records_parents
+    assert SSSPKernels.for_graph(gg, SSSPTuning()).records_parents
+    assert not SSSPKernels.for_graph(gg, SSSPTuning(record_parents=False)).records_parents
     for chain in (0, 2):
         for source in (5, 77):
             dist, parents, _ = run(gg, source, "delta-stepping", asynchronous=False,
@@ -214,50 +216,64 @@ def test_heavy_steps_in_pull_form(monkeypatch, dtype):
     """With the pull threshold raised, every heavy step of bulk-synchronous
     delta-stepping reads the unsettled vertices' in-arcs instead of pushing
     the settled vertices' heavy arcs (directed: the CSC); same distances."""
-    from wavefront.backends.cuda import sssp as cuda_sssp
-    from wavefront.backends.cuda import sssp_steps
+    from wavefront.backends.cuda import sssp_common
+    from wavefront.backends.cuda.abi import SSSP_TRACE_PULL
+    from wavefront.backends.cuda.sssp_tuning import SSSPTuning
 
-    monkeypatch.setitem(sssp_steps.NEAR_FAR_DEFINES, "NF_PULL_PERCENT", 10**6)
-    sssp_steps._kernels.cache_clear()
     kinds = []
-    summarise = cuda_sssp._bucket_trace
-    monkeypatch.setattr(cuda_sssp, "_bucket_trace",
+    summarise = sssp_common.bucket_trace
+    monkeypatch.setattr(sssp_common, "bucket_trace",
                         lambda rows, *a, **k: kinds.extend(rows[:-1, 0].tolist()) or summarise(rows, *a, **k))
-    try:
-        for directed in (False, True):
-            g = random_graph(41, dtype, directed)
-            for gg in (g.to("cuda"), with_64bit_ids(g).to("cuda")):
-                for source in (0, 310):
-                    kinds.clear()
-                    dist, parents, _ = run(gg, source, "delta-stepping", asynchronous=False,
-                                           light_heavy=True, delta=0.1 if dtype != np.int32 else 50)
-                    np.testing.assert_array_equal(dist, oracle(g, source))
-                    check_parents(g, source, dist, parents)
-                    assert 4 in kinds, "no heavy step ran in pull form"
-    finally:
-        sssp_steps._kernels.cache_clear()  # the next test compiles the default kernels
+    always_pull = SSSPTuning(pull_percent=10**6)
+    for directed in (False, True):
+        g = random_graph(41, dtype, directed)
+        for gg in (g.to("cuda"), with_64bit_ids(g).to("cuda")):
+            for source in (0, 310):
+                kinds.clear()
+                dist, parents, _ = run(gg, source, "delta-stepping", asynchronous=False, light_heavy=True,
+                                       delta=0.1 if dtype != np.int32 else 50, tuning=always_pull)
+                np.testing.assert_array_equal(dist, oracle(g, source))
+                check_parents(g, source, dist, parents)
+                assert SSSP_TRACE_PULL in kinds, "no heavy step ran in pull form"
 
 
-@pytest.mark.parametrize("defines", [{"HARISH_STAGE": 32}, {"HARISH_ARCS": 1}, {"HARISH_ARCS": 8}])
-def test_seed001_kernel_variants_keep_answers(monkeypatch, defines):
+@pytest.mark.parametrize("options", [{"harish_stage": 32}, {"harish_arcs": 1}, {"harish_arcs": 8}])
+def test_seed001_kernel_variants_keep_answers(options):
     """A block stage smaller than a block's appends (the rest goes to NWa a
     warp at a time) and other arc batches give the same answers."""
-    from wavefront.backends.cuda import sssp_steps
+    from wavefront.backends.cuda.sssp_tuning import SSSPTuning
 
-    for name, value in defines.items():
-        monkeypatch.setitem(sssp_steps.HARISH_DEFINES, name, value)
-    sssp_steps._kernels.cache_clear()
-    try:
-        for directed in (False, True):
-            g = random_graph(14, np.int32, directed, m=6000)  # ~20 arcs a vertex
-            gg = g.to("cuda")
-            for method, options in (("frontier", {}), ("bellman-ford", {}),
-                                    ("adaptive", {"thresholds": (2e-5, 1e-5)})):
-                dist, parents, _ = run(gg, 0, method, **options)
-                np.testing.assert_array_equal(dist, oracle(g, 0))
-                check_parents(g, 0, dist, parents)
-    finally:
-        sssp_steps._kernels.cache_clear()  # the next test compiles the default kernels
+    tuning = SSSPTuning(**options)
+    for directed in (False, True):
+        g = random_graph(14, np.int32, directed, m=6000)  # ~20 arcs a vertex
+        gg = g.to("cuda")
+        for method, extra in (("frontier", {}), ("bellman-ford", {}),
+                              ("adaptive", {"thresholds": (2e-5, 1e-5)})):
+            dist, parents, _ = run(gg, 0, method, tuning=tuning, **extra)
+            np.testing.assert_array_equal(dist, oracle(g, 0))
+            check_parents(g, 0, dist, parents)
+
+
+def test_tunings_on_one_graph_keep_their_own_kernels():
+    """Searches with different tunings on the same graph each run their own
+    kernels (captured phases included), and every answer is exact."""
+    from wavefront.backends.cuda.sssp_steps import SSSPKernels
+    from wavefront.backends.cuda.sssp_tuning import SSSPTuning
+
+    g = random_graph(15, np.float32, True, m=6000)
+    gg = g.to("cuda")
+    expected = oracle(g, 0)
+    small_stage = SSSPTuning(harish_stage=32, phases_in_flight=1)
+    assert SSSPKernels.for_graph(gg, small_stage) is not SSSPKernels.for_graph(gg, SSSPTuning())
+    assert SSSPKernels.for_graph(gg, SSSPTuning()) is SSSPKernels.for_graph(gg, SSSPTuning())
+    for tuning in (None, small_stage, None, SSSPTuning(async_hand_to_idle_lanes=False),
+                   SSSPTuning(record_parents=False)):
+        for method, options in [(method, {}) for method in METHODS] + [("delta-stepping", {"asynchronous": True})]:
+            dist, parents, _ = run(gg, 0, method, tuning=tuning, **options)
+            np.testing.assert_array_equal(dist, expected, err_msg=f"{method} {options} {tuning}")
+            check_parents(g, 0, dist, parents)
+    with pytest.raises(TypeError, match="SSSPTuning"):
+        wavefront.sssp(gg, 0, method="delta-stepping", tuning={"chain": 3})
 
 
 def test_parents_fall_back_to_the_pull_pass_without_a_record():
@@ -265,29 +281,30 @@ def test_parents_fall_back_to_the_pull_pass_without_a_record():
     trusted in part: every parent then comes from the pull pass."""
     import cupy
 
-    from wavefront.backends.cuda import sssp as cuda_sssp
+    from wavefront.backends.cuda.sssp_common import finish_search, prepare_search
     from wavefront.backends.cuda.sssp_steps import NO_RECORD
+    from wavefront.backends.cuda.sssp_tuning import SSSPTuning
     from wavefront.results import Trace
 
     g = random_graph(37, np.float32, True)
     gg = g.to("cuda")
     dist = cupy.asarray(oracle(g, 0))
-    ar, k, weights, in_weights, _ = cuda_sssp._prepare(gg, 0, None)
+    ar, k, _, in_weights, _ = prepare_search(gg, 0, None, SSSPTuning())
     record = cupy.full(g.n, NO_RECORD, dtype=np.uint64)
-    result = cuda_sssp._finish(gg, 0, dist, ar, k, weights, in_weights, Trace(), "test", record)
+    result = finish_search(gg, 0, dist, ar, k, in_weights, Trace(), "test", record)
     check_parents(g, 0, dist.get(), result.parents.get())
 
 
 def test_asynchronous_ring_wraps_and_overflows(monkeypatch):
     """A ring far smaller than the work: slots are reused many times over, and
     most pushes find it half full and go through the far pile instead."""
-    from wavefront.backends.cuda import sssp as cuda_sssp
+    from wavefront.backends.cuda import sssp_async
 
     g = random_graph(17, np.float64, False, n=400, m=6000)
     expected = oracle(g, 0)
     gg = g.to("cuda")
     for capacity in (64, 4096):
-        monkeypatch.setattr(cuda_sssp, "_ring_capacity", lambda n, c=capacity: c)
+        monkeypatch.setattr(sssp_async, "_ring_capacity", lambda n, c=capacity: c)
         for chain in (0, 3):
             dist, parents, r = run(gg, 0, "delta-stepping", asynchronous=True, chain=chain,
                                    delta=1e9)
@@ -299,25 +316,21 @@ def test_asynchronous_ring_wraps_and_overflows(monkeypatch):
                 assert relaxed > 2 * capacity  # the ring wrapped
 
 
-@pytest.mark.parametrize("local", [0, 1])
-def test_asynchronous_hand_over_to_idle_lanes(monkeypatch, local):
-    """Improved targets handed to idle lanes of the same warp (AS_LOCAL=1, the
-    default) or all sent through the ring (0), with chains cut short (1 hop)
-    or not: the same distances as Dijkstra, on a grid and a random graph."""
-    from wavefront.backends.cuda import sssp_steps
+@pytest.mark.parametrize("hand_over", [False, True])
+def test_asynchronous_hand_over_to_idle_lanes(hand_over):
+    """Improved targets handed to idle lanes of the same warp (the default) or
+    all sent through the ring, with chains cut short (1 hop) or not: the same
+    distances as Dijkstra, on a grid and a random graph."""
+    from wavefront.backends.cuda.sssp_tuning import SSSPTuning
     from wavefront.generators import grid
 
-    monkeypatch.setitem(sssp_steps.ASYNC_DEFINES, "AS_LOCAL", local)
-    sssp_steps._kernels.cache_clear()
-    try:
-        for g in (grid(60, 70, weights="integer", seed=3), random_graph(19, np.float32, True)):
-            gg = g.to("cuda")
-            for chain in (1, 1000):
-                dist, parents, _ = run(gg, 5, "delta-stepping", asynchronous=True, chain=chain)
-                np.testing.assert_array_equal(dist, oracle(g, 5), err_msg=f"chain {chain}")
-                check_parents(g, 5, dist, parents)
-    finally:
-        sssp_steps._kernels.cache_clear()  # the next test compiles the default kernels
+    tuning = SSSPTuning(async_hand_to_idle_lanes=hand_over)
+    for g in (grid(60, 70, weights="integer", seed=3), random_graph(19, np.float32, True)):
+        gg = g.to("cuda")
+        for chain in (1, 1000):
+            dist, parents, _ = run(gg, 5, "delta-stepping", asynchronous=True, chain=chain, tuning=tuning)
+            np.testing.assert_array_equal(dist, oracle(g, 5), err_msg=f"chain {chain}")
+            check_parents(g, 5, dist, parents)
 
 
 def test_asynchronous_workspace_is_reused_and_left_clean():

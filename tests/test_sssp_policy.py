@@ -1,5 +1,8 @@
-"""The adaptive SSSP mode-switch policy (seed 001 algorithm 4) on synthetic phase times."""
+"""The adaptive SSSP mode-switch policy (seed 001 algorithm 4) on synthetic phase
+times, and the CUDA SSSP's host-side choices that need no GPU: delta-stepping's
+defaults by graph shape, the bucket trace, and SSSPTuning's kernel defines."""
 import math
+import re
 
 import pytest
 
@@ -148,31 +151,39 @@ def test_size_class_and_cache():
 
 def test_delta_stepping_defaults_follow_graph_shape():
     """Road networks get wide buckets and chaining, skewed graphs the light/heavy split."""
-    from wavefront.backends.cuda.sssp import ROAD_TUNING, SKEWED_TUNING, tuning_for
+    from wavefront.backends.cuda.sssp_tuning import SSSPTuning
     from wavefront.generators import grid, kronecker
 
-    assert tuning_for(grid(30, 30)) is ROAD_TUNING
-    assert tuning_for(kronecker(10, seed=1)) is SKEWED_TUNING
-    assert SKEWED_TUNING.light_heavy and not ROAD_TUNING.light_heavy
-    assert ROAD_TUNING.asynchronous and not SKEWED_TUNING.asynchronous
+    tuning = SSSPTuning()
+    road, skewed = tuning.road, tuning.skewed
+    assert tuning.for_shape(grid(30, 30)) is road
+    assert tuning.for_shape(kronecker(10, seed=1)) is skewed
+    assert skewed.light_heavy and not road.light_heavy
+    assert road.asynchronous and not skewed.asynchronous
+    everything_skewed = SSSPTuning(skewed_mean_degree=0)
+    assert everything_skewed.for_shape(grid(30, 30)) is everything_skewed.skewed
 
 
 def test_asynchronous_delta_narrows_with_graph_size():
     """Small road graphs get the widest buckets, large ones the narrowest, 1/n between."""
-    from wavefront.backends.cuda.sssp import (ASYNC_WIDEST_SCALE, ASYNC_WIDEST_UP_TO, ROAD_TUNING,
-                                              SKEWED_TUNING, delta_scale, default_delta)
+    from wavefront.backends.cuda.sssp_delta import default_delta, delta_scale
+    from wavefront.backends.cuda.sssp_tuning import SSSPTuning
     from wavefront.generators import grid, kronecker
 
+    tuning = SSSPTuning()
+    widest, up_to = tuning.async_widest_scale, tuning.async_widest_up_to
     small, mid, large = grid(100, 100), grid(400, 400, weights="integer"), grid(1500, 1500)
-    assert delta_scale(small) == ASYNC_WIDEST_SCALE
-    assert delta_scale(mid) == pytest.approx(ASYNC_WIDEST_SCALE * ASYNC_WIDEST_UP_TO / mid.n)
-    assert delta_scale(large) == ROAD_TUNING.delta_scale
-    assert delta_scale(small) > delta_scale(mid) > delta_scale(large)
+    assert delta_scale(small, tuning) == widest
+    assert delta_scale(mid, tuning) == pytest.approx(widest * up_to / mid.n)
+    assert delta_scale(large, tuning) == tuning.road.delta_scale
+    assert delta_scale(small, tuning) > delta_scale(mid, tuning) > delta_scale(large, tuning)
     k = kronecker(10, seed=1)
-    assert delta_scale(k) == SKEWED_TUNING.delta_scale
+    assert delta_scale(k, tuning) == tuning.skewed.delta_scale
     mean_degree = mid.m / mid.n
-    assert default_delta(mid) == pytest.approx(delta_scale(mid) * float(mid.weights.mean()) * 32
-                                               / mean_degree)
+    assert default_delta(mid, tuning) == pytest.approx(delta_scale(mid, tuning) * float(mid.weights.mean()) * 32
+                                                       / mean_degree)
+    narrower = SSSPTuning(async_widest_scale=4.0)
+    assert default_delta(small, narrower) == pytest.approx(default_delta(small, tuning) / 4)
 
 
 def test_bucket_trace_sums_each_bucket():
@@ -182,7 +193,8 @@ def test_bucket_trace_sums_each_bucket():
     count, and a note when the kernel wrote more rows than the trace holds."""
     import numpy as np
 
-    from wavefront.backends.cuda.sssp import TRACE_CAPACITY, _bucket_trace
+    from wavefront.backends.cuda.sssp_common import TRACE_CAPACITY
+    from wavefront.backends.cuda.sssp_common import bucket_trace as _bucket_trace
 
     rows = np.array([
         [0, 5, 0, 1_000],    # bucket 0: two near iterations and a heavy step
@@ -206,3 +218,96 @@ def test_bucket_trace_sums_each_bucket():
     assert trace[1].reason.startswith("bucket 1 (delta 2): asynchronous")
     assert trace[-1].reason.endswith(f"trace truncated after {TRACE_CAPACITY} of {TRACE_CAPACITY + 7} iterations")
     assert len(_bucket_trace(rows[:1], 0, 1.0)) == 0
+
+
+# -- SSSPTuning: the kernels' tuning #defines ------------------------------------------
+SSSP_KERNEL_FILES = ["sssp_harish.cu", "sssp_near_far.cu", "sssp_async.cu", "sssp_parents.cu"]
+# Chosen per build, not tuned: the id width, the arithmetic, and whether near_far records parents.
+BUILD_SELECTIONS = {"WF_INDEX64", "SSSP_WEIGHT", "SSSP_RECORDS_PARENTS"}
+
+
+def _kernel_defaults(filename: str) -> dict[str, str]:
+    """Each ``#ifndef NAME`` / ``#define NAME value`` default of an SSSP kernel
+    file and the SSSP header it includes, as written."""
+    import re
+
+    from wavefront.backends.cuda.compile import KERNEL_DIR
+
+    text = (KERNEL_DIR / "sssp_common.cuh").read_text() + (KERNEL_DIR / filename).read_text()
+    pairs = re.findall(r"#ifndef (\w+)\n#define (\w+) ([^\n/]+)", text)
+    assert pairs and all(a == b for a, b, _ in pairs)
+    return {name: value.strip() for name, _, value in pairs}
+
+
+@pytest.mark.parametrize("filename", SSSP_KERNEL_FILES)
+def test_default_tuning_renders_the_kernels_own_defaults(filename):
+    """SSSPTuning() gives each kernel file exactly the values its #ifndef
+    defaults hold, so the default tuning builds the kernels that were measured."""
+    from wavefront.backends.cuda.sssp_tuning import SSSPTuning
+
+    defaults = _kernel_defaults(filename)
+    rendered = SSSPTuning().defines(filename)
+    assert rendered
+    assert {name: str(value) for name, value in rendered.items()} == {name: defaults[name] for name in rendered}
+
+
+def test_every_kernel_choice_is_abi_build_or_tuning():
+    """No #ifndef default of an SSSP kernel file is out of reach: each is an ABI
+    constant (abi.py), a per-build selection or a tuning field of that file
+    (of some SSSP file, for sssp_common.cuh's own)."""
+    from wavefront.backends.cuda import abi
+    from wavefront.backends.cuda.compile import KERNEL_DIR
+    from wavefront.backends.cuda.sssp_tuning import SSSPTuning
+
+    def reachable(filename):
+        return set(abi.defines(filename)) | BUILD_SELECTIONS | set(SSSPTuning().defines(filename))
+
+    def choices(path):
+        return set(re.findall(r"#ifndef (\w+)\n#define \1\b", path.read_text()))
+
+    for filename in SSSP_KERNEL_FILES:
+        assert choices(KERNEL_DIR / filename) <= reachable(filename), filename
+    assert choices(KERNEL_DIR / "sssp_common.cuh") <= set().union(*map(reachable, SSSP_KERNEL_FILES))
+
+
+def test_tuning_keys_caches_and_checks_its_values():
+    """Frozen and hashable (it keys the kernel cache); bad values fail at once."""
+    from wavefront.backends.cuda.sssp_steps import kernel_defines
+    from wavefront.backends.cuda.sssp_tuning import SSSPTuning, tuning_or_default
+
+    assert hash(SSSPTuning()) == hash(SSSPTuning()) and SSSPTuning() == SSSPTuning()
+    assert SSSPTuning(async_stats=True) != SSSPTuning()
+    assert SSSPTuning(async_stats=True).defines("sssp_async.cu")["AS_STATS"] == 1
+    assert SSSPTuning(pull_percent=0).defines("sssp_near_far.cu")["NF_PULL_PERCENT"] == 0
+    assert SSSPTuning().defines("bfs_vertex.cu") == {}
+    with pytest.raises(Exception):
+        SSSPTuning().harish_arcs = 8
+    for bad in ({"phases_in_flight": 3}, {"async_far_buffer": 100}, {"async_far_buffer": 64},
+                {"near_far_stats": 3}, {"harish_stage": 0}, {"pull_percent": -1}):
+        with pytest.raises(ValueError):
+            SSSPTuning(**bad)
+    with pytest.raises(TypeError):
+        tuning_or_default({"chain": 3})
+    assert tuning_or_default(None) == SSSPTuning()
+    # near_far records parents only for float32 weights and 32-bit ids, unless the tuning says not to.
+    assert kernel_defines("sssp_near_far.cu", False, 0, SSSPTuning())["SSSP_RECORDS_PARENTS"] == 1
+    assert kernel_defines("sssp_near_far.cu", True, 0, SSSPTuning())["SSSP_RECORDS_PARENTS"] == 0
+    assert kernel_defines("sssp_near_far.cu", False, 1, SSSPTuning())["SSSP_RECORDS_PARENTS"] == 0
+    assert kernel_defines("sssp_near_far.cu", False, 0, SSSPTuning(record_parents=False))["SSSP_RECORDS_PARENTS"] == 0
+    assert "SSSP_RECORDS_PARENTS" not in kernel_defines("sssp_async.cu", False, 0, SSSPTuning())
+
+
+@pytest.mark.parametrize("args_type, filename, kernel", [
+    ("NearFarArgs", "sssp_near_far.cu", "near_far"), ("AsyncDeltaArgs", "sssp_async.cu", "async_delta")])
+def test_launch_arguments_are_the_kernels_parameters_in_order(args_type, filename, kernel):
+    """The named launch arguments of the persistent kernels list the kernel's
+    parameters, in order (the launcher passes them as they are)."""
+    from wavefront.backends.cuda import sssp_steps
+    from wavefront.backends.cuda.compile import KERNEL_DIR
+
+    source = re.sub(r"//[^\n]*", "", (KERNEL_DIR / filename).read_text())
+    signature = re.search(rf"__global__ void[^(]*\([^)]*\)\s*{kernel}\(([^)]*)\)", source)
+    parameters = [re.findall(r"\w+", p)[-1] for p in signature.group(1).split(",")]
+    renamed = {"queue": "q"}  # a clearer name on the host for the ring counters
+    fields = [renamed.get(f, f) for f in getattr(sssp_steps, args_type)._fields]
+    assert fields == parameters

@@ -147,7 +147,7 @@ def pick_thresholds(switching, frontier_total: float, all_total: float,
     method, kept unless another is faster by more than ``margin``: timing
     noise must not pick a slower policy for good). The fitted line model can
     put the switch where switching costs more than it saves (on an H200 the
-    two modes' phase costs differ by a few µs: docs/notes-cuda-sssp.md); a
+    two modes' phase costs differ by a few µs: docs/decisions/cuda-sssp.md); a
     measured search decides."""
     options = [(frontier_total, FRONTIER_ONLY)]
     if switching_total is not None:

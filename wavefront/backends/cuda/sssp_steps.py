@@ -1,50 +1,52 @@
 """Launchers for the SSSP kernels (kernels/sssp_*.cu): one method per kernel.
 
-The kernels are compiled per (vertex-id width, weight type) through the
-compile-once cache; ``SSSPKernels.for_graph`` returns the set for a graph.
-Scalars are passed as NumPy scalars of the exact C type.
+The kernels are compiled per (vertex-id width, weight type, tuning, device)
+through the compile-once cache; ``SSSPKernels.for_graph`` returns the set for
+a graph and an :class:`~.sssp_tuning.SSSPTuning`. Scalars are passed as NumPy
+scalars of the exact C type. The two persistent kernels take their many
+arguments as named tuples (:class:`NearFarArgs`, :class:`AsyncDeltaArgs`)
+whose fields are the kernel's parameters in order.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import NamedTuple
 
 import numpy as np
 
+from .abi import (
+    ASYNC_BLOCK,
+    ASYNC_CTL_WORDS,
+    ASYNC_MAX_BLOCKS_PER_SM,
+    NEAR_FAR_BLOCK,
+    NEAR_FAR_MAX_BLOCKS_PER_SM,
+    PARENT_BLOCK,
+    SSSP_BLOCK,
+    SSSP_INT_INFINITY,
+    SSSP_WEIGHT_FLOAT32,
+    SSSP_WEIGHT_FLOAT64,
+    SSSP_WEIGHT_INT32,
+    SSSP_WEIGHT_INT64,
+    SSSP_WEIGHT_NONE,
+)
 from .compile import module
+from .sssp_tuning import SSSPTuning
 
-BLOCK = 256
-NEAR_FAR_BLOCK = 512  # matches NF_BLOCK's default and its __launch_bounds__(512, 2)
-NEAR_FAR_MAX_BLOCKS_PER_SM = 2  # what __launch_bounds__(NF_BLOCK, 2) keeps resident
-NEAR_FAR_CHUNK = NEAR_FAR_BLOCK * 4  # NF_CHUNK = NF_BLOCK * NF_ARCS
-ASYNC_BLOCK = 64  # AS_BLOCK of sssp_async.cu
-ASYNC_DEFINES: dict = {}  # tuning #defines for sssp_async.cu (sweeps)
-NEAR_FAR_DEFINES: dict = {}  # the same for sssp_near_far.cu and the parent record
-HARISH_DEFINES: dict = {}  # the same for sssp_harish.cu
-ASYNC_MAX_BLOCKS_PER_SM = 4  # its __launch_bounds__(AS_BLOCK, 4)
-ASYNC_QUEUE_WORDS = 64  # Q_WORDS: ring counters (uint64)
-ASYNC_QUEUE_RELAXED = 48  # Q_RELAXED
-PARENT_BLOCK = 256
-PARENT_CHUNK = 2048  # sssp_parents.cu
-TRACE_WIDTH = 4
-# near_far records (distance, parent) words for float32 weights and 32-bit ids
-# (SSSP_RECORDS_PARENTS in sssp_common.cuh); False: the parent pass pulls over
-# in-arcs instead (for A/B runs: set it, then _kernels.cache_clear()).
-RECORD_PARENTS = True
-NO_RECORD = np.iinfo(np.uint64).max  # a word no relaxation wrote
-CTL_WORDS = 16
-CTL_ITERATIONS = 11
-NEAR_FAR_CTL_WORDS = 48  # near_far's control words: CTL_WORDS x 32 bits, then 16 64-bit counters
+NO_RECORD = np.iinfo(np.uint64).max  # a parent-record word no relaxation wrote
+NULL = np.uint64(0)  # a pointer argument the kernel does not read
+# Pinned uint32 words for small read-backs: a control block's 32-bit words, or
+# the counters of seed 001's phases in flight (4 words a phase).
+HOST_WORDS = ASYNC_CTL_WORDS
 
-# SSSP_WEIGHT codes of sssp_common.cuh: weight dtype -> (code, distance dtype).
+# weight dtype -> (SSSP_WEIGHT code, distance dtype)
 _WEIGHT_KINDS = {
-    np.dtype(np.float32): (0, np.float32),
-    np.dtype(np.float64): (1, np.float64),
-    np.dtype(np.int32): (2, np.int64),
-    np.dtype(np.int64): (3, np.int64),
-    None: (4, np.int64),
+    np.dtype(np.float32): (SSSP_WEIGHT_FLOAT32, np.float32),
+    np.dtype(np.float64): (SSSP_WEIGHT_FLOAT64, np.float64),
+    np.dtype(np.int32): (SSSP_WEIGHT_INT32, np.int64),
+    np.dtype(np.int64): (SSSP_WEIGHT_INT64, np.int64),
+    None: (SSSP_WEIGHT_NONE, np.int64),
 }
-INT_INFINITY = np.iinfo(np.int64).max
 
 
 @dataclass(frozen=True)
@@ -57,7 +59,7 @@ class Arithmetic:
     @property
     def infinity(self):
         if self.dist_dtype == np.int64:
-            return np.int64(INT_INFINITY)
+            return np.int64(SSSP_INT_INFINITY)
         return self.dist_dtype(np.inf)
 
     @property
@@ -74,7 +76,93 @@ def arithmetic(graph) -> Arithmetic:
     return Arithmetic(code, dist)
 
 
-def _grid(count: int, block: int = BLOCK) -> tuple:
+def records_parents(index64: bool, weight_code: int, tuning: SSSPTuning) -> bool:
+    """Whether near_far records parents: the record packs a float32 distance
+    and a 32-bit id into one 64-bit word."""
+    return tuning.record_parents and weight_code == SSSP_WEIGHT_FLOAT32 and not index64
+
+
+def kernel_defines(filename: str, index64: bool, weight_code: int, tuning: SSSPTuning) -> dict:
+    """The ``#define``s ``kernels/<filename>`` is built with, besides the ABI's."""
+    defines = {"WF_INDEX64": int(index64), "SSSP_WEIGHT": weight_code, **tuning.defines(filename)}
+    if filename == "sssp_near_far.cu":
+        defines["SSSP_RECORDS_PARENTS"] = int(records_parents(index64, weight_code, tuning))
+    return defines
+
+
+class NearFarArgs(NamedTuple):
+    """``near_far``'s parameters, in order. Pairs (near0/near1, ...) are the
+    double-buffered queues; ``ctl``: NEAR_FAR_CTL_WORDS zeros but the first
+    near queue's length. Optional groups default to null: ``light_end``,
+    ``settled``, ``settled_stamp`` with the light/heavy split (``indices`` and
+    ``weights`` ordered by ``split_light_heavy``); ``record``, the
+    (distance, parent) words, all ones, when the kernels record parents;
+    ``n`` .. ``arc_count``, the in-arcs, for heavy steps in pull form."""
+
+    indptr: object
+    indices: object
+    weights: object
+    dist: object
+    near0: object
+    near1: object
+    far0: object
+    far1: object
+    chunk_vertex0: object
+    chunk_vertex1: object
+    chunk_begin0: object
+    chunk_begin1: object
+    near_stamp: object
+    far_stamp: object
+    far_min: object  # 3 slots, by split % 3
+    ctl: object
+    # the bucket width and the cutoff, NumPy scalars of the distance type
+    delta: object
+    cutoff: object
+    chain: int
+    trace: object
+    trace_capacity: int
+    # the light/heavy split
+    light_end: object = NULL
+    settled: object = NULL
+    settled_stamp: object = NULL
+    record: object = NULL
+    # heavy steps in pull form
+    n: int = 0
+    in_indptr: object = NULL
+    in_indices: object = NULL
+    in_weights: object = NULL
+    arc_count: int = 0
+
+
+class AsyncDeltaArgs(NamedTuple):
+    """``async_delta``'s parameters, in order. The ring is (``ring_ids``,
+    ``ring_dists``), free slots all ones, ``ring_mask + 1`` slots (a power of
+    two); ``queue``: the ring counters; ``relaxed_at``: one distance per
+    vertex, all ones (none yet)."""
+
+    indptr: object
+    indices: object
+    weights: object
+    dist: object
+    source: int
+    ring_ids: object
+    ring_dists: object
+    ring_mask: int
+    queue: object
+    far0: object
+    far1: object
+    far_stamp: object
+    far_min: object  # 3 slots, by split % 3, in the control buffer
+    ctl: object
+    delta: object
+    cutoff: object
+    chain: int
+    trace: object
+    trace_capacity: int
+    relaxed_at: object
+
+
+def _grid(count: int, block: int = SSSP_BLOCK) -> tuple:
     return (max(1, -(-int(count) // block)),)
 
 
@@ -89,20 +177,19 @@ def check_blocks_per_sm(blocks_per_sm, asynchronous: bool) -> None:
 
 
 class SSSPKernels:
-    """The compiled SSSP kernels for one (index width, weight type, device)."""
+    """The compiled SSSP kernels for one (index width, weight type, tuning, device)."""
 
-    def __init__(self, index64: bool, weight_code: int, device_id: int):
+    def __init__(self, index64: bool, weight_code: int, device_id: int, tuning: SSSPTuning):
         import cupy
 
-        defines = {"WF_INDEX64": int(index64), "SSSP_WEIGHT": weight_code}
-        harish = module("sssp_harish.cu", {**defines, **HARISH_DEFINES})
-        self.records_parents = RECORD_PARENTS and weight_code == 0 and not index64
-        near_far = module("sssp_near_far.cu", {**defines, **NEAR_FAR_DEFINES,
-                                               "SSSP_RECORDS_PARENTS": int(self.records_parents)})
-        parents = module("sssp_parents.cu", defines)
-        self.async_block = ASYNC_BLOCK
-        self.async_delta_k = module("sssp_async.cu", {**defines, **ASYNC_DEFINES, "AS_BLOCK": ASYNC_BLOCK}
-                                    ).get_function("async_delta")
+        def build(filename):
+            return module(filename, kernel_defines(filename, index64, weight_code, tuning))
+
+        harish = build("sssp_harish.cu")
+        near_far = build("sssp_near_far.cu")
+        parents = build("sssp_parents.cu")
+        self.records_parents = records_parents(index64, weight_code, tuning)
+        self.async_delta_k = build("sssp_async.cu").get_function("async_delta")
         self.relax_all_k = harish.get_function("relax_all")
         self.update_all_k = harish.get_function("update_all")
         self.select_relax_k = harish.get_function("select_relax")
@@ -119,17 +206,17 @@ class SSSPKernels:
         self.sm_count = int(attrs["MultiProcessorCount"])
         self.index_dtype = np.int64 if index64 else np.int32
         # Small device->host copies land in pinned memory (one per phase).
-        self.host_words = cupy.cuda.alloc_pinned_memory(CTL_WORDS * 4)
-        self.host_view = np.frombuffer(self.host_words, dtype=np.uint32, count=CTL_WORDS)
+        self.host_words = cupy.cuda.alloc_pinned_memory(HOST_WORDS * 4)
+        self.host_view = np.frombuffer(self.host_words, dtype=np.uint32, count=HOST_WORDS)
 
     @classmethod
-    def for_graph(cls, graph, weight_code: int | None = None) -> "SSSPKernels":
+    def for_graph(cls, graph, tuning: SSSPTuning, weight_code: int | None = None) -> "SSSPKernels":
         """The kernels for the graph's index width and weights (or ``weight_code``'s)."""
         import cupy
 
         index64 = graph.indices.dtype == np.int64
         code = arithmetic(graph).weight_code if weight_code is None else weight_code
-        return _kernels(bool(index64), code, cupy.cuda.Device().id)
+        return _kernels(bool(index64), code, cupy.cuda.Device().id, tuning)
 
     # -- host <-> device -------------------------------------------------------
     def read_words(self, words, count: int) -> np.ndarray:
@@ -155,77 +242,54 @@ class SSSPKernels:
 
     # -- seed 001, algorithms 2, 3, 5, 6 and SWITCH ---------------------------
     def relax_all(self, g, weights, mask, cost, updating, cutoff, updated_count):
-        self.relax_all_k(_grid(g.n), (BLOCK,), (
+        self.relax_all_k(_grid(g.n), (SSSP_BLOCK,), (
             np.int64(g.n), g.indptr, g.indices, weights, mask, cost, updating, cutoff, updated_count))
 
     def update_all(self, n, mask, cost, updating, updated_count):
-        self.update_all_k(_grid(n), (BLOCK,), (np.int64(n), mask, cost, updating, updated_count))
+        self.update_all_k(_grid(n), (SSSP_BLOCK,), (np.int64(n), mask, cost, updating, updated_count))
 
     def select_relax(self, g, weights, frontier_len, frontier_count, frontier, mask, cost,
                      updating, next_frontier, next_count, cutoff):
         # frontier_len None: the length is known only on the device (a captured
         # phase); a fixed grid strides over it.
         grid = (self.sm_count * 8,) if frontier_len is None else _grid(min(frontier_len, 1 << 26))
-        self.select_relax_k(grid, (BLOCK,), (
+        self.select_relax_k(grid, (SSSP_BLOCK,), (
             frontier_count, frontier, g.indptr, g.indices, weights, mask, cost, updating,
             next_frontier, next_count, cutoff))
 
     def select_update(self, updated_count, updated, mask, cost, updating, read_count):
         # The list's length is known only on the device: a grid-stride launch.
-        self.select_update_k((self.sm_count * 2,), (BLOCK,), (
+        self.select_update_k((self.sm_count * 2,), (SSSP_BLOCK,), (
             updated_count, updated, mask, cost, updating, read_count))
 
     def switch_to_frontier(self, n, mask, frontier, frontier_count):
-        self.switch_k(_grid(n), (BLOCK,), (np.int64(n), mask, frontier, frontier_count))
+        self.switch_k(_grid(n), (SSSP_BLOCK,), (np.int64(n), mask, frontier, frontier_count))
 
     # -- delta-stepping -------------------------------------------------------
-    def near_far(self, indptr, indices, weights, dist, near, far, chunk_vertex, chunk_begin,
-                 near_stamp, far_stamp, far_min, ctl, delta, cutoff, chain: int, trace,
-                 trace_capacity: int, blocks_per_sm: int, light_heavy=None, record=None,
-                 in_arcs=None):
-        """``light_heavy``: None, or (light_end, settled list, settled stamps) with
-        ``indices``/``weights`` ordered by :meth:`split_light_heavy`. ``record``:
-        the (distance, parent) words, all ones, when :attr:`records_parents`.
-        ``in_arcs``: (n, in_indptr, in_indices, in_weights) for heavy steps in
-        pull form (with ``light_heavy`` only), or None. ``ctl``: NEAR_FAR_CTL_WORDS zeros
-        but the first (the near queue's length)."""
-        if self.records_parents != (record is not None):
+    def near_far(self, args: NearFarArgs, blocks_per_sm: int) -> None:
+        """Bulk-synchronous delta-stepping (kernels/sssp_near_far.cu) on
+        ``blocks_per_sm`` blocks per SM."""
+        if self.records_parents != _is_array(args.record):
             raise ValueError("near_far needs a parent record exactly when records_parents is set")
         # A persistent kernel: every block must be resident at once (its grid
         # barrier would wait forever for a block that never started).
         check_blocks_per_sm(blocks_per_sm, asynchronous=False)
-        self.near_far_k((self.sm_count * blocks_per_sm,), (NEAR_FAR_BLOCK,), (
-            indptr, indices, weights, dist, near[0], near[1], far[0], far[1],
-            chunk_vertex[0], chunk_vertex[1], chunk_begin[0], chunk_begin[1],
-            near_stamp, far_stamp, far_min, ctl, delta, cutoff, np.int32(chain),
-            trace, np.int32(trace_capacity), *(light_heavy or (np.uint64(0),) * 3),
-            np.uint64(0) if record is None else record, *self._pull_arguments(in_arcs)))
+        self.near_far_k((self.sm_count * blocks_per_sm,), (NEAR_FAR_BLOCK,), tuple(args._replace(
+            chain=np.int32(args.chain), trace_capacity=np.int32(args.trace_capacity),
+            n=np.int64(args.n), arc_count=np.int64(args.arc_count))))
 
-    @staticmethod
-    def _pull_arguments(in_arcs) -> tuple:
-        if in_arcs is None:
-            return (np.int64(0), np.uint64(0), np.uint64(0), np.uint64(0), np.int64(0))
-        n, in_indptr, in_indices, in_weights = in_arcs
-        return (np.int64(n), in_indptr, in_indices, in_weights, np.int64(in_indices.size))
-
-    def async_delta(self, indptr, indices, weights, dist, source, ring, queue, far,
-                    far_stamp, far_min, ctl, delta, cutoff, chain: int, trace,
-                    trace_capacity: int, blocks_per_sm: int, relaxed_at):
-        """Asynchronous buckets (kernels/sssp_async.cu); ``ring`` = (vertex ids,
-        distances), free slots all ones, their length a power of two;
-        ``relaxed_at``: one distance per vertex, all ones (no distance)."""
+    def async_delta(self, args: AsyncDeltaArgs, blocks_per_sm: int) -> None:
+        """Asynchronous buckets (kernels/sssp_async.cu) on ``blocks_per_sm`` blocks per SM."""
         check_blocks_per_sm(blocks_per_sm, asynchronous=True)
-        self.async_delta_k((self.sm_count * blocks_per_sm,), (self.async_block,), (
-            indptr, indices, weights, dist, self.index_dtype(source), ring[0], ring[1],
-            np.uint64(ring[0].size - 1), queue,
-            far[0], far[1], far_stamp, far_min, ctl, delta, cutoff, np.int32(chain), trace,
-            np.int32(trace_capacity), relaxed_at))
+        self.async_delta_k((self.sm_count * blocks_per_sm,), (ASYNC_BLOCK,), tuple(args._replace(
+            source=self.index_dtype(args.source), ring_mask=np.uint64(args.ring_mask),
+            chain=np.int32(args.chain), trace_capacity=np.int32(args.trace_capacity))))
 
     def split_light_heavy(self, g, weights, delta, out_indices, out_weights, light_end):
         """Each out-list light arcs (w < delta) first into out_*; light_end[v]: v's first heavy arc."""
-        warps_per_block = BLOCK // 32
+        warps_per_block = SSSP_BLOCK // 32
         self.split_light_heavy_k((max(1, min(-(-g.n // warps_per_block), self.sm_count * 64)),),
-                                 (BLOCK,), (np.int64(g.n), g.indptr, g.indices, weights, delta,
+                                 (SSSP_BLOCK,), (np.int64(g.n), g.indptr, g.indices, weights, delta,
                                             out_indices, out_weights, light_end))
 
     # -- predecessors ---------------------------------------------------------
@@ -247,14 +311,19 @@ class SSSPKernels:
             np.int64(n), np.int64(source), record, dist, parent, missing))
 
     def count_unsettled(self, n, parent, settled_round, unsettled):
-        self.count_unsettled_k(_grid(n), (BLOCK,), (np.int64(n), parent, settled_round, unsettled))
+        self.count_unsettled_k(_grid(n, PARENT_BLOCK), (PARENT_BLOCK,), (
+            np.int64(n), parent, settled_round, unsettled))
 
     def plateau_round(self, g, in_weights, dist, parent, settled_round, round_: int, settled):
-        self.plateau_round_k(_grid(g.n), (BLOCK,), (
+        self.plateau_round_k(_grid(g.n, PARENT_BLOCK), (PARENT_BLOCK,), (
             np.int64(g.n), g.in_indptr, g.in_indices, in_weights, dist, parent,
             settled_round, np.int32(round_), settled))
 
 
+def _is_array(pointer) -> bool:
+    return not isinstance(pointer, (int, np.integer))
+
+
 @lru_cache(maxsize=None)
-def _kernels(index64: bool, weight_code: int, device_id: int) -> SSSPKernels:
-    return SSSPKernels(index64, weight_code, device_id)
+def _kernels(index64: bool, weight_code: int, device_id: int, tuning: SSSPTuning) -> SSSPKernels:
+    return SSSPKernels(index64, weight_code, device_id, tuning)

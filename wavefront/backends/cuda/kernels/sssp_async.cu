@@ -6,7 +6,7 @@
 // distance drops instead of at the next grid-wide iteration. Road networks
 // need hundreds to thousands of bulk-synchronous iterations (one per hop of
 // the shortest-path tree within a bucket), each a grid barrier plus a chain
-// of dependent memory round trips (~12 µs on an H200: docs/notes-cuda-sssp.md);
+// of dependent memory round trips (~12 µs on an H200: docs/decisions/cuda-sssp.md);
 // here a hop costs only its own round trips.
 //
 // Buckets are near-far's (Davidson et al. 2014, as in sssp_near_far.cu):
@@ -47,14 +47,19 @@
 // improved neighbours go to lanes of the same warp that kept none (AS_LOCAL),
 // and only what is left to the ring. (Loading
 // the kept target's arc range together with its atomicMin, to save a round
-// trip per hop, measured no faster: docs/notes-cuda-sssp.md, round 3.)
+// trip per hop, measured no faster: docs/decisions/cuda-sssp.md.)
 #include "persistent.cuh"
 #include "sssp_common.cuh"
 
 #ifndef AS_BLOCK
 #define AS_BLOCK 64
 #endif
-// 0: splits return every far vertex below the threshold (for comparison).
+// Blocks per SM the persistent grid may use (all must be resident at once).
+#ifndef AS_MIN_BLOCKS
+#define AS_MIN_BLOCKS 4
+#endif
+// 1: splits skip far vertices already relaxed at their distance (relaxed_at);
+// 0: they return every far vertex below the threshold (for comparison).
 #ifndef AS_DROP_STALE
 #define AS_DROP_STALE 1
 #endif
@@ -86,6 +91,8 @@
 #ifndef AS_FAR_BUFFER
 #define AS_FAR_BUFFER 256
 #endif
+static_assert(AS_FAR_BUFFER >= 32 * AS_ARCS && AS_FAR_BUFFER % 32 == 0,
+              "AS_FAR_BUFFER must hold a round's candidates in whole warp rows");
 #ifndef AS_SCOUT_BACKOFF
 #define AS_SCOUT_BACKOFF 64u
 #endif
@@ -104,17 +111,25 @@
 // Control words (unsigned int), as in sssp_near_far.cu where shared.
 #define CTL_FAR 6          // 3 slots: far-pile length, by split % 3
 #define CTL_ARRIVED 9      // grid barrier: arrivals so far
+#ifndef CTL_ITERATIONS
 #define CTL_ITERATIONS 11  // trace rows written (phases), at the end
+#endif
+#ifndef CTL_WORDS
 #define CTL_WORDS 16
+#endif
 // Ring counters (unsigned long long), each on its own 128-byte line.
 #define Q_HEAD 0
 #define Q_TAIL 16
 #define Q_PENDING 32  // signed, in two's complement
+#ifndef Q_RELAXED
 #define Q_RELAXED 48  // vertices whose arcs were relaxed (statistics)
+#endif
+#ifndef Q_WORDS
 #define Q_WORDS 64
+#endif
 
-// Trace rows (write_trace_row): kind 5 asynchronous bucket (vertices relaxed
-// in it), 1 split (far-pile length), 2 end.
+// Trace rows (write_trace_row; kinds SSSP_TRACE_* of sssp_common.cuh): an
+// asynchronous bucket, a split, and the end.
 
 template <typename T>
 __device__ __forceinline__ T load_volatile(const T* p) {
@@ -127,18 +142,18 @@ __device__ __forceinline__ void store_volatile(T* p, T v) {
 
 // A free slot's distance field: all bits set (NaN, or -1 for integers; never a distance).
 __device__ __forceinline__ dist_t free_dist() {
-#if SSSP_WEIGHT == 0
+#if SSSP_WEIGHT == SSSP_WEIGHT_FLOAT32
     return __uint_as_float(0xffffffffu);
-#elif SSSP_WEIGHT == 1
+#elif SSSP_WEIGHT == SSSP_WEIGHT_FLOAT64
     return __longlong_as_double(-1LL);
 #else
     return -1;
 #endif
 }
 __device__ __forceinline__ bool is_free_dist(dist_t d) {
-#if SSSP_WEIGHT == 0
+#if SSSP_WEIGHT == SSSP_WEIGHT_FLOAT32
     return __float_as_uint(d) == 0xffffffffu;
-#elif SSSP_WEIGHT == 1
+#elif SSSP_WEIGHT == SSSP_WEIGHT_FLOAT64
     return __double_as_longlong(d) == -1LL;
 #else
     return d == -1;
@@ -265,10 +280,6 @@ struct FarBuffer {
     template <int K>
     __device__ __forceinline__ void add(const FarPile& pile, const vid_t* values, const dist_t* d,
                                         const bool* want) {
-        if (AS_FAR_BUFFER == 0) {  // unbuffered (for comparison)
-            pile.add<K>(values, d, want);
-            return;
-        }
         unsigned int total;
         const unsigned int rank = warp_rank_many<K>(want, &total);
         if (total == 0) return;
@@ -286,7 +297,7 @@ struct FarBuffer {
     }
 
     __device__ __forceinline__ void flush(const FarPile& pile) {
-        constexpr int per_lane = AS_FAR_BUFFER > 0 ? AS_FAR_BUFFER / 32 : 1;
+        constexpr int per_lane = AS_FAR_BUFFER / 32;
         const unsigned int lane = lane_id();
         if (count == 0) return;  // warp-uniform
         __syncwarp();
@@ -311,14 +322,14 @@ struct FarBuffer {
     }
 };
 
-extern "C" __global__ void __launch_bounds__(AS_BLOCK, 4)
+extern "C" __global__ void __launch_bounds__(AS_BLOCK, AS_MIN_BLOCKS)
 async_delta(const eid_t* __restrict__ indptr, const vid_t* __restrict__ indices,
             const weight_t* __restrict__ weights, dist_t* dist, vid_t source, vid_t* ring_ids,
             dist_t* ring_dists, unsigned long long ring_mask, unsigned long long* q, vid_t* far0,
             vid_t* far1, int* far_stamp, dist_t* far_min, unsigned int* ctl, dist_t delta,
             dist_t cutoff, int chain, long long* trace, int trace_capacity, dist_t* relaxed_at) {
     const WorkRing work{ring_ids, ring_dists, ring_mask, q};
-    __shared__ vid_t far_slots[AS_BLOCK / 32][AS_FAR_BUFFER > 0 ? AS_FAR_BUFFER : 32];
+    __shared__ vid_t far_slots[AS_BLOCK / 32][AS_FAR_BUFFER];
     __shared__ vid_t handed_ids[AS_BLOCK / 32][32];  // AS_LOCAL: targets for idle lanes
     __shared__ dist_t handed_dists[AS_BLOCK / 32][32];
     const long long tid = (long long)blockIdx.x * blockDim.x + threadIdx.x;
@@ -344,7 +355,7 @@ async_delta(const eid_t* __restrict__ indptr, const vid_t* __restrict__ indices,
         // -- a bucket, asynchronously -----------------------------------------
         if (tid == 0) {
             relaxed_before = __ldcg(q + Q_RELAXED);
-            write_trace_row(trace, row, trace_capacity, 5, 0, split);
+            write_trace_row(trace, row, trace_capacity, SSSP_TRACE_ASYNC, 0, split);
         }
         const FarPile far{(split & 1) ? far1 : far0, ctl + CTL_FAR + split % 3, far_stamp,
                           split + 1, far_min + split % 3};
@@ -568,7 +579,7 @@ async_delta(const eid_t* __restrict__ indptr, const vid_t* __restrict__ indices,
         const unsigned int far_count = __ldcg(ctl + CTL_FAR + split % 3);
         if (far_count == 0) break;
         threshold = next_threshold(threshold, delta, __ldcg(far_min + split % 3));
-        if (tid == 0) write_trace_row(trace, row, trace_capacity, 1, far_count, split);
+        if (tid == 0) write_trace_row(trace, row, trace_capacity, SSSP_TRACE_SPLIT, far_count, split);
         ++row;
         const vid_t* far_in = (split & 1) ? far1 : far0;
         const FarPile keep{(split & 1) ? far0 : far1, ctl + CTL_FAR + (split + 1) % 3, far_stamp,
@@ -597,6 +608,6 @@ async_delta(const eid_t* __restrict__ indptr, const vid_t* __restrict__ indices,
     }
     if (tid == 0) {
         ctl[CTL_ITERATIONS] = row;
-        write_trace_row(trace, row, trace_capacity, 2, 0, split);
+        write_trace_row(trace, row, trace_capacity, SSSP_TRACE_END, 0, split);
     }
 }

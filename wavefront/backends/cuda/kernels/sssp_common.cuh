@@ -1,8 +1,9 @@
 // Shared definitions for the SSSP kernels (sssp_*.cu).
 //
 // Arithmetic: SSSP_WEIGHT picks the arc weight type and the distance type the
-// search computes in (0: float32 -> float, 1: float64 -> double, 2: int32 ->
-// int64, 3: int64 -> int64, 4: unweighted, every arc weighs 1 -> int64).
+// search computes in (SSSP_WEIGHT_FLOAT32: float32 -> float, _FLOAT64: float64
+// -> double, _INT32: int32 -> int64, _INT64: int64 -> int64, _NONE: unweighted,
+// every arc weighs 1 -> int64; the codes are abi.py's).
 // Distances are non-negative, so atomicMin works on their bit patterns:
 // float as unsigned int, double as unsigned long long, int64 directly.
 // Each distance is computed as fl(d[u] + w) in the distance type, so the
@@ -11,24 +12,62 @@
 
 #include "index_types.cuh"
 
+#ifndef SSSP_WEIGHT_FLOAT32
+#define SSSP_WEIGHT_FLOAT32 0
+#endif
+#ifndef SSSP_WEIGHT_FLOAT64
+#define SSSP_WEIGHT_FLOAT64 1
+#endif
+#ifndef SSSP_WEIGHT_INT32
+#define SSSP_WEIGHT_INT32 2
+#endif
+#ifndef SSSP_WEIGHT_INT64
+#define SSSP_WEIGHT_INT64 3
+#endif
+#ifndef SSSP_WEIGHT_NONE
+#define SSSP_WEIGHT_NONE 4
+#endif
 #ifndef SSSP_WEIGHT
-#define SSSP_WEIGHT 0
+#define SSSP_WEIGHT SSSP_WEIGHT_FLOAT32
+#endif
+// An unreached vertex's distance in integer arithmetic (the host reads it back).
+#ifndef SSSP_INT_INFINITY
+#define SSSP_INT_INFINITY 0x7fffffffffffffffLL
+#endif
+// Kinds of the persistent kernels' trace rows (write_trace_row), read by the host.
+#ifndef SSSP_TRACE_NEAR
+#define SSSP_TRACE_NEAR 0   // a near iteration: vertices relaxed
+#endif
+#ifndef SSSP_TRACE_SPLIT
+#define SSSP_TRACE_SPLIT 1  // a split: far-pile length
+#endif
+#ifndef SSSP_TRACE_END
+#define SSSP_TRACE_END 2    // the row after the last: its time closes the last iteration
+#endif
+#ifndef SSSP_TRACE_HEAVY
+#define SSSP_TRACE_HEAVY 3  // a heavy step in push form
+#endif
+#ifndef SSSP_TRACE_PULL
+#define SSSP_TRACE_PULL 4   // a heavy step in pull form
+#endif
+#ifndef SSSP_TRACE_ASYNC
+#define SSSP_TRACE_ASYNC 5  // an asynchronous bucket: vertices relaxed
 #endif
 // Out-lists at least this long are walked by a whole warp, coalesced.
 #ifndef SSSP_WARP_COOP_DEGREE
 #define SSSP_WARP_COOP_DEGREE 32
 #endif
 
-#if SSSP_WEIGHT == 0
+#if SSSP_WEIGHT == SSSP_WEIGHT_FLOAT32
 typedef float weight_t;
 typedef float dist_t;
-#elif SSSP_WEIGHT == 1
+#elif SSSP_WEIGHT == SSSP_WEIGHT_FLOAT64
 typedef double weight_t;
 typedef double dist_t;
-#elif SSSP_WEIGHT == 2
+#elif SSSP_WEIGHT == SSSP_WEIGHT_INT32
 typedef int weight_t;
 typedef long long dist_t;
-#elif SSSP_WEIGHT == 3
+#elif SSSP_WEIGHT == SSSP_WEIGHT_INT64
 typedef long long weight_t;
 typedef long long dist_t;
 #else
@@ -41,7 +80,7 @@ typedef long long dist_t;
 __device__ __forceinline__ unsigned int lane_id() { return threadIdx.x & 31u; }
 
 __device__ __forceinline__ dist_t arc_weight(const weight_t* __restrict__ weights, eid_t i) {
-#if SSSP_WEIGHT == 4
+#if SSSP_WEIGHT == SSSP_WEIGHT_NONE
     return 1;
 #else
     return (dist_t)weights[i];
@@ -49,20 +88,20 @@ __device__ __forceinline__ dist_t arc_weight(const weight_t* __restrict__ weight
 }
 
 __device__ __forceinline__ dist_t dist_infinity() {
-#if SSSP_WEIGHT == 0
+#if SSSP_WEIGHT == SSSP_WEIGHT_FLOAT32
     return __int_as_float(0x7f800000);
-#elif SSSP_WEIGHT == 1
+#elif SSSP_WEIGHT == SSSP_WEIGHT_FLOAT64
     return __longlong_as_double(0x7ff0000000000000LL);
 #else
-    return 0x7fffffffffffffffLL;
+    return SSSP_INT_INFINITY;
 #endif
 }
 
 // The smallest distance greater than x (x finite and non-negative).
 __device__ __forceinline__ dist_t dist_next_above(dist_t x) {
-#if SSSP_WEIGHT == 0
+#if SSSP_WEIGHT == SSSP_WEIGHT_FLOAT32
     return __int_as_float(__float_as_int(x) + 1);
-#elif SSSP_WEIGHT == 1
+#elif SSSP_WEIGHT == SSSP_WEIGHT_FLOAT64
     return __longlong_as_double(__double_as_longlong(x) + 1);
 #else
     return x + 1;
@@ -71,9 +110,9 @@ __device__ __forceinline__ dist_t dist_next_above(dist_t x) {
 
 // atomicMin on a non-negative distance; returns the previous value.
 __device__ __forceinline__ dist_t atomic_min_dist(dist_t* p, dist_t v) {
-#if SSSP_WEIGHT == 0
+#if SSSP_WEIGHT == SSSP_WEIGHT_FLOAT32
     return __uint_as_float(atomicMin(reinterpret_cast<unsigned int*>(p), __float_as_uint(v)));
-#elif SSSP_WEIGHT == 1
+#elif SSSP_WEIGHT == SSSP_WEIGHT_FLOAT64
     return __longlong_as_double((long long)atomicMin(
         reinterpret_cast<unsigned long long*>(p), (unsigned long long)__double_as_longlong(v)));
 #else
@@ -93,7 +132,7 @@ __device__ __forceinline__ dist_t atomic_min_dist(dist_t* p, dist_t v) {
 // This replaces the pull pass over every in-arc (sssp_parents.cu) with one read
 // per vertex.
 #ifndef SSSP_RECORDS_PARENTS
-#define SSSP_RECORDS_PARENTS (SSSP_WEIGHT == 0 && !WF_INDEX64)
+#define SSSP_RECORDS_PARENTS (SSSP_WEIGHT == SSSP_WEIGHT_FLOAT32 && !WF_INDEX64)
 #endif
 
 __device__ __forceinline__ void record_parent(unsigned long long* record, dist_t d, vid_t parent) {
@@ -104,7 +143,7 @@ __device__ __forceinline__ void record_parent(unsigned long long* record, dist_t
 
 // True when a recorded word holds exactly the distance d.
 __device__ __forceinline__ bool record_matches(unsigned long long word, dist_t d) {
-#if SSSP_WEIGHT == 0
+#if SSSP_WEIGHT == SSSP_WEIGHT_FLOAT32
     return (unsigned int)(word >> 32) == __float_as_uint(d);
 #else
     return false;

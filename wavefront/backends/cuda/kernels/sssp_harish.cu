@@ -3,7 +3,7 @@
 //   relax_all, update_all         algorithms 2 and 3 ("conventional": |V| threads a phase)
 //   select_relax, select_update   algorithms 5 and 6 ("selection": threads only for NRa)
 //   switch_to_frontier            algorithm 4's SWITCH_KERNEL (rebuild NRa from Ma)
-// The host loops of algorithms 1 and 4 are in backends/cuda/sssp.py.
+// The host loops of algorithms 1 and 4 are in backends/cuda/sssp_harish.py.
 //
 // Two fixes to the seed's pseudo-code make a phase race-free: the weight is
 // indexed by the arc i (the seed writes Wa[n]), and the min on Ua is an
@@ -19,7 +19,7 @@
 #include "sssp_common.cuh"
 
 #ifndef HARISH_BLOCK
-#define HARISH_BLOCK 256  // BLOCK of sssp_steps.py
+#define HARISH_BLOCK 256  // SSSP_BLOCK of abi.py
 #endif
 // select_relax stages its appends to NWa in shared memory and adds them with
 // one atomic per block: one atomic per warp on the list's single tail word

@@ -54,6 +54,10 @@
 #ifndef NF_BLOCK
 #define NF_BLOCK 512
 #endif
+// Blocks per SM the persistent grid may use (all must be resident at once).
+#ifndef NF_MIN_BLOCKS
+#define NF_MIN_BLOCKS 2
+#endif
 // Arcs a thread relaxes at once (see NearFar::relax).
 #ifndef NF_ARCS
 #define NF_ARCS 4
@@ -63,21 +67,28 @@
 #define NF_CHUNK (NF_BLOCK * NF_ARCS)
 
 // Control words (unsigned int).
-#define CTL_NEAR 0          // 3 slots: near-queue length, by iteration % 3
+#ifndef CTL_NEAR
+#define CTL_NEAR 0          // 3 slots: near-queue length, by iteration % 3 (the host sets the first)
+#endif
 #define CTL_CHUNK 3         // 3 slots: chunk tasks, by iteration % 3
 #define CTL_FAR 6           // 3 slots: far-pile length, by split % 3
 #define CTL_ARRIVED 9       // grid barrier: arrivals so far
+#ifndef CTL_ITERATIONS
 #define CTL_ITERATIONS 11   // written at the end
+#endif
 #define CTL_SETTLED 12      // 3 slots: settled-list length, by split % 3
 #define CTL_WIDE 16         // 64-bit counters from here on (ctl is 8-byte aligned):
 #define WIDE_HEAVY_ARCS 0   //   3 slots: heavy arcs of the vertices settled, by split % 3
 #define WIDE_SETTLED_IN 3   //   in-arcs of every vertex settled so far
 #define WIDE_STATS 4        //   NF_STATS builds: arcs of near batches, heavy pushes, pulls,
                             //   hub chunks; distances lowered
-#define CTL_WORDS 48         // NEAR_FAR_CTL_WORDS of sssp_steps.py
+#ifndef CTL_WORDS
+#define CTL_WORDS 48         // NEAR_FAR_CTL_WORDS of abi.py
+#endif
 
-// Trace rows (write_trace_row): kind 0 near, 1 split, 2 end, 3 heavy, 4 heavy
-// by pull; one per iteration, and the row after the last holds the end time.
+// Trace rows (write_trace_row; kinds SSSP_TRACE_* of sssp_common.cuh): near,
+// heavy or pull, and split; one per iteration, and the row after the last
+// (SSSP_TRACE_END) holds the end time.
 
 // A heavy step pulls instead of pushing when the unsettled vertices' in-arcs
 // (plus a scan of all n distances, counted as n / 8 arcs) number fewer than
@@ -202,7 +213,7 @@ struct NearFar {
     }
 };
 
-extern "C" __global__ void __launch_bounds__(NF_BLOCK, 2)
+extern "C" __global__ void __launch_bounds__(NF_BLOCK, NF_MIN_BLOCKS)
 near_far(const eid_t* __restrict__ indptr, const vid_t* __restrict__ indices,
          const weight_t* __restrict__ weights, dist_t* dist, vid_t* near0, vid_t* near1,
          vid_t* far0, vid_t* far1, vid_t* chunk_vertex0, vid_t* chunk_vertex1,
@@ -290,7 +301,9 @@ near_far(const eid_t* __restrict__ indptr, const vid_t* __restrict__ indices,
             unsigned int* settled_out_count = ctl + CTL_SETTLED + split % 3;
             const bool may_chain = near_step && chain > 0;
             if (tid == 0)
-                write_trace_row(trace, it, trace_capacity, near_step ? 0 : (pull_step ? 4 : 3), batch_count, split);
+                write_trace_row(trace, it, trace_capacity,
+                                near_step ? SSSP_TRACE_NEAR : (pull_step ? SSSP_TRACE_PULL : SSSP_TRACE_HEAVY),
+                                batch_count, split);
             vid_t* far_out = (split & 1) ? far1 : far0;
             unsigned int* far_out_count = ctl + CTL_FAR + split % 3;
             dist_t* far_out_min = far_min + split % 3;
@@ -538,7 +551,7 @@ near_far(const eid_t* __restrict__ indptr, const vid_t* __restrict__ indices,
             // piled, and that bucket relaxed it (it would only relax it again).
             const dist_t stale_below = threshold;
             threshold = next_threshold(threshold, delta, __ldcg(far_min + split % 3));
-            if (tid == 0) write_trace_row(trace, it, trace_capacity, 1, far_count, split);
+            if (tid == 0) write_trace_row(trace, it, trace_capacity, SSSP_TRACE_SPLIT, far_count, split);
             const vid_t* far_in = (split & 1) ? far1 : far0;
             vid_t* far_keep = (split & 1) ? far0 : far1;
             unsigned int* keep_count = ctl + CTL_FAR + (split + 1) % 3;
@@ -584,7 +597,7 @@ near_far(const eid_t* __restrict__ indptr, const vid_t* __restrict__ indices,
     }
     if (tid == 0) {
         ctl[CTL_ITERATIONS] = it;
-        write_trace_row(trace, it, trace_capacity, 2, 0, split);
+        write_trace_row(trace, it, trace_capacity, SSSP_TRACE_END, 0, split);
     }
 }
 
@@ -617,7 +630,7 @@ extern "C" __global__ void split_light_heavy(long long n, const eid_t* __restric
                 eid_t to = is_light ? light_at + __popc(light_bits & below)
                                     : heavy_at + __popc(heavy_bits & below);
                 out_indices[to] = indices[i];
-#if SSSP_WEIGHT != 4
+#if SSSP_WEIGHT != SSSP_WEIGHT_NONE
                 out_weights[to] = weights[i];
 #endif
             }

@@ -1,0 +1,171 @@
+"""Every tuning choice of the CUDA SSSP, as one frozen object.
+
+An :class:`SSSPTuning` is passed explicitly (``wf.sssp(g, s, method=...,
+tuning=SSSPTuning(...))``; the methods' own keywords, such as ``chain=`` or
+``in_flight=``, still override it per call) and reaches the compile step:
+:meth:`SSSPTuning.defines` renders the ``#define``s it chooses for a kernel
+file, and the kernel cache (``SSSPKernels.for_graph``) is keyed by the
+tuning. The defaults are the measured winners, each equal to its kernel's
+``#ifndef`` default; docs/decisions/cuda-sssp.md gives the measurements and
+the alternatives that lost. Constants that Python and CUDA must agree on are
+not tuning: they live in :mod:`.abi`.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class DeltaSteppingTuning:
+    """Delta-stepping's defaults for one shape of graph. ``delta_scale``
+    multiplies Davidson et al.'s delta (mean weight x warp size / mean
+    out-degree); ``chain``: hops a thread relaxes an improved neighbour itself
+    before queueing it; ``blocks_per_sm`` sizes the persistent grid;
+    ``asynchronous`` picks kernels/sssp_async.cu over the bulk-synchronous
+    kernels/sssp_near_far.cu."""
+
+    delta_scale: float
+    light_heavy: bool
+    chain: int
+    blocks_per_sm: int
+    asynchronous: bool = False
+
+
+ROAD = DeltaSteppingTuning(delta_scale=1.0, light_heavy=False, chain=1000, blocks_per_sm=1, asynchronous=True)
+"""Road networks need hundreds to thousands of latency-bound bulk-synchronous
+iterations; the asynchronous schedule (no iterations inside a bucket, lanes
+following their own chains of improvements) was 1.3-1.6x faster on both road
+graphs measured."""
+SKEWED = DeltaSteppingTuning(delta_scale=0.1, light_heavy=True, chain=0, blocks_per_sm=2)
+"""Kronecker and other skewed graphs take tens of iterations moving most arcs:
+narrow buckets with the light/heavy split cut the arcs relaxed twice or more,
+and a second block per SM hides latency (0.1 was best at SCALE 24)."""
+
+
+@dataclass(frozen=True)
+class SSSPTuning:
+    """Tuning of the CUDA SSSP methods: delta-stepping's defaults by graph
+    shape, seed 001's host loop, and the kernels' compile-time choices."""
+
+    # -- delta-stepping's defaults by graph shape (docs/decisions/cuda-sssp.md)
+    road: DeltaSteppingTuning = ROAD
+    """Graphs with mean out-degree below ``skewed_mean_degree``."""
+    skewed: DeltaSteppingTuning = SKEWED
+    """Graphs with mean out-degree ``skewed_mean_degree`` or more."""
+    skewed_mean_degree: float = 8
+    async_widest_scale: float = 16.0
+    """Asynchronous buckets on a small graph are bound by each bucket's chain of
+    hops, on a large one by redundant relaxations: graphs up to
+    ``async_widest_up_to`` vertices get this delta scale, larger ones a scale
+    falling as 1 / n down to ``road.delta_scale``."""
+    async_widest_up_to: int = 92_000
+    record_parents: bool = True
+    """Bulk-synchronous delta-stepping with float32 weights and 32-bit ids
+    records each vertex's parent as it lowers its distance
+    (SSSP_RECORDS_PARENTS); False: the pull pass over in-arcs afterwards."""
+    # -- seed 001's host loop
+    phases_in_flight: int = 2
+    """Phases queued on the stream while the host waits for the oldest (1: the
+    seed's loop, launch then wait); the methods' ``in_flight=`` overrides it."""
+    # -- kernels/sssp_common.cuh
+    warp_coop_degree: int = 32
+    """Out-lists at least this long are walked by a whole warp (SSSP_WARP_COOP_DEGREE)."""
+    # -- kernels/sssp_harish.cu
+    harish_stage: int = 2048
+    """NWa appends a block stages in shared memory before one atomic adds them
+    (HARISH_STAGE); appends past the stage go to NWa a warp at a time."""
+    harish_arcs: int = 4
+    """Arcs a lane relaxes together, loads and atomics issued before any result
+    is used (HARISH_ARCS)."""
+    # -- kernels/sssp_near_far.cu
+    pull_percent: int = 100
+    """A heavy step pulls when the unsettled vertices' in-arcs (plus n / 8) are
+    fewer than this % of the heavy arcs to push (NF_PULL_PERCENT; 0: never)."""
+    near_far_stats: int = 0
+    """1: count the arcs each kind of step reads; 2: also print each heavy
+    step's pull decision (NF_STATS; diagnostics only)."""
+    # -- kernels/sssp_async.cu
+    async_drop_stale: bool = True
+    """Splits skip far vertices already relaxed at their distance (AS_DROP_STALE)."""
+    async_arcs: int = 4
+    """Arcs a lane relaxes at once (AS_ARCS)."""
+    async_claim_attempts: int = 4
+    """CAS attempts per claim on the ring (AS_CLAIM_ATTEMPTS)."""
+    async_min_backoff_ns: int = 32
+    """Idle workers poll the ring with exponential back-off from this (AS_MIN_BACKOFF) ..."""
+    async_scout_backoff_ns: int = 64
+    """... up to this for each block's first warp, its scout (AS_SCOUT_BACKOFF) ..."""
+    async_idle_backoff_ns: int = 1024
+    """... and up to this for the other warps (AS_IDLE_BACKOFF)."""
+    async_far_buffer: int = 256
+    """Far-pile candidates a warp gathers in shared memory before adding them
+    (AS_FAR_BUFFER: a multiple of 32, at least 32 x ``async_arcs``)."""
+    async_hand_to_idle_lanes: bool = True
+    """Improved targets beyond a lane's kept one go first to idle lanes of the
+    same warp, the rest to the ring (AS_LOCAL)."""
+    async_stats: bool = False
+    """Per-warp counters and clock64 stamps (AS_STATS; benchmarks/sssp_async_stats.py)."""
+
+    def __post_init__(self):
+        for shape in (self.road, self.skewed):
+            if not isinstance(shape, DeltaSteppingTuning):
+                raise TypeError(f"road and skewed must be DeltaSteppingTuning, got {type(shape).__name__}")
+        if isinstance(self.phases_in_flight, bool) or self.phases_in_flight not in (1, 2):
+            raise ValueError(f"phases_in_flight must be 1 or 2, got {self.phases_in_flight!r}")
+        for name in ("warp_coop_degree", "harish_stage", "harish_arcs", "async_arcs", "async_claim_attempts",
+                     "async_min_backoff_ns", "async_scout_backoff_ns", "async_idle_backoff_ns"):
+            if int(getattr(self, name)) < 1:
+                raise ValueError(f"{name} must be >= 1, got {getattr(self, name)!r}")
+        if self.pull_percent < 0:
+            raise ValueError(f"pull_percent must be >= 0, got {self.pull_percent!r}")
+        if self.near_far_stats not in (0, 1, 2):
+            raise ValueError(f"near_far_stats must be 0, 1 or 2, got {self.near_far_stats!r}")
+        if self.async_far_buffer % 32 or self.async_far_buffer < 32 * self.async_arcs:
+            raise ValueError(f"async_far_buffer must be a multiple of 32 and >= 32 x async_arcs, "
+                             f"got {self.async_far_buffer!r}")
+
+    def for_shape(self, graph) -> DeltaSteppingTuning:
+        """Delta-stepping's defaults for the graph's shape (mean out-degree)."""
+        return self.skewed if graph.m >= self.skewed_mean_degree * graph.n else self.road
+
+    def defines(self, filename: str) -> dict[str, int | str]:
+        """The ``#define``s this tuning gives ``kernels/<filename>`` (only those it uses)."""
+        return {macro: render(getattr(self, field)) for field, macro, render in _MACROS.get(filename, ())}
+
+
+def _number(value) -> int:
+    return int(value)
+
+
+def _unsigned(value) -> str:
+    return f"{int(value)}u"  # the kernels' own defaults are unsigned literals
+
+
+_WARP_COOP = ("warp_coop_degree", "SSSP_WARP_COOP_DEGREE", _number)
+# kernel file -> (field, macro, how the value is written) for each #define the file reads
+_MACROS = {
+    "sssp_harish.cu": (_WARP_COOP, ("harish_stage", "HARISH_STAGE", _number),
+                       ("harish_arcs", "HARISH_ARCS", _number)),
+    "sssp_near_far.cu": (_WARP_COOP, ("pull_percent", "NF_PULL_PERCENT", _number),
+                         ("near_far_stats", "NF_STATS", _number)),
+    "sssp_async.cu": (("async_drop_stale", "AS_DROP_STALE", _number), ("async_arcs", "AS_ARCS", _number),
+                      ("async_claim_attempts", "AS_CLAIM_ATTEMPTS", _number),
+                      ("async_min_backoff_ns", "AS_MIN_BACKOFF", _unsigned),
+                      ("async_scout_backoff_ns", "AS_SCOUT_BACKOFF", _unsigned),
+                      ("async_idle_backoff_ns", "AS_IDLE_BACKOFF", _unsigned),
+                      ("async_far_buffer", "AS_FAR_BUFFER", _number),
+                      ("async_hand_to_idle_lanes", "AS_LOCAL", _number),
+                      ("async_stats", "AS_STATS", _number)),
+    "sssp_parents.cu": (_WARP_COOP,),
+}
+
+DEFAULT_TUNING = SSSPTuning()
+
+
+def tuning_or_default(tuning: SSSPTuning | None) -> SSSPTuning:
+    """``tuning``, or the measured winners when None."""
+    if tuning is None:
+        return DEFAULT_TUNING
+    if not isinstance(tuning, SSSPTuning):
+        raise TypeError(f"tuning must be an SSSPTuning, got {type(tuning).__name__}")
+    return tuning
