@@ -26,6 +26,7 @@ queueing the next bottom-up level ahead.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import NamedTuple
 
 TOP_DOWN = "top-down"
@@ -131,13 +132,21 @@ DEFAULT_POLICY = "gap"
 def make_policy(policy=None, alpha: float | None = None, beta: float | None = None) -> DirectionPolicy:
     """A policy from an object, a name ("gap", "seed000", "top-down", "bottom-up") or None.
 
-    ``alpha``/``beta`` override the named policy's defaults.
+    ``alpha``/``beta`` override the named policy's defaults. Policies are
+    pure, so a name gives the same object every time.
     """
     if isinstance(policy, DirectionPolicy):
         if alpha is not None or beta is not None:
             raise ValueError("give alpha/beta either to the policy object or here, not both")
         return policy
     name = DEFAULT_POLICY if policy is None else policy
+    if not isinstance(name, str):
+        raise ValueError(f"policy must be a DirectionPolicy or a name, got {name!r}")
+    return _named_policy(name, alpha, beta)
+
+
+@lru_cache(maxsize=64)
+def _named_policy(name: str, alpha, beta) -> DirectionPolicy:
     if name in DIRECTIONS:
         return FixedPolicy(name)
     if name not in POLICIES:

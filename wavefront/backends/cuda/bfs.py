@@ -44,6 +44,7 @@ mapped back to caller ids, which costs more than it saves at SCALE 26).
 from __future__ import annotations
 
 import time
+from functools import lru_cache
 
 from ...bfs.policy import BOTTOM_UP, TOP_DOWN, CUDAHybridPolicy, FixedPolicy, make_policy
 from ...results import BFSResult, Trace
@@ -167,7 +168,6 @@ def _direction_optimizing(graph, source, depth_limit, method: str, policy: CUDAH
     The hybrid and the fixed-direction methods (a FixedPolicy) share it. The
     search object owns the frontier, the counters and the result arrays.
     """
-    check_graph(graph)
     search = BFSSearch(graph, source, tuning, root_degree_known=policy.single_block_vertices == 0)
     limit = _level_limit(graph, depth_limit)
     level = 1
@@ -190,19 +190,27 @@ def _direction_optimizing(graph, source, depth_limit, method: str, policy: CUDAH
 
 def _cuda_policy(graph, base, tuning: BFSTuning, bottom_up_min_edges=None) -> CUDAHybridPolicy:
     """The CUDA rules of ``tuning`` around ``base`` for this graph."""
+    if bottom_up_min_edges is not None and int(bottom_up_min_edges) < 0:
+        raise ValueError(f"bottom_up_min_edges must be >= 0, got {bottom_up_min_edges}")
+    return _rules(base, tuning, graph.n, graph.directed, graph.indices.dtype.itemsize == 8,
+                  None if bottom_up_min_edges is None else int(bottom_up_min_edges))
+
+
+@lru_cache(maxsize=256)
+def _rules(base, tuning: BFSTuning, n: int, directed: bool, wide: bool, bottom_up_min_edges) -> CUDAHybridPolicy:
+    # Cached: a policy is pure, and a road search is short enough that
+    # building it per search shows.
     if bottom_up_min_edges is None:
         ratio = tuning.bottom_up_min_edges_ratio
-        bottom_up_min_edges = graph.n // ratio if ratio else 0
-    elif int(bottom_up_min_edges) < 0:
-        raise ValueError(f"bottom_up_min_edges must be >= 0, got {bottom_up_min_edges}")
+        bottom_up_min_edges = n // ratio if ratio else 0
     # m_u bounds a bottom-up step's edges only where in-degrees are out-degrees.
-    stay = tuning.stay_bottom_up and not graph.directed and tuning.stay_bottom_up_ratio > 0
+    stay = tuning.stay_bottom_up and not directed and tuning.stay_bottom_up_ratio > 0
     return CUDAHybridPolicy(
         base,
-        single_block_vertices=single_block_capacity(graph.indices.dtype.itemsize == 8) if tuning.single_block else 0,
+        single_block_vertices=single_block_capacity(wide) if tuning.single_block else 0,
         single_block_edges=tuning.single_block_edges,
-        bottom_up_min_edges=int(bottom_up_min_edges),
-        stay_margin=graph.n // tuning.stay_bottom_up_ratio if stay else None,
+        bottom_up_min_edges=bottom_up_min_edges,
+        stay_margin=n // tuning.stay_bottom_up_ratio if stay else None,
         bottom_up_ahead=tuning.bottom_up_ahead,
     )
 

@@ -10,6 +10,7 @@ measurements and the alternatives that lost.
 from __future__ import annotations
 
 from dataclasses import dataclass, fields, replace
+from functools import lru_cache
 
 NEIGHBOUR_ORDERS = ("degree", "id")
 
@@ -87,6 +88,11 @@ class BFSTuning:
             raise ValueError(f"bottom_up_small_unroll must be 1..4, got {self.bottom_up_small_unroll}")
         if self.bottom_up_large_probe not in (8, 16, 24, 32):
             raise ValueError(f"bottom_up_large_probe must be 8, 16, 24 or 32, got {self.bottom_up_large_probe}")
+        # Computed once: the tuning keys a kernel lookup at every launch.
+        object.__setattr__(self, "_hash", hash(tuple(getattr(self, f.name) for f in fields(self))))
+
+    def __hash__(self) -> int:
+        return self._hash
 
     def defines(self, filename: str) -> dict[str, int]:
         """The ``#define``s this tuning gives ``kernels/<filename>``."""
@@ -114,4 +120,9 @@ def tuning_from(tuning: BFSTuning | None = None, **options) -> BFSTuning:
     if tuning is not None and not isinstance(tuning, BFSTuning):
         raise TypeError(f"tuning must be a BFSTuning, got {type(tuning).__name__}")
     tuning = tuning or DEFAULT_TUNING
-    return tuning.with_options(**options) if options else tuning
+    return _with_options(tuning, tuple(sorted(options.items()))) if options else tuning
+
+
+@lru_cache(maxsize=256)
+def _with_options(tuning: BFSTuning, options: tuple) -> BFSTuning:
+    return tuning.with_options(**dict(options))
