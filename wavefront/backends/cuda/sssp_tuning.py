@@ -12,7 +12,7 @@ not tuning: they live in :mod:`.abi`.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 
 @dataclass(frozen=True)
@@ -123,6 +123,11 @@ class SSSPTuning:
         if self.async_far_buffer % 32 or self.async_far_buffer < 32 * self.async_arcs:
             raise ValueError(f"async_far_buffer must be a multiple of 32 and >= 32 x async_arcs, "
                              f"got {self.async_far_buffer!r}")
+        # Computed once: the tuning keys the kernel cache at every search.
+        object.__setattr__(self, "_hash", hash(tuple(getattr(self, f.name) for f in fields(self))))
+
+    def __hash__(self) -> int:
+        return self._hash
 
     def for_shape(self, graph) -> DeltaSteppingTuning:
         """Delta-stepping's defaults for the graph's shape (mean out-degree)."""
