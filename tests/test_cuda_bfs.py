@@ -461,15 +461,11 @@ def test_bad_source_raises():
 def test_lean_undirected_build_equals_general_path(n, edges, chunk, relabel):
     """The chunked packed-key builder (no weights) must equal the general
     path (here forced by unit weights), chunk boundaries and duplicates included."""
-    from wavefront.graph import build
+    from wavefront.graph import _csr, build
 
     src = np.array([min(a, n - 1) for a, _ in edges], dtype=np.int64)
     dst = np.array([min(b, n - 1) for _, b in edges], dtype=np.int64)
-    saved, build.LEAN_CHUNK = build.LEAN_CHUNK, chunk
-    try:
-        lean = build.from_edges(src, dst, n=n, relabel=relabel)
-    finally:
-        build.LEAN_CHUNK = saved
+    lean = Graph(**_csr.csr_arrays(src, dst, n=n, relabel=relabel, lean_chunk=chunk))
     general = build.from_edges(src, dst, weights=np.ones(src.size), n=n, relabel=relabel)
     assert np.array_equal(lean.indptr, general.indptr)
     assert np.array_equal(lean.indices, general.indices) and lean.indices.dtype == general.indices.dtype

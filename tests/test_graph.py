@@ -106,19 +106,14 @@ def test_index_dtype_switches_to_int64_beyond_int32():
 
 @settings(max_examples=30, deadline=None)
 @given(edge_lists(), st.booleans())
-def test_lexsort_path_for_huge_n_agrees(monkeypatch_free_case, directed):
+def test_lexsort_path_for_huge_n_agrees(case, directed):
     # Graphs with n > 2**31 can't pack (row, col) into one int64 key; force
     # that code path on small graphs and compare with the packed-key path.
-    from wavefront.graph import build
+    from wavefront.graph import _csr, build
 
-    n, src, dst, w = monkeypatch_free_case
+    n, src, dst, w = case
     packed = build.from_edges(src, dst, weights=w, n=n, directed=directed)
-    saved = build.INT32_LIMIT
-    build.INT32_LIMIT = -1
-    try:
-        lex = build.from_edges(src, dst, weights=w, n=n, directed=directed)
-    finally:
-        build.INT32_LIMIT = saved
+    lex = build.Graph(**_csr.csr_arrays(src, dst, weights=w, n=n, directed=directed, pack_limit=-1))
     for name in ("indptr", "indices", "weights", "in_indptr", "in_indices", "in_weights"):
         a, b = getattr(packed, name), getattr(lex, name)
         assert (a is None and b is None) or np.array_equal(a, b), name

@@ -13,11 +13,7 @@ from .container import Graph
 
 __all__ = ["from_edges", "compress", "normalize_weights", "RELABEL_CHOICES"]
 
-# from_edges reads these at each call and passes them down, so a test can set
-# them here to force the lexsort path (INT32_LIMIT = -1) or small chunks of
-# the memory-lean path on small graphs.
 INT32_LIMIT = _csr.INT32_LIMIT
-LEAN_CHUNK = _csr.LEAN_CHUNK
 
 
 def from_edges(
@@ -39,14 +35,9 @@ def from_edges(
     * ``relabel="degree"`` renumbers vertices by decreasing degree (seed 002);
       ``Graph.labels`` keeps the map back and results use the caller's ids.
     """
-    return Graph(
-        **_csr.csr_arrays(
-            src, dst, weights, n, directed, relabel=relabel,
-            pack_limit=INT32_LIMIT, lean_chunk=LEAN_CHUNK,
-        )
-    )
+    return Graph(**_csr.csr_arrays(src, dst, weights, n, directed, relabel=relabel))
 
 
 def compress(rows, cols, weights, n: int):
     """Sort arcs by (row, col), merge duplicates (min weight), return CSR arrays."""
-    return _csr.compress(rows, cols, weights, n, pack_limit=INT32_LIMIT)
+    return _csr.compress(rows, cols, weights, n)
