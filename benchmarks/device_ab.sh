@@ -2,7 +2,7 @@
 # Before/after on one lent GPU, in one call: the headline BFS and SSSP
 # benchmarks of an earlier tree (BEFORE, e.g. `git archive REV wavefront
 # benchmarks | tar -x -C .scratch/before`) and of this one, interleaved
-# (before, after, before, after, ...) so that clock drift favours neither.
+# (before, after, after, before, ...) so that neither side always runs first.
 #   run: bash benchmarks/device_ab.sh .scratch/before     (carry .data and the BEFORE folder)
 #        PASSES=3 SSSP=0 bash benchmarks/device_ab.sh DIR   (more passes, BFS only)
 # Logs go under $OUT; the last lines print each side's numbers per pass.
@@ -17,7 +17,8 @@ nvidia-smi --query-gpu=name --format=csv,noheader | tee "$OUT/ab_gpu.txt"
 git log -1 --format='after: %h %s' 2>/dev/null | tee -a "$OUT/ab_gpu.txt"
 side_dir() { if [ "$1" = before ]; then echo "$BEFORE"; else pwd; fi; }
 for pass in $(seq 1 "$PASSES"); do
-    for side in before after; do
+    order="before after"; [ $((pass % 2)) = 0 ] && order="after before"
+    for side in $order; do
         dir=$(side_dir $side)
         (cd "$dir" && PYTHONPATH=. python3 benchmarks/bfs_gpu.py --scales 26 --methods hybrid --roots 64 \
             --road-roots 32 --memory-limit-gib 70 > "$OUT/ab_bfs_${side}_${pass}.log" 2>&1)

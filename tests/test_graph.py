@@ -331,3 +331,24 @@ def test_import_is_light():
     code = "import sys, wavefront; print('numba' in sys.modules, 'cupy' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["False", "False"]
+
+
+@pytest.mark.parametrize("relabel", [None, "degree"])
+def test_traversed_edges_takes_the_callers_ids_on_relabelled_graphs(relabel):
+    """Two components of different sizes and an isolated vertex: the TEPS count
+    of a search's reached set is the input tuples inside it, whatever the
+    internal order (relabel="degree" stores input_degree permuted)."""
+    rng = np.random.default_rng(3)
+    big = rng.integers(0, 200, (2, 1000))
+    small = rng.integers(200, 299, (2, 150))
+    src = np.concatenate([big[0], small[0]])
+    dst = np.concatenate([big[1], small[1]])
+    g = wf.from_edges(src, dst, n=300, relabel=relabel)
+    for source in (int(src[0]), int(small[0, 0])):
+        reached = np.asarray(wf.bfs(g, source).reached)
+        inside = (src != dst) & reached[src] & reached[dst]
+        assert 0 < inside.sum() < src.size
+        assert g.traversed_edges(reached) == int(inside.sum())
+    isolated = np.zeros(300, dtype=bool)
+    isolated[299] = True
+    assert g.traversed_edges(isolated) == 0

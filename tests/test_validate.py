@@ -1,13 +1,16 @@
 """Graph500 validators: valid results pass, and each corruption the rules
 describe is rejected with the rule's name.
 
-Valid results come from SciPy's csgraph (BFS order, Dijkstra) on small random
-Graph500-style tuple lists (duplicates and self-loops included); hypothesis
-picks the graph and the vertex to corrupt.
+Valid results come from SciPy's csgraph (BFS order) and a float32 Dijkstra
+(the arithmetic every search uses: ``d[v] = fl32(d[u] + w)``, checked against
+SciPy's float64 distances) on small random Graph500-style tuple lists
+(duplicates and self-loops included); hypothesis picks the graph and the
+vertex to corrupt.
 """
 from __future__ import annotations
 
 import dataclasses
+import heapq
 
 import numpy as np
 import pytest
@@ -19,7 +22,6 @@ import wavefront as wf
 from wavefront.errors import ValidationError, VertexError
 from wavefront.results import BFSResult, SSSPResult
 from wavefront.validate import validate_bfs, validate_sssp
-from wavefront.validate.sssp import default_rtol
 
 SETTINGS = settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -81,11 +83,37 @@ def make_case(src, dst, weights, n, root) -> Case:
     hops = csgraph.shortest_path(unit, directed=False, unweighted=True, indices=root)
     levels = np.where(np.isfinite(hops), hops, -1).astype(np.int32)
     weighted = wf.from_edges(src, dst, weights, n=n).to_scipy()
-    dist, sp_pred = csgraph.dijkstra(weighted, directed=False, indices=root, return_predecessors=True)
-    return Case(
-        src, dst, weights, n, root, oracle_parents(pred, root), levels,
-        oracle_parents(sp_pred, root), dist.astype(np.float32),
-    )
+    dist64 = csgraph.dijkstra(weighted, directed=False, indices=root)
+    dist, sp_parents = float32_dijkstra(src, dst, weights, n, root)
+    assert np.array_equal(np.isfinite(dist), np.isfinite(dist64))
+    finite = np.isfinite(dist64)
+    np.testing.assert_allclose(dist[finite], dist64[finite], rtol=1e-5, atol=1e-6)
+    return Case(src, dst, weights, n, root, oracle_parents(pred, root), levels, sp_parents, dist)
+
+
+def float32_dijkstra(src, dst, weights, n, root):
+    """Distances summed in float32 one arc at a time, as the searches sum them,
+    and the parent whose arc gave each final distance."""
+    adjacency = [[] for _ in range(n)]
+    for u, v, w in zip(src.tolist(), dst.tolist(), weights):
+        if u != v:
+            adjacency[u].append((v, w))
+            adjacency[v].append((u, w))
+    dist = np.full(n, np.inf, dtype=np.float32)
+    parents = np.full(n, -1, dtype=np.int64)
+    dist[root], parents[root] = 0, root
+    heap, done = [(0.0, root)], np.zeros(n, dtype=bool)
+    while heap:
+        _, u = heapq.heappop(heap)
+        if done[u]:
+            continue
+        done[u] = True
+        for v, w in adjacency[u]:
+            candidate = np.float32(dist[u] + w)
+            if candidate < dist[v]:
+                dist[v], parents[v] = candidate, u
+                heapq.heappush(heap, (float(candidate), v))
+    return dist, parents
 
 
 @st.composite
@@ -396,20 +424,41 @@ def test_pred_edge_that_does_not_confirm_the_distance(case, data):
     assert_rule("pred-distance", validate_sssp, case.edges, case.sssp(parents))
 
 
-def test_float32_rounding_is_tolerated_but_not_more():
-    """A float32 sum rounded once passes; an error of a few hundred ulps does not."""
+def test_distances_are_compared_exactly_in_the_distance_dtype():
+    """Float32 sums accumulated arc by arc pass; one ulp off on a tree arc, or a
+    float64 sum rounded to float32 once (not what a search computes), fails;
+    a tolerance, when asked for, admits the latter."""
     w = np.float32(0.1)
     src, dst = np.arange(0, 1000), np.arange(1, 1001)
     weights = np.full(1000, w, dtype=np.float32)
-    exact = np.arange(1001) * np.float64(w)
     parents = np.concatenate([[0], np.arange(1000)]).astype(np.int64)
-    rounded = exact.astype(np.float32)  # one rounding per vertex, not accumulated
-    validate_sssp((src, dst, weights), SSSPResult(0, parents, distances=rounded))
     accumulated = np.cumsum(np.concatenate([[0], weights]), dtype=np.float32)
     validate_sssp((src, dst, weights), SSSPResult(0, parents, distances=accumulated))
-    off = rounded.copy()
-    off[500] = np.float32(exact[500] * (1 + 200 * default_rtol(np.float32)))
-    assert_rule("edge-relaxed", validate_sssp, (src, dst, weights), SSSPResult(0, parents, distances=off))
+    one_ulp = accumulated.copy()
+    one_ulp[500] = np.nextafter(one_ulp[500], np.float32(np.inf))  # its tree arc no longer relaxed
+    assert_rule("edge-relaxed", validate_sssp, (src, dst, weights), SSSPResult(0, parents, distances=one_ulp))
+    one_ulp = accumulated.copy()
+    one_ulp[1000] = np.nextafter(one_ulp[1000], np.float32(-np.inf))  # a leaf below what its arc gives
+    assert_rule("pred-distance", validate_sssp, (src, dst, weights), SSSPResult(0, parents, distances=one_ulp))
+    rounded = (np.arange(1001) * np.float64(w)).astype(np.float32)  # one rounding per vertex
+    assert not np.array_equal(rounded, accumulated)
+    with pytest.raises(ValidationError):
+        validate_sssp((src, dst, weights), SSSPResult(0, parents, distances=rounded))
+    validate_sssp((src, dst, weights), SSSPResult(0, parents, distances=rounded), rtol=1e-5)
+    with pytest.raises(ValueError, match="rtol"):
+        validate_sssp((src, dst, weights), SSSPResult(0, parents, distances=accumulated), rtol=-1)
+
+
+@pytest.mark.parametrize("bad", [np.nan, -np.inf, 5.0, 0.0])
+def test_unreached_vertex_must_be_plus_infinity(bad):
+    src, dst = np.array([0, 1, 3]), np.array([1, 2, 4])
+    weights = np.ones(3, dtype=np.float32)
+    parents = np.array([0, 0, 1, -1, -1], dtype=np.int64)
+    distances = np.array([0, 1, 2, np.inf, np.inf], dtype=np.float32)
+    validate_sssp((src, dst, weights), SSSPResult(0, parents, distances=distances))
+    distances[3] = bad
+    assert_rule("distance-unreached", validate_sssp, (src, dst, weights),
+                SSSPResult(0, parents, distances=distances))
 
 
 # -- edge count and input checks ---------------------------------------------------

@@ -221,8 +221,12 @@ class Graph:
         undirected graph a search's component is closed, so every tuple with
         one endpoint reached has both reached and is counted through the
         per-vertex ``input_degree`` (each tuple adds one to both endpoints).
-        Without input tuples it falls back to the stored arcs.
+        Without input tuples it falls back to the stored arcs. ``reached`` is
+        indexed by the caller's vertex ids, as results are; on a relabelled
+        graph it is mapped to the internal order first.
         """
+        if self.labels is not None:
+            reached = reached[self.labels]
         if self.input_degree is not None:
             total = int(self.input_degree[reached].sum())
         else:

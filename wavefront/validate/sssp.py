@@ -7,7 +7,9 @@ carried in :class:`~wavefront.errors.ValidationError`:
 * the tree rules shared with BFS: ``parent-array``, ``root-range``,
   ``parent-range``, ``root-parent``, ``parent-unreached``, ``tree-cycle``;
 * ``root-distance``: the root's distance is 0;
-* ``distance-reached``: distances are finite exactly where parents are not -1;
+* ``distance-reached``: a reached vertex (parent not -1) has a finite distance;
+* ``distance-unreached``: an unreached vertex has exactly +inf, the
+  documented sentinel (not NaN, -inf or a finite value);
 * ``edge-reached-unreached``: no input edge joins a reached and an unreached
   vertex;
 * ``tree-edge-missing``: each (v, pred[v]) is an input edge;
@@ -16,15 +18,14 @@ carried in :class:`~wavefront.errors.ValidationError`:
   input edge with ``pred[v] = u`` and ``d[v] = d[u] + w``;
 * ``edge-count``: the TEPS edge count equals the validator's own count.
 
-Float tolerance. A correct float32 search stores ``d[v] = fl(d[u] + w)``, or
-rounds a wider sum once; either way each relaxation is off by at most one
-float32 rounding of ``d[u] + w``, i.e. a relative 2**-24, and a stored
-``d[u]`` may itself carry one more rounding. The checks therefore run in
-float64 with an allowance of ``rtol * (d[u] + w)``, where ``rtol`` defaults to
-4 machine epsilons of the coarser of the distance and weight dtypes
-(4 * 2**-23 ≈ 4.8e-7 for float32; 8.9e-16 for float64). It is relative to the
-path length through the edge, never an absolute slack, so a zero-distance
-vertex must match exactly.
+Exact arithmetic, as the Graph500 reference compares. Every search here
+stores ``d[v] = d[u] + w`` computed once in the distance dtype (float32 for
+float32 weights; integer weights summed in int64 and returned as float64,
+exact below 2**53), so the checks compute ``fl(d[u] + w)`` in that dtype and
+compare exactly: a tree arc must give ``d[v] == fl(d[u] + w)`` and every arc
+``d[v] <= fl(d[u] + w)``. ``rtol`` (default 0) allows a relative slack of
+``rtol * (d[u] + w)`` for results computed another way (e.g. a float64 oracle
+rounded to float32 once), never by default.
 """
 from __future__ import annotations
 
@@ -52,16 +53,6 @@ PRIORITY = (
     "edge-relaxed",
     "pred-distance",
 )
-ULPS_ALLOWED = 4
-
-
-def default_rtol(distance_dtype, weight_dtype=None) -> float:
-    """The relative tolerance documented above for these dtypes."""
-    eps = [np.finfo(distance_dtype).eps if np.dtype(distance_dtype).kind == "f" else 0.0]
-    if weight_dtype is not None and np.dtype(weight_dtype).kind == "f":
-        eps.append(np.finfo(weight_dtype).eps)
-    return ULPS_ALLOWED * float(max(max(eps), np.finfo(np.float64).eps))
-
 
 def validate_sssp(
     edges,
@@ -76,8 +67,8 @@ def validate_sssp(
 
     ``edges`` is the Graph500 input list ``(src, dst, weights)`` (without
     weights every edge weighs 1); ``n`` the vertex count (default: the parent
-    array's length); ``nedge`` the TEPS edge count to check; ``rtol`` the
-    relative float tolerance (default: see the module docstring). Runs on the
+    array's length); ``nedge`` the TEPS edge count to check; ``rtol`` a
+    relative float tolerance (default 0: exact, see the module docstring). Runs on the
     edge list's device, ``chunk_edges`` tuples at a time (default: 2**21 per
     CPU thread, 2**24 on a GPU); raises :class:`~wavefront.errors.ValidationError`
     naming the first rule broken; returns a :class:`ValidationSummary`.
@@ -94,38 +85,48 @@ def validate_sssp(
             f"expected {parents.shape[0]} distances, got "
             f"{None if distances is None else distances.shape}",
         )
-    if rtol is None:
-        rtol = default_rtol(distances.dtype, None if weights is None else weights.dtype)
+    rtol = 0.0 if rtol is None else float(rtol)
+    if not rtol >= 0:
+        raise ValueError(f"rtol must be >= 0, got {rtol}")
+    # Sums in the distance dtype, as the searches compute them (integer
+    # distances come back as float64, exact below 2**53).
+    dtype = distances.dtype if distances.dtype.kind == "f" else np.dtype(np.float64)
     if float(distances[root]) != 0.0:
         raise ValidationError(
             "root-distance", f"the root's distance is {float(distances[root])}, not 0"
         )
     reached = parents >= 0
-    finite = xp.isfinite(distances)
-    mismatch = finite != reached
-    if bool(mismatch.any()):
-        v = first_index(mismatch, xp)
+    not_finite = reached & ~xp.isfinite(distances)
+    if bool(not_finite.any()):
+        v = first_index(not_finite, xp)
         raise ValidationError(
             "distance-reached",
-            f"vertex {v} has distance {float(distances[v])} and parent {int(parents[v])}: "
-            "a distance is finite exactly when the parent is not -1",
+            f"vertex {v} has parent {int(parents[v])} but distance {float(distances[v])}: "
+            "a reached vertex has a finite distance",
+        )
+    not_infinite = ~reached & ~(distances == xp.inf)
+    if bool(not_infinite.any()):
+        v = first_index(not_infinite, xp)
+        raise ValidationError(
+            "distance-unreached",
+            f"vertex {v} is unreached (parent -1) but has distance {float(distances[v])}: "
+            "an unreached vertex's distance is +inf",
         )
     depth = tree_depths(parents, root, xp)
 
     # Unreached vertices only meet tuples outside the component, which the
-    # rules below skip; zero keeps inf - inf out of the arithmetic. Gathers
-    # read the stored dtype; sums run in float64.
-    gathered = xp.where(reached, distances, distances.dtype.type(0))
+    # rules below skip; zero keeps inf - inf out of the arithmetic.
+    gathered = xp.where(reached, distances, distances.dtype.type(0)).astype(dtype, copy=False)
     parent_ids = compact_ids(parents, n)
 
     def scan(lo: int, hi: int):
         s, d = src[lo:hi], dst[lo:hi]
-        w = 1.0 if weights is None else weights[lo:hi].astype(np.float64)
+        w = dtype.type(1) if weights is None else weights[lo:hi].astype(dtype)
         proper = s != d
         rs, rd = reached[s], reached[d]
         inside = proper & rs & rd
-        ds, dd = gathered[s].astype(np.float64), gathered[d].astype(np.float64)
-        via_s, via_d = ds + w, dd + w  # path lengths through the tuple
+        ds, dd = gathered[s], gathered[d]
+        via_s, via_d = ds + w, dd + w  # path lengths through the tuple, rounded as a search rounds them
         tol_s, tol_d = rtol * via_s, rtol * via_d
         s_child = inside & (parent_ids[s] == d)
         d_child = inside & (parent_ids[d] == s)
@@ -165,7 +166,8 @@ def validate_sssp(
             return (
                 f"vertex {i} has distance {float(distances[i])!r} and parent {p} at distance "
                 f"{float(distances[p])!r}, but no input edge ({i}, {p}) has weight "
-                f"d[{i}] - d[{p}] = {float(gathered[i]) - float(gathered[p])!r} (rtol {rtol:.3g})"
+                f"d[{i}] - d[{p}] = {float(gathered[i]) - float(gathered[p])!r}"
+                + (f" (rtol {rtol:.3g})" if rtol else " (exact: d[v] == d[u] + w in the distance dtype)")
             )
         u, v = int(src[i]), int(dst[i])
         wi = 1.0 if weights is None else float(weights[i])
@@ -177,8 +179,8 @@ def validate_sssp(
         du, dv = float(distances[u]), float(distances[v])
         return (
             f"input edge {i} ({u}, {v}) of weight {wi!r} is not relaxed: d[{u}] = {du!r}, "
-            f"d[{v}] = {dv!r}, so one distance exceeds the other plus the weight "
-            f"(rtol {rtol:.3g})"
+            f"d[{v}] = {dv!r}, so one distance exceeds the other plus the weight"
+            + (f" (rtol {rtol:.3g})" if rtol else "")
         )
 
     violations.raise_first(describe)
