@@ -518,3 +518,33 @@ def test_cuda_backend_matches_cpu(capsys, tmp_path, kernel):
     values = "levels" if kernel == "bfs" else "distances"
     np.testing.assert_array_equal(results["cpu"][values], results["auto"][values])
     assert (results["cpu"]["parents"] >= 0).sum() == (results["auto"]["parents"] >= 0).sum()
+
+
+# -- the command line speaks in flags, and times the search alone ------------------
+def test_messages_name_flags_not_parameters():
+    assert cli.command_line_message("... or use backend='cpu'") == "... or use --backend cpu"
+    assert "--format" in cli.command_line_message("unknown file suffix '.x'; or pass format= one of a, b")
+
+
+@pytest.mark.skipif(cuda_status()[0], reason="needs a machine where CUDA is unavailable")
+def test_unavailable_cuda_says_backend_flag(small_gr, capsys):
+    status, out, err = run(["bfs", small_gr, "--source", 0, "--backend", "cuda"], capsys)
+    assert status == 2 and out == ""
+    assert "--backend cpu" in err and "backend='cpu'" not in err
+
+
+def test_unknown_suffix_says_format_flag(tmp_path, capsys):
+    path = tmp_path / "graph.xyz"
+    path.write_text(SMALL_GR)
+    status, out, err = run(["info", path], capsys)
+    assert status == 2 and "--format" in err and "format=" not in err and str(path) in err
+
+
+@pytest.mark.parametrize("kernel", ["bfs", "sssp"])
+def test_reported_seconds_exclude_one_time_setup(kernel, small_gr):
+    """A fresh process: numba's loading is setup, not search time."""
+    done = subprocess_cli(kernel, small_gr, "--source", 0, "--backend", "cpu")
+    assert done.returncode == 0, done.stderr
+    summary = fields(done.stdout)
+    assert float(summary["setup_seconds"]) > float(summary["seconds"])
+    assert float(summary["seconds"]) < 0.05
