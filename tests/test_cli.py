@@ -548,3 +548,34 @@ def test_reported_seconds_exclude_one_time_setup(kernel, small_gr):
     summary = fields(done.stdout)
     assert float(summary["setup_seconds"]) > float(summary["seconds"])
     assert float(summary["seconds"]) < 0.05
+
+
+# -- outputs: checked before the work, and named in every write error --------------
+def test_unwritable_output_folder_fails_before_the_search(small_gr, tmp_path, capsys):
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    target = locked / "out.csv"
+    for argv in (["sssp", small_gr, "--source", 0, "--output", target],
+                 ["convert", small_gr, locked / "x.gr"]):
+        with pytest.MonkeyPatch.context() as m:
+            def refuse(*args, **kwargs):
+                raise PermissionError(13, "Permission denied")
+
+            m.setattr("tempfile.TemporaryFile", refuse)
+            status, out, err = run(argv, capsys)
+        assert status == 2 and out == "", err
+        assert str(argv[-1]) in err and "cannot write in the folder" in err and ".tmp" not in err
+
+
+def test_a_write_failing_part_way_names_the_users_path(small_gr, tmp_path, capsys, monkeypatch):
+    import wavefront.io
+
+    def disk_full(graph, path, format=None):
+        raise OSError(28, "No space left on device", str(tmp_path / ".x.gr.abc123.tmp"))
+
+    monkeypatch.setattr(wavefront.io, "write_graph", disk_full)
+    target = tmp_path / "x.gr"
+    status, out, err = run(["convert", small_gr, target], capsys)
+    assert status == 1
+    assert f"could not write {target}" in err and "No space left" in err and ".tmp" not in err
+    assert not target.exists()

@@ -31,7 +31,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from . import __version__
-from ._cli_errors import CommandLineError
+from ._cli_common import CommandLineError, check_writable_folder
 from .errors import (
     BackendUnavailableError,
     GraphFormatError,
@@ -232,7 +232,20 @@ def _output_target(path: Path | None, suffixes=RESULT_SUFFIXES) -> Path | None:
         raise CommandLineError(f"{path}: the folder {folder} does not exist")
     if path.is_dir():
         raise CommandLineError(f"{path}: is a directory")
+    check_writable_folder(path)
     return path
+
+
+@contextmanager
+def naming_output(path: Path):
+    """Write errors (a full disk, a vanished folder) name the user's path, not
+    the temporary file's; they are failures of the machine (exit 1)."""
+    try:
+        yield
+    except OSError as exc:
+        if exc.filename == str(path):
+            raise
+        raise OSError(exc.errno, f"could not write {path}: {exc.strerror or exc}") from exc
 
 
 @contextmanager
@@ -332,12 +345,30 @@ def _prepare_search(kernel: str, args):
 def _warm_up(graph, kernel: str, method: str, options: dict) -> float:
     """One-time costs (numba loading its kernels, CUDA compiling them and the
     graph's search structures) paid before the timed search; returns their
-    seconds, reported as ``setup_seconds`` beside the search's own."""
-    from .backends import prepare, warm_up
+    seconds, reported as ``setup_seconds`` beside the search's own. The
+    method runs once on a two-vertex graph with ``graph``'s array types."""
+    import numpy as np
+
+    from . import bfs, sssp
+    from .backends import prepare, synchronize
+    from .graph.container import Graph
+
+    def like(array, values):
+        return None if array is None else np.asarray(values, dtype=array.dtype)
 
     start = time.perf_counter()
-    warm_up(graph, kernel, method, **options)
+    if graph.directed:
+        arrays = dict(indptr=like(graph.indptr, [0, 1, 1]), indices=like(graph.indices, [1]),
+                      weights=like(graph.weights, [1]), in_indptr=like(graph.in_indptr, [0, 0, 1]),
+                      in_indices=like(graph.in_indices, [0]), in_weights=like(graph.in_weights, [1]))
+    else:  # an undirected CSR stores each edge both ways
+        arrays = dict(indptr=like(graph.indptr, [0, 1, 2]), indices=like(graph.indices, [1, 0]),
+                      weights=like(graph.weights, [1, 1]))
+    tiny = Graph(n=2, directed=graph.directed, check=False, **arrays).to(graph.device)
+    prepare(tiny, (kernel,))
+    (bfs if kernel == "bfs" else sssp)(tiny, 0, method=method, **options)
     prepare(graph, (kernel,))
+    synchronize(graph.device)
     return time.perf_counter() - start
 
 
@@ -353,7 +384,7 @@ def write_result(path: Path, source: int, parents, value_name: str, values) -> N
     import numpy as np
 
     suffix = path.suffix.lower()
-    with atomic_path(path) as partial:
+    with naming_output(path), atomic_path(path) as partial:
         if suffix == ".npz":
             with open(partial, "wb") as f:
                 np.savez(f, source=np.int64(source), parents=parents, **{value_name + "s": values})
@@ -533,7 +564,8 @@ def run_convert(args) -> int:
         raise CommandLineError(f"{args.output}: IN and OUT are the same file")
     graph = _read(args, args.input)
     start = time.perf_counter()
-    write_graph(graph, args.output, format=args.to_format)  # atomic: see wavefront.io
+    with naming_output(args.output):
+        write_graph(graph, args.output, format=args.to_format)  # atomic: see wavefront.io
     note(f"wrote {args.output} in {time.perf_counter() - start:.2f} s")
     return EXIT_OK
 

@@ -87,30 +87,3 @@ def prepare(graph, kernels=("bfs", "sssp")) -> None:
 
         prepare_sssp(graph)
 
-
-def warm_up(graph, kernel: str, method: str = "auto", **options) -> None:
-    """Run ``method`` once on a two-vertex graph with ``graph``'s array types and
-    device, so that one-time costs (numba loading or compiling its kernels,
-    CUDA kernels compiling) are paid here rather than inside a timed search.
-    ``options`` are the search's (a cutoff, a policy, ...)."""
-    import numpy as np
-
-    from ..graph.container import Graph
-
-    def like(array, values):
-        return None if array is None else np.asarray(values, dtype=array.dtype)
-
-    arrays = dict(indptr=like(graph.indptr, [0, 1, 1]), indices=like(graph.indices, [1]),
-                  weights=like(graph.weights, [1]), in_indptr=like(graph.in_indptr, [0, 0, 1]),
-                  in_indices=like(graph.in_indices, [0]), in_weights=like(graph.in_weights, [1]))
-    if not graph.directed:  # an undirected CSR stores each edge both ways
-        arrays = dict(indptr=like(graph.indptr, [0, 1, 2]), indices=like(graph.indices, [1, 0]),
-                      weights=like(graph.weights, [1, 1]))
-    tiny = Graph(n=2, directed=graph.directed, check=False, **arrays).to(graph.device)
-    prepare(tiny, (kernel,))
-    if kernel == "bfs":
-        from ..bfs import bfs as search
-    else:
-        from ..sssp import sssp as search
-    search(tiny, 0, method=method, **options)
-    synchronize(graph.device)
