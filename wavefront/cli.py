@@ -35,6 +35,7 @@ from ._cli_common import CommandLineError, check_writable_folder
 from .errors import (
     BackendUnavailableError,
     GraphFormatError,
+    HostMemoryError,
     UnknownMethodError,
     VertexError,
     WavefrontError,
@@ -57,6 +58,7 @@ BAD_INPUT = (
     WeightError,
     UnknownMethodError,
     BackendUnavailableError,
+    HostMemoryError,
 )
 
 

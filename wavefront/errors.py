@@ -53,6 +53,18 @@ class GPUMemoryError(WavefrontError, MemoryError):
         )
 
 
+class HostMemoryError(WavefrontError, MemoryError):
+    """A run would need more host memory than the machine has available."""
+
+    def __init__(self, what: str, needed_bytes: int, available_bytes: int, advice: str = ""):
+        self.needed_bytes = int(needed_bytes)
+        self.available_bytes = int(available_bytes)
+        super().__init__(
+            f"{what} needs about {needed_bytes / 2**30:.2f} GiB of host memory but only "
+            f"{available_bytes / 2**30:.2f} GiB is available" + (f"; {advice}" if advice else "")
+        )
+
+
 class ValidationError(WavefrontError, AssertionError):
     """A search result broke a Graph500 validation rule; ``rule`` names it."""
 

@@ -98,13 +98,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run_from_args(args) -> int:
     from .._cli_common import CommandLineError, check_writable_folder
+    from ..backends import choose_backend
     from .driver import run_graph500
+    from .memory import check_host_memory
 
     json_path = args.json_path
     if json_path is not None:
         if not json_path.parent.is_dir():
             raise CommandLineError(f"{json_path}: the folder {json_path.parent} does not exist")
         check_writable_folder(json_path)
+    if choose_backend(args.backend)[0] == "cpu":  # a GPU run generates and builds on the GPU
+        check_host_memory(args.scale, args.edgefactor)
     report = run_graph500(
         args.scale, edgefactor=args.edgefactor, roots=args.roots, kernels=args.kernels,
         backend=args.backend, seed=args.seed, method=args.method, energy=args.energy,

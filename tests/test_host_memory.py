@@ -1,0 +1,48 @@
+"""The host memory check of a CPU Graph500 run: refused up front with a typed
+error (exit 2) naming the estimate, the memory available and the largest
+SCALE that fits; the estimate bounds a measured peak from above."""
+import subprocess
+import sys
+
+import pytest
+
+from wavefront.errors import HostMemoryError
+from wavefront.graph500.memory import check_host_memory, largest_scale, peak_bytes
+
+
+def test_the_estimate_grows_with_the_graph_and_is_refused_when_too_big():
+    assert peak_bytes(20, 16) > peak_bytes(19, 16) > peak_bytes(19, 8)
+    check_host_memory(10, 16, available=64 << 30)
+    with pytest.raises(HostMemoryError) as info:
+        check_host_memory(30, 16, available=16 << 30)
+    fits = largest_scale(16, 16 << 30)
+    assert 0 < fits < 30 and peak_bytes(fits, 16) < 16 << 30 <= peak_bytes(fits + 1, 16) + (256 << 20)
+    message = str(info.value)
+    assert "SCALE 30" in message and "16.00 GiB is available" in message and f"largest SCALE that fits is {fits}" in message
+    assert info.value.needed_bytes == peak_bytes(30, 16)
+    with pytest.raises(HostMemoryError, match="no SCALE fits"):
+        check_host_memory(10, 16, available=1 << 20)
+
+
+def test_cli_refuses_a_scale_that_cannot_fit():
+    done = subprocess.run([sys.executable, "-m", "wavefront", "graph500", "--scale", "40", "--backend", "cpu"],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2 and done.stdout == ""
+    assert "host memory" in done.stderr and "largest SCALE that fits" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+@pytest.mark.slow
+def test_the_estimate_bounds_a_measured_peak():
+    """A real SCALE 14 run, its own peak RSS measured inside the child."""
+    code = (
+        "import resource, sys\n"
+        "from wavefront.cli import main\n"
+        "status = main(['graph500', '--scale', '14', '--backend', 'cpu', '--no-progress', '--roots', '4'])\n"
+        "print('PEAK', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024, file=sys.stderr)\n"
+        "sys.exit(status)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    peak = int(done.stderr.split("PEAK")[-1].split()[0])
+    assert peak <= peak_bytes(14, 16), (peak, peak_bytes(14, 16))

@@ -1,0 +1,67 @@
+"""Host memory a CPU Graph500 run needs, checked before anything is allocated.
+
+A SCALE that does not fit would end in NumPy's ``MemoryError`` deep inside
+the generator, or worse, start and be killed by the kernel's OOM killer. The
+estimate is a linear model of the peak resident set, measured on the CPU
+backend (``/usr/bin/time -v``, SCALE 12-20, edgefactor 16): a fixed part
+(interpreter, NumPy, numba and its compiled kernels) plus bytes per input
+edge tuple (the generated tuples and weights, the CSR build's scratch and the
+graph) plus bytes per vertex (search, result and validation arrays). It is
+an upper bound of the measured peaks by a margin (``MARGIN``).
+"""
+from __future__ import annotations
+
+import os
+
+from ..errors import HostMemoryError
+
+BASE_BYTES = 200 << 20
+BYTES_PER_EDGE = 150
+BYTES_PER_VERTEX = 64
+MARGIN = 1.15
+# Memory the run leaves to everything else on the machine.
+RESERVE_BYTES = 256 << 20
+
+
+def peak_bytes(scale: int, edgefactor: int) -> int:
+    """Estimated peak resident bytes of ``wavefront graph500 --backend cpu``."""
+    n = 1 << scale
+    return int(MARGIN * (BASE_BYTES + BYTES_PER_EDGE * edgefactor * n + BYTES_PER_VERTEX * n))
+
+
+def available_bytes() -> int | None:
+    """Memory the kernel says a new allocation can get without swapping
+    (``MemAvailable``), or None where the platform does not tell."""
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    try:
+        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):
+        return None
+
+
+def largest_scale(edgefactor: int, available: int) -> int:
+    """The largest SCALE whose estimate fits in ``available`` bytes (0 if none)."""
+    scale = 0
+    while scale < 60 and peak_bytes(scale + 1, edgefactor) + RESERVE_BYTES <= available:
+        scale += 1
+    return scale
+
+
+def check_host_memory(scale: int, edgefactor: int, available: int | None = None) -> None:
+    """Raise :class:`HostMemoryError` if a CPU run of this size will not fit."""
+    available = available_bytes() if available is None else available
+    if available is None:
+        return
+    needed = peak_bytes(scale, edgefactor)
+    if needed + RESERVE_BYTES > available:
+        fits = largest_scale(edgefactor, available)
+        raise HostMemoryError(
+            f"Graph500 SCALE {scale} (edgefactor {edgefactor}) on the CPU", needed, available,
+            f"the largest SCALE that fits is {fits}" if fits else "no SCALE fits",
+        )
