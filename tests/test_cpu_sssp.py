@@ -183,3 +183,19 @@ def test_negative_weights_rejected_before_running():
     graph = wf.Graph.from_edges([0, 1], [1, 2], weights=[1.0, -2.0])
     with pytest.raises(WeightError):
         wf.sssp(graph, 0, method="delta-stepping")
+
+
+@pytest.mark.parametrize("method", ["delta-stepping", "dijkstra", "auto"])
+def test_weights_absorbed_by_rounding_make_no_parent_cycle(method):
+    """Vertices 0 and 1 both lie at distance 1 from the root 2, joined by an
+    arc of 1e-9, which float32 rounding absorbs (1 + 1e-9 == 1): tight both
+    ways although its weight is positive. The tree must not use it both ways."""
+    from wavefront.validate import validate_sssp
+
+    src, dst = np.array([2, 2, 0]), np.array([0, 1, 1])
+    weights = np.array([1.0, 1.0, 1e-9], dtype=np.float32)
+    g = wf.from_edges(src, dst, weights, n=3)
+    result = wf.sssp(g, 2, method=method)
+    assert result.distances.tolist() == [1.0, 1.0, 0.0]
+    assert not (result.parents[0] == 1 and result.parents[1] == 0)
+    validate_sssp((src, dst, weights), result)

@@ -15,7 +15,8 @@
 * :func:`tight_parents` / :func:`zero_weight_parents` -- derive a
   shortest-path tree from final distances: ``parents[v] = u`` only for an
   arc with ``dist[u] + w == dist[v]`` in the distance dtype, so the tree
-  passes Graph500's exact check.
+  passes Graph500's exact check; first from strictly closer vertices, then
+  breadth-first within a distance, so it has no cycle.
 
 A vertex's bucket is ``int(d / delta)``, evaluated the same way everywhere:
 it is monotone in ``d``, which is all correctness needs.
@@ -248,10 +249,14 @@ def clear_flags(vertices, count, flags):
 
 @njit(parallel=True, cache=True)
 def tight_parents(in_indptr, in_indices, in_weights, dist, infinity, source, parents):
-    """Give every reached vertex a parent along a tight arc of positive weight.
+    """Give every reached vertex a parent along a tight arc from a strictly
+    closer vertex (so the tree is acyclic: distances fall along it).
 
-    Returns how many reached vertices found none (only zero-weight tight
-    arcs lead to them); :func:`zero_weight_parents` finishes those.
+    A positive weight is not enough: in float arithmetic ``d + w == d`` for
+    a weight below half an ulp of ``d``, and two vertices at one distance
+    joined by such an arc would each take the other. Returns how many
+    reached vertices found none (only tight arcs within their own distance
+    lead to them); :func:`zero_weight_parents` finishes those.
     """
     unresolved = 0
     for v in prange(dist.shape[0]):
@@ -265,7 +270,7 @@ def tight_parents(in_indptr, in_indices, in_weights, dist, infinity, source, par
         for j in range(in_indptr[v], in_indptr[v + 1]):
             w = in_weights[j]
             u = in_indices[j]
-            if w > 0 and dist[u] != infinity and dist[u] + w == dv:
+            if dist[u] != infinity and dist[u] < dv and dist[u] + w == dv:
                 parents[v] = u
                 break
         if parents[v] < 0:
@@ -275,9 +280,10 @@ def tight_parents(in_indptr, in_indices, in_weights, dist, infinity, source, par
 
 @njit(cache=True)
 def zero_weight_parents(indptr, indices, weights, dist, infinity, parents):
-    """Extend the tree along tight zero-weight arcs, breadth-first from resolved vertices.
-
-    Acyclic because each vertex is attached once, to a vertex attached before it.
+    """Extend the tree along tight arcs between vertices at one distance (zero
+    weights, or weights the distance's rounding absorbs), breadth-first from
+    resolved vertices. Acyclic because each vertex is attached once, to a
+    vertex attached before it.
     """
     n = dist.shape[0]
     queue = np.empty(n, dtype=np.int64)
@@ -292,7 +298,7 @@ def zero_weight_parents(indptr, indices, weights, dist, infinity, parents):
         head += 1
         for j in range(indptr[u], indptr[u + 1]):
             v = indices[j]
-            if weights[j] == 0 and parents[v] < 0 and dist[v] != infinity and dist[u] == dist[v]:
+            if parents[v] < 0 and dist[v] != infinity and dist[u] == dist[v] and dist[u] + weights[j] == dist[v]:
                 parents[v] = u
                 queue[size] = v
                 size += 1
