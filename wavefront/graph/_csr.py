@@ -1,13 +1,23 @@
 """Edge arrays -> CSR arrays: the work behind :func:`wavefront.graph.build.from_edges`.
 
-Written against the array API shared by NumPy and CuPy, so the same code
-builds a graph on the host or on the GPU: the arrays' module decides.
+Two engines give the same arrays (tests/test_csr_build.py compares them):
+
+* ``"array"``: the code below, written against the array API shared by NumPy
+  and CuPy, so it builds a graph on the host or on the GPU (the arrays'
+  module decides). On NumPy it runs on one core.
+* ``"numba"``: :mod:`._csr_numba`, for NumPy arrays on all cores: arcs
+  partitioned into cache-sized buckets of rows, each bucket radix sorted and
+  merged in cache, in 2 bytes per arc beyond the graph itself (its docstring
+  has the passes and the memory formula). ``engine="auto"`` takes it for
+  NumPy inputs of :data:`NUMBA_MIN_TUPLES` tuples or more.
 
 It returns the arrays, not a :class:`~wavefront.graph.container.Graph`, so
 that both ``Graph.from_edges`` (in container) and ``build.from_edges`` (which
 imports container) can use it without the two modules importing each other.
 """
 from __future__ import annotations
+
+from functools import lru_cache
 
 import numpy as np
 
@@ -20,6 +30,10 @@ RELABEL_CHOICES = (None, "degree")
 # Tuples per chunk of the memory-lean path: bounds its temporaries to a few
 # chunk-sized arrays beside the packed keys (SCALE 26: 2**30 tuples in 16 chunks).
 LEAN_CHUNK = 2**26
+ENGINES = ("auto", "numba", "array")
+# Below this many tuples "auto" stays on the array engine: loading numba and
+# its cached kernels (a few hundred ms once per process) costs more than it saves.
+NUMBA_MIN_TUPLES = 1 << 16
 
 
 def index_dtype(n: int):
@@ -48,7 +62,8 @@ def normalize_weights(weights, xp):
     raise ValueError(f"weights must be real numbers, got dtype {w.dtype}")
 
 
-def _as_vertex_array(a, name, xp):
+def _as_vertex_array(a, name, xp, keep_int32: bool = False):
+    """Ids as int64 (or int32 arrays kept as they are when ``keep_int32``)."""
     a = xp.asarray(a)
     if a.ndim != 1:
         raise ValueError(f"{name} must be one-dimensional, got shape {a.shape}")
@@ -58,7 +73,37 @@ def _as_vertex_array(a, name, xp):
         a = a.astype(np.int64)
     elif a.dtype.kind not in "iub":
         raise VertexError(f"{name} must hold integer vertex ids, got dtype {a.dtype}")
+    if keep_int32 and a.dtype == np.int32:
+        return a
     return a.astype(np.int64, copy=False)
+
+
+@lru_cache(maxsize=1)
+def _numba_engine():
+    """:mod:`._csr_numba`, or None when numba cannot be imported."""
+    try:
+        from . import _csr_numba
+    except ImportError:
+        return None
+    return _csr_numba
+
+
+def _choose_engine(engine: str, xp, tuples: int):
+    """The numba module when that engine builds this graph, else None."""
+    if engine not in ENGINES:
+        raise ValueError(f"engine must be one of {ENGINES}, got {engine!r}")
+    if engine == "array":
+        return None
+    if engine == "numba":
+        if xp is not np:
+            raise ValueError("the numba engine builds from NumPy arrays; use engine='array' for CuPy")
+        module = _numba_engine()
+        if module is None:
+            raise ImportError("the numba engine needs numba, which cannot be imported here")
+        return module
+    if xp is not np or tuples < NUMBA_MIN_TUPLES:
+        return None
+    return _numba_engine()
 
 
 def csr_arrays(
@@ -69,21 +114,33 @@ def csr_arrays(
     directed: bool = False,
     *,
     relabel: str | None = None,
+    engine: str = "auto",
     pack_limit: int = INT32_LIMIT,
     lean_chunk: int = LEAN_CHUNK,
+    tasks: int | None = None,
+    bucket_arcs: int | None = None,
+    scratch_arcs: int | None = None,
 ) -> dict:
     """The keyword arguments of ``Graph`` for the graph of these edges.
 
     The edges mean what they mean to :func:`wavefront.graph.build.from_edges`.
-    ``pack_limit`` (packed int64 keys while ``n <= pack_limit + 1``, lexsort
-    beyond) and ``lean_chunk`` (see :data:`LEAN_CHUNK`) are parameters so
-    that a caller can force the lexsort and chunked paths on small graphs.
+    ``engine`` is ``"auto"``, ``"numba"`` or ``"array"`` (see the module
+    docstring). ``pack_limit`` (packed int64 keys while ``n <= pack_limit +
+    1``, lexsort beyond) and ``lean_chunk`` (see :data:`LEAN_CHUNK`) steer
+    the array engine, so that a caller can force its lexsort and chunked
+    paths on small graphs. ``tasks`` (default: numba's thread count),
+    ``bucket_arcs`` and ``scratch_arcs`` (default: the engine's own) steer
+    the numba engine the same way (many tasks and buckets, the in-place sort
+    of big buckets). Neither engine's result depends on its parameters.
     """
     if relabel not in RELABEL_CHOICES:
         raise ValueError(f"relabel must be one of {RELABEL_CHOICES}, got {relabel!r}")
     xp = array_module(src, dst, weights)
-    src = _as_vertex_array(src, "src", xp)
-    dst = _as_vertex_array(dst, "dst", xp)
+    src = xp.asarray(src)
+    kernels = _choose_engine(engine, xp, int(src.shape[0]) if src.ndim else 1)
+    # The numba kernels take int32 ids as they come (no int64 copy of the tuples).
+    src = _as_vertex_array(src, "src", xp, keep_int32=kernels is not None)
+    dst = _as_vertex_array(dst, "dst", xp, keep_int32=kernels is not None)
     if src.shape != dst.shape:
         raise ValueError(f"src and dst differ in length: {src.shape[0]} vs {dst.shape[0]}")
     if weights is not None:
@@ -92,8 +149,15 @@ def csr_arrays(
             raise ValueError(
                 f"weights has {weights.shape[0] if weights.ndim else 1} entries for {src.shape[0]} edges"
             )
-    lo = int(xp.minimum(src.min(), dst.min())) if src.size else 0
-    hi = int(xp.maximum(src.max(), dst.max())) if src.size else -1
+    if kernels is not None:
+        if src.dtype != dst.dtype:
+            src, dst = src.astype(np.int64), dst.astype(np.int64)
+        src, dst = np.ascontiguousarray(src), np.ascontiguousarray(dst)
+        weights = None if weights is None else np.ascontiguousarray(weights)
+        lo, hi = kernels.vertex_range(src, dst)
+    else:
+        lo = int(xp.minimum(src.min(), dst.min())) if src.size else 0
+        hi = int(xp.maximum(src.max(), dst.max())) if src.size else -1
     if lo < 0:
         raise VertexError(f"negative vertex id {lo} in the edge list")
     if n is None:
@@ -102,6 +166,12 @@ def csr_arrays(
     if hi >= n:
         raise VertexError(f"vertex id {hi} is out of range for n={n}")
 
+    if kernels is not None:
+        sizes = {k: v for k, v in (("bucket_arcs", bucket_arcs), ("scratch_arcs", scratch_arcs))
+                 if v is not None}
+        return _graph_arrays(n, directed, *kernels.build(
+            src, dst, weights, n, directed, relabel, index_dtype(n), tasks=tasks, **sizes
+        ))
     if not directed and weights is None and n <= pack_limit + 1:
         return _undirected_unweighted(src, dst, n, relabel, xp, lean_chunk)
 
@@ -125,15 +195,23 @@ def csr_arrays(
         labels = order.astype(np.int64)
 
     if directed:
-        indptr, indices, w = compress(src, dst, weights, n, pack_limit=pack_limit)
-        in_indptr, in_indices, in_w = compress(dst, src, weights, n, pack_limit=pack_limit)
+        csr = compress(src, dst, weights, n, pack_limit=pack_limit)
+        csc = compress(dst, src, weights, n, pack_limit=pack_limit)
     else:
         rows = xp.concatenate([src, dst])
         cols = xp.concatenate([dst, src])
         both = None if weights is None else xp.concatenate([weights, weights])
         del src, dst
-        indptr, indices, w = compress(rows, cols, both, n, pack_limit=pack_limit)
-        in_indptr = in_indices = in_w = None
+        csr = compress(rows, cols, both, n, pack_limit=pack_limit)
+        csc = None
+    return _graph_arrays(n, directed, csr, csc, input_degree, num_input_edges, labels)
+
+
+def _graph_arrays(n, directed, csr, csc, input_degree, num_input_edges, labels) -> dict:
+    """The ``Graph`` keyword arguments from each engine's parts: ``csr`` and
+    ``csc`` are ``(indptr, indices, weights)``, ``csc`` None when undirected."""
+    indptr, indices, w = csr
+    in_indptr, in_indices, in_w = (None, None, None) if csc is None else csc
     return dict(
         indptr=indptr,
         indices=indices,
