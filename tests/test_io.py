@@ -315,31 +315,30 @@ def test_truncated_and_corrupt_gzip(tmp_path):
         read_graph(path)
 
 
-def test_error_deep_in_a_big_file_names_its_line(tmp_path, monkeypatch):
-    import wavefront.io._common as common
-
-    monkeypatch.setattr(common, "CHUNK_BYTES", 4096)  # many chunks
+@pytest.mark.parametrize("gz", [False, True])
+def test_error_deep_in_a_big_file_names_its_line(tmp_path, gz):
     lines = ["p sp 1000 5000"] + [f"a {i % 1000 + 1} {(i * 7) % 1000 + 1} {i}" for i in range(5000)]
     lines[4321] = "a 1 2 three"
-    path = tmp_path / "big.gr"
-    path.write_text("\n".join(lines) + "\n")
+    path = tmp_path / ("big.gr.gz" if gz else "big.gr")
+
+    def write(text):
+        path.write_bytes(gzip.compress(text.encode()) if gz else text.encode())
+
+    write("\n".join(lines) + "\n")
     with pytest.raises(GraphFormatError) as info:
-        read_graph(path)
+        read_graph(path, chunk_bytes=4096)  # many chunks
     assert info.value.line == 4322
     lines[4321] = "a 1 2 3"
-    path.write_text("\n".join(lines) + "\n")
-    g = read_graph(path)
+    write("\n".join(lines) + "\n")
+    g = read_graph(path, chunk_bytes=4096)
     assert g.num_input_edges == 5000 - sum(1 for i in range(5000) if i % 1000 == (i * 7) % 1000)
 
 
-def test_csv_header_only_skipped_once_across_chunks(tmp_path, monkeypatch):
-    import wavefront.io._common as common
-
-    monkeypatch.setattr(common, "CHUNK_BYTES", 64)
+def test_csv_header_only_skipped_once_across_chunks(tmp_path):
     rows = [f"{i},{i + 1},{i % 7}" for i in range(200)]
     path = tmp_path / "many.csv"
     path.write_text("from,to,weight\n" + "\n".join(rows) + "\n")
-    g = read_graph(path, directed=True)
+    g = read_graph(path, directed=True, chunk_bytes=64)
     assert g.num_input_edges == 200
     assert caller_arcs(g) == {(i, i + 1): i % 7 for i in range(200)}
 

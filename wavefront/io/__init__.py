@@ -17,6 +17,12 @@ Malformed files raise :class:`~wavefront.errors.GraphFormatError` naming the
 file and line; nothing is returned half-loaded. Writers write the caller's
 vertex ids (``graph.labels``) to a temporary file renamed into place, so a
 failed write leaves any existing file untouched.
+
+Reads and writes that take more than a second show a progress bar on stderr
+when it is a terminal (``progress=False`` turns it off; a
+:class:`ProgressBar` picks the console and the delay). Text is parsed by a
+multi-threaded numba parser over chunks of ``chunk_bytes`` (see
+``docs/decisions/io.md``).
 """
 from __future__ import annotations
 
@@ -24,11 +30,13 @@ from pathlib import Path
 
 from .._xp import check_device
 from ..errors import GraphFormatError
-from ._common import atomic_output
+from ._common import atomic_output, build
+from ._progress import ProgressBar
+from ._scan import CHUNK_BYTES
 from .binary import read_binary, write_binary
-from .dimacs import read_coordinates, read_dimacs, write_dimacs
-from .edgelist import read_edgelist, write_edgelist
-from .matrix_market import read_matrix_market, write_matrix_market
+from .dimacs import parse_dimacs, read_coordinates, write_dimacs
+from .edgelist import parse_edgelist, write_edgelist
+from .matrix_market import parse_matrix_market, write_matrix_market
 
 SUFFIXES = {
     ".gr": "dimacs",
@@ -45,7 +53,8 @@ SUFFIXES = {
 FORMATS = ("dimacs", "mtx", "edgelist", "csv", "wfb")
 
 
-def read_graph(path, *, format=None, directed=None, weighted=None, relabel=None, device="cpu"):
+def read_graph(path, *, format=None, directed=None, weighted=None, relabel=None, device="cpu",
+               progress=True, chunk_bytes=CHUNK_BYTES):
     """Read a graph file into a :class:`~wavefront.graph.Graph`.
 
     * ``format``: one of :data:`FORMATS` (or a known suffix without the dot);
@@ -57,33 +66,51 @@ def read_graph(path, *, format=None, directed=None, weighted=None, relabel=None,
       them, True requires them.
     * ``relabel="degree"`` renumbers vertices by degree (results still use
       the file's ids); ``device="cuda"`` builds the graph on the GPU.
+    * ``progress``: True shows a bar on stderr when it is a terminal and the
+      read takes over a second; False never; or a :class:`ProgressBar`.
+    * ``chunk_bytes``: text is parsed this many bytes at a time (memory
+      beyond the graph's own is a few times this).
     """
     check_device(device)
     kind = _format_of(path, format)
-    options = dict(directed=directed, weighted=weighted, relabel=relabel, device=device)
-    if kind == "dimacs":
-        return read_dimacs(path, **options)
-    if kind == "mtx":
-        return read_matrix_market(path, **options)
-    if kind == "edgelist":
-        return read_edgelist(path, **options)
-    if kind == "csv":
-        return read_edgelist(path, separator=b",", **options)
-    return read_binary(path, **options)
+    if kind == "wfb":
+        return read_binary(path, directed=directed, weighted=weighted, relabel=relabel, device=device)
+    arcs = parse_arcs(path, format=kind, directed=directed, weighted=weighted, progress=progress,
+                      chunk_bytes=chunk_bytes)
+    return build(arcs, weighted=weighted, relabel=relabel, device=device, path=path, progress=progress)
 
 
-def write_graph(graph, path, format=None) -> None:
-    """Write ``graph`` to ``path`` in the format its suffix names (gzip if it ends in ``.gz``)."""
+def parse_arcs(path, *, format=None, directed=None, weighted=None, progress=True,
+               chunk_bytes=CHUNK_BYTES):
+    """The arcs of a text graph file, parsed but not built into a Graph (see :func:`read_graph`)."""
     kind = _format_of(path, format)
-    with atomic_output(path, text=kind != "wfb") as out:
+    options = dict(directed=directed, weighted=weighted, progress=progress, chunk_bytes=chunk_bytes)
+    if kind == "dimacs":
+        return parse_dimacs(path, **options)
+    if kind == "mtx":
+        return parse_matrix_market(path, **options)
+    if kind == "csv":
+        return parse_edgelist(path, separator=b",", **options)
+    if kind == "edgelist":
+        return parse_edgelist(path, **options)
+    raise ValueError(f"{kind} files hold a built graph, not text arcs: use read_graph")
+
+
+def write_graph(graph, path, format=None, *, progress=True) -> None:
+    """Write ``graph`` to ``path`` in the format its suffix names (gzip if it ends in ``.gz``).
+
+    ``progress`` as for :func:`read_graph`.
+    """
+    kind = _format_of(path, format)
+    with atomic_output(path) as out:
         if kind == "dimacs":
-            write_dimacs(graph, out)
+            write_dimacs(graph, out, progress=progress)
         elif kind == "mtx":
-            write_matrix_market(graph, out)
+            write_matrix_market(graph, out, progress=progress)
         elif kind == "edgelist":
-            write_edgelist(graph, out)
+            write_edgelist(graph, out, progress=progress)
         elif kind == "csv":
-            write_edgelist(graph, out, separator=",")
+            write_edgelist(graph, out, separator=",", progress=progress)
         else:
             write_binary(graph, out)
 
@@ -115,4 +142,4 @@ def _format_of(path, format) -> str:
     )
 
 
-__all__ = ["read_graph", "write_graph", "read_coordinates", "FORMATS", "SUFFIXES"]
+__all__ = ["read_graph", "write_graph", "parse_arcs", "read_coordinates", "ProgressBar", "FORMATS", "SUFFIXES"]

@@ -24,7 +24,7 @@ import numpy as np
 
 from ..errors import GraphFormatError
 from ..graph.container import WEIGHT_DTYPES, Graph, index_dtype
-from ._common import GZIP_MAGIC, build, caller_arcs, read_bytes
+from ._common import GZIP_MAGIC, Arcs, build, caller_arcs, read_bytes
 
 MAGIC = b"WAVEFRNT"
 VERSION = 1
@@ -84,11 +84,8 @@ def read_binary(path, *, directed=None, weighted=None, relabel=None, device="cpu
     if unchanged:
         return graph.to(device)
     src, dst, w = caller_arcs(graph, each_edge_once=False)
-    return build(
-        src, dst, w, graph.n,
-        directed=graph.directed if directed is None else directed,
-        weighted=weighted, relabel=relabel, device=device, path=path,
-    )
+    arcs = Arcs(src, dst, w, graph.n, graph.directed if directed is None else directed)
+    return build(arcs, weighted=weighted, relabel=relabel, device=device, path=path)
 
 
 def _decode(buffer: np.ndarray, path) -> Graph:

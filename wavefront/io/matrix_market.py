@@ -15,101 +15,70 @@ import re
 import numpy as np
 
 from ..errors import GraphFormatError
-from ._common import (
-    build,
-    caller_arcs,
-    check_vertex_count,
-    compact_integers,
-    first_true,
-    iter_lines,
-    parse_columns,
-    read_bytes,
-    write_rows,
-)
+from ._common import Arcs, arc_pieces, check_vertex_count, write_rows
+from ._progress import Meter
+from ._scan import CHUNK_BYTES, Grammar, kernels, open_text, read_rows
 
 BANNER = "%%MatrixMarket"
-FIELDS = {"real": np.float64, "double": np.float64, "integer": np.int64, "pattern": None}
+FIELDS = ("real", "double", "integer", "pattern")
 SYMMETRIES = ("general", "symmetric")
-_COMMENT = ord("%")
 _COUNT = re.compile(r"[0-9]+\Z")
 
 
-def read_matrix_market(path, *, directed=None, weighted=None, relabel=None, device="cpu"):
-    """Read a Matrix Market coordinate file into a Graph (symmetric -> undirected)."""
-    data = read_bytes(path)
-    if data.isspace() or not data:
-        raise GraphFormatError("the file is empty", path)
-    weight_dtype, symmetric = _banner(data[: data.find(b"\n")] if b"\n" in data else data, path)
-    size = None  # (n, entries, line number)
-    rows_parts, cols_parts, weight_parts = [], [], []
-    for lines in iter_lines(data, path):
-        entries = np.flatnonzero((lines.first != _COMMENT) & (lines.first != 0))
-        if size is None and entries.size:
-            size = _size_line(lines.select(entries[:1])[0], path, lines.line_of(entries, 0))
-            entries = entries[1:]
-        if not entries.size:
-            continue
-        fields = 2 if weight_dtype is None else 3
-        bad = first_true(lines.ntok[entries] != fields)
-        if bad is not None:
-            raise GraphFormatError(
-                f"an entry line is 'I J{'' if weight_dtype is None else ' VALUE'}', "
-                f"found {int(lines.ntok[entries[bad]])} fields",
-                path,
-                lines.line_of(entries, bad),
-            )
-        ij = parse_columns(lines, entries, (0, 1), np.int64, path, "an index")
-        bad = first_true(((ij < 1) | (ij > size[0])).any(axis=1))
-        if bad is not None:
-            raise GraphFormatError(
-                f"index outside 1..{size[0]} declared by the size line", path, lines.line_of(entries, bad)
-            )
-        rows_parts.append(ij[:, 0] - 1)
-        cols_parts.append(ij[:, 1] - 1)
-        if weight_dtype is not None:
-            kind = "an integer" if weight_dtype is np.int64 else "a number"
-            weight_parts.append(parse_columns(lines, entries, (2,), weight_dtype, path, kind)[:, 0])
-    if size is None:
-        raise GraphFormatError("no 'ROWS COLS ENTRIES' size line", path)
-    n, expected, size_line = size
-    rows = np.concatenate(rows_parts) if rows_parts else np.empty(0, np.int64)
-    cols = np.concatenate(cols_parts) if cols_parts else np.empty(0, np.int64)
-    if rows.size != expected:
-        raise GraphFormatError(
-            f"the size line announces {expected} entries but the file holds {rows.size}", path, size_line
+def parse_matrix_market(path, *, directed=None, weighted=None, progress=True,
+                        chunk_bytes=CHUNK_BYTES) -> Arcs:
+    """Parse a Matrix Market coordinate file (symmetric -> undirected)."""
+    k = kernels()
+    with open_text(path, chunk_bytes=chunk_bytes, progress=progress) as source:
+        lines = source.nonblank_lines()
+        field, symmetric = _banner(*next(lines)[:2], path)
+        n, expected, size_line = _size_line(lines, path)
+        if field == "pattern":
+            mode = k.NO_WEIGHT
+        elif weighted is False:
+            mode = k.SKIP
+        else:
+            mode = k.INTEGER if field == "integer" else k.NUMBER
+        grammar = Grammar(
+            comment=b"%",
+            shape=f"an entry line is 'I J{'' if field == 'pattern' else ' VALUE'}', found {{found}} fields",
+            id_name="an index",
+            weight_mode=mode,
+            weight_name="an integer" if field == "integer" else "a number",
+            bounds=(1, n, 1, n),
+            bases=(1, 1),
+            out_of_range=lambda value: f"index outside 1..{n} declared by the size line",
         )
-    weights = None
-    if weight_dtype is not None:
-        weights = np.concatenate(weight_parts) if weight_parts else np.empty(0, weight_dtype)
-        weights = compact_integers(weights)
+        rows = read_rows(source, grammar, float_weights=field in ("real", "double"))
+    if rows.a.size != expected:
+        raise GraphFormatError(
+            f"the size line announces {expected} entries but the file holds {rows.a.size}", path, size_line
+        )
+    src, dst, weights = rows.a, rows.b, rows.weights
     directed = not symmetric if directed is None else directed
     if symmetric and directed:  # the file stores one triangle of both arcs
-        rows, cols = np.concatenate([rows, cols]), np.concatenate([cols, rows])
+        src, dst = np.concatenate([src, dst]), np.concatenate([dst, src])
         weights = None if weights is None else np.concatenate([weights, weights])
-    return build(
-        rows, cols, weights, n,
-        directed=directed, weighted=weighted, relabel=relabel, device=device, path=path,
-    )
+    return Arcs(src, dst, weights, n, directed)
 
 
-def write_matrix_market(graph, out) -> None:
+def write_matrix_market(graph, out, progress=True) -> None:
     """Write a coordinate file: ``symmetric`` (lower triangle) for undirected graphs."""
-    src, dst, weights = caller_arcs(graph, each_edge_once=True)
-    if not graph.directed:  # lower triangle: row >= column
-        src, dst = dst, src
+    weights = graph.weights
     field = "pattern" if weights is None else ("real" if weights.dtype.kind == "f" else "integer")
     symmetry = "general" if graph.directed else "symmetric"
-    out.write(f"{BANNER} matrix coordinate {field} {symmetry}\n% written by wavefront\n")
-    out.write(f"{graph.n} {graph.n} {src.size}\n")
-    columns = [(src + 1).tolist(), (dst + 1).tolist()]
-    if weights is None:
-        write_rows(out, "%d %d\n", columns)
-    else:
-        write_rows(out, "%d %d %r\n", [*columns, weights])
+    rows = graph.m if graph.directed else graph.m // 2
+    out.write(f"{BANNER} matrix coordinate {field} {symmetry}\n% written by wavefront\n".encode())
+    out.write(f"{graph.n} {graph.n} {rows}\n".encode())
+    pieces = arc_pieces(graph, each_edge_once=True)
+    if not graph.directed:  # lower triangle: row >= column
+        pieces = ((dst, src, w) for src, dst, w in pieces)
+    with Meter("writing", 0, progress=progress) as meter:
+        write_rows(out, pieces, rows, shift=1, meter=meter)
 
 
-def _banner(first_line: bytes, path):
-    words = first_line.decode("latin-1").split()
+def _banner(line: bytes, number: int, path):
+    words = line.decode("latin-1").split() if number == 1 else []  # the banner is the first line
     if not words or words[0].lower() != BANNER.lower():
         raise GraphFormatError(f"the first line must be the '{BANNER} ...' banner", path, 1)
     words = [w.lower() for w in words]
@@ -130,17 +99,22 @@ def _banner(first_line: bytes, path):
         raise GraphFormatError(
             f"symmetry '{symmetry}' is not supported; use one of {', '.join(SYMMETRIES)}", path, 1
         )
-    return FIELDS[field], symmetry == "symmetric"
+    return field, symmetry == "symmetric"
 
 
-def _size_line(text: str, path, line: int):
-    fields = text.split()
+def _size_line(lines, path):
+    for text, number, _ in lines:
+        if text[:1] != b"%":
+            break
+    else:
+        raise GraphFormatError("no 'ROWS COLS ENTRIES' size line", path)
+    fields = text.decode("latin-1").split()
     if len(fields) != 3 or not all(map(_COUNT.match, fields)):
-        raise GraphFormatError("the size line must be 'ROWS COLS ENTRIES'", path, line)
+        raise GraphFormatError("the size line must be 'ROWS COLS ENTRIES'", path, number)
     rows, cols, entries = map(int, fields)
     if rows != cols:
         raise GraphFormatError(
-            f"an adjacency matrix is square, but the size line says {rows} x {cols}", path, line
+            f"an adjacency matrix is square, but the size line says {rows} x {cols}", path, number
         )
-    check_vertex_count(rows, path, line)
-    return rows, entries, line
+    check_vertex_count(rows, path, number)
+    return rows, entries, number
