@@ -96,22 +96,15 @@ def validate_sssp(
             "root-distance", f"the root's distance is {float(distances[root])}, not 0"
         )
     reached = parents >= 0
-    not_finite = reached & ~xp.isfinite(distances)
-    if bool(not_finite.any()):
-        v = first_index(not_finite, xp)
-        raise ValidationError(
-            "distance-reached",
-            f"vertex {v} has parent {int(parents[v])} but distance {float(distances[v])}: "
-            "a reached vertex has a finite distance",
-        )
-    not_infinite = ~reached & ~(distances == xp.inf)
-    if bool(not_infinite.any()):
-        v = first_index(not_infinite, xp)
-        raise ValidationError(
-            "distance-unreached",
-            f"vertex {v} is unreached (parent -1) but has distance {float(distances[v])}: "
-            "an unreached vertex's distance is +inf",
-        )
+    for rule, wrong, expected in (
+        ("distance-reached", reached & ~xp.isfinite(distances), "a reached vertex has a finite distance"),
+        ("distance-unreached", ~reached & ~(distances == xp.inf), "an unreached vertex's distance is +inf"),
+    ):
+        if bool(wrong.any()):
+            v = first_index(wrong, xp)
+            raise ValidationError(
+                rule, f"vertex {v} has parent {int(parents[v])} and distance {float(distances[v])}: {expected}"
+            )
     depth = tree_depths(parents, root, xp)
 
     # Unreached vertices only meet tuples outside the component, which the
