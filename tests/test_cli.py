@@ -579,3 +579,18 @@ def test_a_write_failing_part_way_names_the_users_path(small_gr, tmp_path, capsy
     assert status == 1
     assert f"could not write {target}" in err and "No space left" in err and ".tmp" not in err
     assert not target.exists()
+
+
+def test_a_format_that_cannot_hold_the_graph_is_bad_input(tmp_path, capsys):
+    """Fractional weights into DIMACS (integer lengths): the user's choice of
+    format, so a typed error and exit 2, and nothing written."""
+    source = tmp_path / "frac.el"
+    source.write_text("0 1 0.5\n1 2 1.25\n")
+    target = tmp_path / "frac.gr"
+    status, out, err = run(["convert", source, target], capsys)
+    assert status == 2, err
+    assert "integer arc lengths" in err and "ValueError" not in err
+    assert not target.exists()
+    from wavefront.errors import OutputFormatError
+
+    assert issubclass(OutputFormatError, ValueError)

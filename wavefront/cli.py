@@ -36,6 +36,7 @@ from .errors import (
     BackendUnavailableError,
     GraphFormatError,
     HostMemoryError,
+    OutputFormatError,
     UnknownMethodError,
     VertexError,
     WavefrontError,
@@ -59,6 +60,7 @@ BAD_INPUT = (
     UnknownMethodError,
     BackendUnavailableError,
     HostMemoryError,
+    OutputFormatError,
 )
 
 

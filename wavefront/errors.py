@@ -24,6 +24,10 @@ class GraphFormatError(WavefrontError, ValueError):
         super().__init__(f"{where}: {message}")
 
 
+class OutputFormatError(WavefrontError, ValueError):
+    """The chosen output format cannot hold this graph (e.g. fractional weights in DIMACS)."""
+
+
 class VertexError(WavefrontError, ValueError):
     """A vertex id (a source, a target) is outside the graph."""
 

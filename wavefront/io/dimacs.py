@@ -17,7 +17,7 @@ import re
 
 import numpy as np
 
-from ..errors import GraphFormatError
+from ..errors import GraphFormatError, OutputFormatError
 from ._common import Arcs, arc_pieces, check_vertex_count, write_rows
 from ._progress import Meter
 from ._scan import CHUNK_BYTES, Grammar, kernels, open_text, read_rows
@@ -69,7 +69,7 @@ def write_dimacs(graph, out, progress=True) -> None:
     """
     w = graph.to("cpu").weights
     if w is not None and w.dtype.kind == "f" and not np.all(np.isfinite(w) & (w == np.round(w))):
-        raise ValueError(
+        raise OutputFormatError(
             "DIMACS .gr stores integer arc lengths but this graph has fractional "
             "weights; write Matrix Market (.mtx) or an edge list (.txt) instead"
         )
