@@ -594,3 +594,23 @@ def test_a_format_that_cannot_hold_the_graph_is_bad_input(tmp_path, capsys):
     from wavefront.errors import OutputFormatError
 
     assert issubclass(OutputFormatError, ValueError)
+
+
+@pytest.mark.parametrize("compress", [False, True])
+def test_weight_errors_name_the_file_and_line(tmp_path, capsys, compress):
+    text = "c a negative arc on line 4\np sp 3 2\na 1 2 1\na 2 3 -4\n"
+    path = tmp_path / ("neg.gr.gz" if compress else "neg.gr")
+    path.write_bytes(gzip.compress(text.encode()) if compress else text.encode())
+    status, out, err = run(["sssp", path, "--source", 0], capsys)
+    assert status == 2 and out == ""
+    assert f"{path}:4:" in err and "'a 2 3 -4'" in err and "arc 1" not in err
+
+
+def test_weight_errors_name_the_callers_edge_and_position():
+    weights = np.array([1.0, 2.0, np.nan, -4.0])
+    g = wavefront.from_edges([0, 2, 5, 1], [1, 3, 5, 2], weights=weights)  # the NaN is a self-loop: dropped
+    with pytest.raises(wavefront.WeightError, match=r"input edge \(1, 2\) at position 3 has weight -4.0"):
+        wavefront.sssp(g, 0)
+    g = wavefront.Graph.from_edges([0, 1], [1, 2], weights=np.array([1.0, np.inf]), relabel="degree")
+    with pytest.raises(wavefront.WeightError, match=r"finite: input edge \(1, 2\) at position 1"):
+        wavefront.sssp(g, 0)

@@ -106,6 +106,31 @@ def _choose_engine(engine: str, xp, tuples: int):
     return _numba_engine()
 
 
+def first_bad_weight(src, dst, weights) -> int | None:
+    """Position of the first input edge (not a self-loop, which builds drop)
+    whose weight is negative, NaN or infinite; None when all are usable."""
+    if weights is None:
+        return None
+    xp = array_module(src, dst, weights)
+    w = xp.asarray(weights)
+    if w.dtype.kind not in "fi" or w.size == 0:
+        return None
+    bad = ~(w >= 0)
+    if w.dtype.kind == "f":
+        bad |= xp.isinf(w)
+    bad &= xp.asarray(src) != xp.asarray(dst)
+    return int(xp.argmax(bad)) if bool(bad.any()) else None
+
+
+def describe_bad_weight(src, dst, weights) -> str | None:
+    """The first unusable input weight, as the caller numbered the edge."""
+    k = first_bad_weight(src, dst, weights)
+    if k is None:
+        return None
+    u, v, w = int(src[k]), int(dst[k]), weights[k].item() if hasattr(weights[k], "item") else weights[k]
+    return f"input edge ({u}, {v}) at position {k} has weight {w}"
+
+
 def csr_arrays(
     src,
     dst,

@@ -35,7 +35,9 @@ def from_edges(
     * ``relabel="degree"`` renumbers vertices by decreasing degree (seed 002);
       ``Graph.labels`` keeps the map back and results use the caller's ids.
     """
-    return Graph(**_csr.csr_arrays(src, dst, weights, n, directed, relabel=relabel))
+    graph = Graph(**_csr.csr_arrays(src, dst, weights, n, directed, relabel=relabel))
+    graph.weight_problem = _csr.describe_bad_weight(src, dst, weights)
+    return graph
 
 
 def compress(rows, cols, weights, n: int):

@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._xp import array_module, check_device, device_of, to_device
-from ._csr import INT32_LIMIT, csr_arrays, index_dtype
+from ._csr import INT32_LIMIT, csr_arrays, describe_bad_weight, index_dtype
 
 __all__ = ["Graph", "INT32_LIMIT", "WEIGHT_DTYPES", "index_dtype"]
 
@@ -67,6 +67,10 @@ class Graph:
         self.labels = labels
         self._inverse_labels = None
         self._weights_checked = None  # cached result of the SSSP weight check
+        # Where the first unusable input weight came from, as the caller knows
+        # it (file and line, or the input edge and its position); set by the
+        # builders, quoted by the SSSP weight check.
+        self.weight_problem: str | None = None
         # Backend-owned derived data (COO, bitmaps, degree masks, ...), built
         # once per graph on first use; keys are "<backend>.<what>".
         self.derived: dict = {}
@@ -169,7 +173,7 @@ class Graph:
 
             check_fits("moving the graph to the GPU", self.nbytes)
         moved = {k: to_device(a, device) for k, a in self._arrays().items()}
-        return Graph(
+        graph = Graph(
             moved["indptr"],
             moved["indices"],
             n=self.n,
@@ -183,6 +187,8 @@ class Graph:
             labels=moved["labels"],
             check=False,
         )
+        graph.weight_problem = self.weight_problem
+        return graph
 
     # -- vertex ids ------------------------------------------------------
     def internal_id(self, vertex) -> int:
@@ -240,9 +246,9 @@ class Graph:
     ) -> "Graph":
         """Build a graph from edge arrays; see :func:`wavefront.graph.build.from_edges`."""
         # Graph, not cls: build.from_edges has always returned a plain Graph.
-        return Graph(
-            **csr_arrays(src, dst, weights=weights, n=n, directed=directed, relabel=relabel)
-        )
+        graph = Graph(**csr_arrays(src, dst, weights=weights, n=n, directed=directed, relabel=relabel))
+        graph.weight_problem = describe_bad_weight(src, dst, weights)
+        return graph
 
     @classmethod
     def from_scipy(cls, matrix, directed: bool = True, **options) -> "Graph":

@@ -77,7 +77,44 @@ def read_graph(path, *, format=None, directed=None, weighted=None, relabel=None,
         return read_binary(path, directed=directed, weighted=weighted, relabel=relabel, device=device)
     arcs = parse_arcs(path, format=kind, directed=directed, weighted=weighted, progress=progress,
                       chunk_bytes=chunk_bytes)
-    return build(arcs, weighted=weighted, relabel=relabel, device=device, path=path, progress=progress)
+    graph = build(arcs, weighted=weighted, relabel=relabel, device=device, path=path, progress=progress)
+    if graph.weight_problem is not None:
+        graph.weight_problem = _weight_problem_in_file(path, kind, arcs) or graph.weight_problem
+    return graph
+
+
+# First characters of the lines that are not data, per text format (the
+# Matrix Market size line, the first non-comment line, is skipped as well).
+_NOT_DATA = {"dimacs": ("c", "p"), "mtx": ("%",), "edgelist": ("#", "%"), "csv": ("#", "%")}
+
+
+def _weight_problem_in_file(path, kind: str, arcs) -> str | None:
+    """``FILE:LINE: weight W ...: "the line"`` for the first unusable weight of a
+    file just read (found again by a slow scan: an error path only)."""
+    import gzip
+
+    from ..graph._csr import first_bad_weight
+
+    k = first_bad_weight(arcs.src, arcs.dst, arcs.weights)
+    if k is None or kind not in _NOT_DATA:
+        return None
+    with open(path, "rb") as probe:
+        zipped = probe.read(2) == b"\x1f\x8b"
+    row, size_line = 0, kind == "mtx"
+    with (gzip.open(path, "rb") if zipped else open(path, "rb")) as f:
+        for number, raw in enumerate(f, start=1):
+            text = raw.decode("latin-1").strip()
+            if not text or text.startswith(_NOT_DATA[kind]):
+                continue
+            if size_line:
+                size_line = False
+                continue
+            if row == k:
+                weight = arcs.weights[k].item()
+                what = "NaN" if weight != weight else "infinite" if abs(weight) == float("inf") else "negative"
+                return f"{path}:{number}: weight {weight} is {what}: {text!r}"
+            row += 1
+    return None
 
 
 def parse_arcs(path, *, format=None, directed=None, weighted=None, progress=True,

@@ -23,19 +23,30 @@ def check_weights(graph) -> None:
     if w.dtype.kind == "f":
         bad = ~xp.isfinite(w)
         if bool(bad.any()):
-            i = int(xp.argmax(bad))
             raise WeightError(
-                f"edge weights must be finite: arc {i} has weight {float(w[i])}; "
+                f"edge weights must be finite: {_where(graph, int(xp.argmax(bad)))}; "
                 "remove or fix NaN/infinite weights before calling sssp"
             )
     if w.size and bool((w < 0).any()):
-        i = int(xp.argmax(w < 0))
         raise WeightError(
-            f"edge weights must be non-negative: arc {i} has weight {w[i].item()}; "
+            f"edge weights must be non-negative: {_where(graph, int(xp.argmax(w < 0)))}; "
             "shortest paths with negative weights need Bellman-Ford with cycle "
             "detection (e.g. scipy.sparse.csgraph.bellman_ford)"
         )
     graph._weights_checked = True
+
+
+def _where(graph, arc: int) -> str:
+    """The bad weight as the caller knows it: the file and line, or the input
+    edge and its position (recorded by the builders), else the stored arc in
+    the caller's vertex ids."""
+    if graph.weight_problem is not None:
+        return graph.weight_problem
+    u = int((graph.indptr[1:] <= arc).sum())  # the row holding the arc
+    v = int(graph.indices[arc])
+    if graph.labels is not None:
+        u, v = int(graph.labels[u]), int(graph.labels[v])
+    return f"arc ({u}, {v}) has weight {graph.weights[arc].item()}"
 
 
 def sssp(graph, source, method: str = "auto", **options) -> SSSPResult:
