@@ -86,4 +86,3 @@ def prepare(graph, kernels=("bfs", "sssp")) -> None:
         from .cuda.sssp import prepare as prepare_sssp
 
         prepare_sssp(graph)
-

@@ -91,18 +91,15 @@ _NOT_DATA = {"dimacs": ("c", "p"), "mtx": ("%",), "edgelist": ("#", "%"), "csv":
 def _weight_problem_in_file(path, kind: str, arcs) -> str | None:
     """``FILE:LINE: weight W ...: "the line"`` for the first unusable weight of a
     file just read (found again by a slow scan: an error path only)."""
-    import gzip
-
     from ..graph._csr import first_bad_weight
+    from ._scan import TextSource
 
     k = first_bad_weight(arcs.src, arcs.dst, arcs.weights)
     if k is None or kind not in _NOT_DATA:
         return None
-    with open(path, "rb") as probe:
-        zipped = probe.read(2) == b"\x1f\x8b"
     row, size_line = 0, kind == "mtx"
-    with (gzip.open(path, "rb") if zipped else open(path, "rb")) as f:
-        for number, raw in enumerate(f, start=1):
+    with TextSource(path) as source:
+        for number, raw in enumerate(iter(source.next_line, None), start=1):
             text = raw.decode("latin-1").strip()
             if not text or text.startswith(_NOT_DATA[kind]):
                 continue
