@@ -32,6 +32,14 @@ class VertexError(WavefrontError, ValueError):
     """A vertex id (a source, a target) is outside the graph."""
 
 
+class SourceArgumentError(WavefrontError, TypeError, ValueError):
+    """A search was given both ``source`` and ``sources``, neither, or an empty ``sources``."""
+
+
+class MultiSourceError(WavefrontError, ValueError):
+    """The chosen method searches from one source only; the message names those that take several."""
+
+
 class WeightError(WavefrontError, ValueError):
     """Edge weights are unusable for the request: negative, NaN or infinite."""
 

@@ -2,12 +2,18 @@
 
 Sentinels, the same on every backend:
 
-* ``parents``: int64, ``parents[source] == source``, ``-1`` for unreached.
+* ``parents``: int64, ``parents[s] == s`` for every source ``s``, ``-1`` for
+  unreached.
 * ``levels``: int32 BFS depth, ``-1`` for unreached.
 * ``distances``: float (float32 for float32 weights, float64 otherwise),
   ``inf`` for unreached.
 
 Arrays live where the graph lived (NumPy or CuPy); ``.to("cpu")`` moves them.
+
+A result records where its search started: ``sources`` (int64 NumPy array,
+always set) holds every seed, and ``source`` is that seed when there is
+exactly one, else None (a multi-source search: levels and distances are to
+the nearest source).
 """
 from __future__ import annotations
 
@@ -139,14 +145,28 @@ del _name
 
 @dataclass
 class _Result:
-    source: int
+    source: int | None
     parents: object
     trace: Trace = field(default_factory=Trace)
     method: str = ""
     backend: str = "cpu"
     seconds: float = float("nan")
+    sources: np.ndarray | None = None
 
     _array_fields: ClassVar[tuple] = ("parents",)
+
+    def __post_init__(self):
+        # A backend method hands back the seeds it was given: one id, or the
+        # array of a multi-source search (wavefront._sources).
+        if self.source is not None and np.ndim(self.source) > 0:
+            self.sources = to_device(self.source, "cpu").astype(np.int64).ravel()
+            self.source = None
+        elif self.sources is None and self.source is not None:
+            self.sources = np.array([self.source], dtype=np.int64)
+        if self.sources is not None:
+            self.sources = np.asarray(self.sources, dtype=np.int64).ravel()
+            if self.source is None and self.sources.size == 1:
+                self.source = int(self.sources[0])
 
     @property
     def reached(self):
@@ -168,7 +188,7 @@ class _Result:
 
 @dataclass
 class BFSResult(_Result):
-    """Breadth-first search from ``source``: ``parents``, ``levels``, ``trace``."""
+    """Breadth-first search from ``sources``: ``parents``, ``levels``, ``trace``."""
 
     levels: object = None
     _array_fields: ClassVar[tuple] = ("parents", "levels")
@@ -181,14 +201,15 @@ class BFSResult(_Result):
 
 @dataclass
 class SSSPResult(_Result):
-    """Shortest paths from ``source``: ``distances``, ``parents``, ``trace``."""
+    """Shortest paths from ``sources``: ``distances``, ``parents``, ``trace``."""
 
     distances: object = None
     _array_fields: ClassVar[tuple] = ("parents", "distances")
 
 
 def path(result: _Result, target) -> np.ndarray:
-    """Vertices from the search's source to ``target`` along ``result.parents``.
+    """Vertices from the search's source (the nearest one, for several) to
+    ``target`` along ``result.parents``.
 
     Raises :class:`~wavefront.errors.VertexError` when ``target`` is out of
     range and ``ValueError`` when it was not reached.
@@ -201,20 +222,25 @@ def path(result: _Result, target) -> np.ndarray:
     if not 0 <= t < n:
         raise VertexError(f"target {t} is out of range: the graph has vertices 0..{n - 1}")
     if parents[t] < 0:
-        raise ValueError(f"vertex {t} is not reachable from source {result.source}")
+        start = f"source {result.source}" if result.source is not None else "any of the sources"
+        raise ValueError(f"vertex {t} is not reachable from {start}")
     out = [t]
-    while out[-1] != result.source:
+    while parents[out[-1]] != out[-1]:  # a source is its own parent
         out.append(int(parents[out[-1]]))
         if len(out) > n:
             raise ValueError("the parent array has a cycle; the result is corrupt")
     return np.array(out[::-1], dtype=np.int64)
 
 
-def to_caller_ids(graph, result: _Result, source: int) -> _Result:
+def to_caller_ids(graph, result: _Result, source) -> _Result:
     """Translate a result computed in a relabelled graph's internal ids back
-    to the caller's ids (a no-op when the graph was not relabelled)."""
+    to the caller's ids (a no-op on the arrays when the graph was not
+    relabelled). ``source`` is the caller's source id, or the array of the
+    caller's ids for a multi-source search."""
+    sources = np.atleast_1d(np.asarray(source, dtype=np.int64))
+    start = {"source": int(sources[0]) if sources.size == 1 else None, "sources": sources}
     if graph.labels is None:
-        return result
+        return replace(result, **start)
     xp = array_module(result.parents)
     labels = graph.labels
     changes = {}
@@ -231,4 +257,4 @@ def to_caller_ids(graph, result: _Result, source: int) -> _Result:
             out = xp.empty_like(values)
             out[labels] = values
             changes[name] = out
-    return replace(result, source=int(source), **changes)
+    return replace(result, **start, **changes)

@@ -30,6 +30,16 @@ __all__ = ["Graph", "INT32_LIMIT", "WEIGHT_DTYPES", "index_dtype"]
 WEIGHT_DTYPES = (np.float32, np.float64, np.int32, np.int64)
 
 
+def _is_integral(value) -> bool:
+    """Whether ``value`` reads as a vertex id: an integer, or a float with no fraction."""
+    if isinstance(value, (bool, np.bool_)):
+        return False
+    try:
+        return int(value) == value
+    except (TypeError, ValueError, OverflowError):
+        return False
+
+
 class Graph:
     """A graph in compressed sparse row form, on the CPU (NumPy) or a GPU (CuPy).
 
@@ -206,6 +216,43 @@ class Graph:
         if self.labels is None:
             return v
         return int(self.inverse_labels[v])
+
+    def internal_ids(self, vertices, name: str = "sources") -> np.ndarray:
+        """The internal ids (a host int64 array) of a list or array of the caller's ids.
+
+        Raises VertexError for the first entry that is not an integer or not
+        in the graph, naming it and its position as ``name[i]``.
+        """
+        from ..errors import VertexError
+
+        values = np.asarray(to_device(vertices, "cpu") if hasattr(vertices, "__cuda_array_interface__")
+                            else vertices)
+        if values.ndim != 1:
+            values = values.ravel()
+        kind = values.dtype.kind
+        if kind == "f":
+            bad = ~np.isfinite(values) | (values != np.floor(values))
+        elif kind in "iu":
+            bad = np.zeros(values.shape, dtype=bool)
+        else:  # a mixed list: ids one by one, as internal_id reads a single one
+            bad = np.array([not _is_integral(v) for v in values], dtype=bool)
+        if bad.any():
+            i = int(np.argmax(bad))
+            value = values[i].item() if isinstance(values[i], np.generic) else values[i]
+            raise VertexError(f"{name}[{i}] must be an integer vertex id, got {value!r}")
+        if kind not in "iu":
+            values = np.array([int(v) for v in values], dtype=object)
+        outside = (values < 0) | (values >= self.n)
+        if outside.any():
+            i = int(np.argmax(outside))
+            raise VertexError(
+                f"{name}[{i}] = {int(values[i])} is out of range: the graph has vertices 0..{self.n - 1}"
+            )
+        ids = values.astype(np.int64)
+        if self.labels is None:
+            return ids
+        xp = self.xp
+        return to_device(self.inverse_labels[xp.asarray(ids)], "cpu").astype(np.int64, copy=False)
 
     @property
     def inverse_labels(self):

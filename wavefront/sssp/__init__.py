@@ -1,13 +1,15 @@
 """Single-source shortest paths: the public entry point.
 
-``wavefront.sssp(graph, source, method="auto")`` runs on the graph's device.
+``wavefront.sssp(graph, source, method="auto")`` runs on the graph's device;
+``wavefront.sssp(graph, sources=[...])`` gives distances to the nearest of
+several sources.
 Weights must be non-negative and finite; an unweighted graph counts hops.
 """
 from __future__ import annotations
 
 import time
 
-from .. import registry
+from .._sources import start_search
 from ..errors import WeightError
 from ..results import SSSPResult, path, to_caller_ids
 
@@ -49,18 +51,21 @@ def _where(graph, arc: int) -> str:
     return f"arc ({u}, {v}) has weight {graph.weights[arc].item()}"
 
 
-def sssp(graph, source, method: str = "auto", **options) -> SSSPResult:
-    """Shortest paths from ``source`` (a caller's vertex id).
+def sssp(graph, source=None, method: str = "auto", *, sources=None, **options) -> SSSPResult:
+    """Shortest paths from ``source`` (a caller's vertex id), or from the
+    nearest vertex of ``sources`` (one search seeding them all at distance 0).
+
+    Give exactly one of ``source`` and ``sources``; the errors are those of
+    :func:`wavefront.bfs`.
 
     Common options, where the method supports them: ``cutoff`` (leave
     vertices farther than this unreached), ``delta`` (delta-stepping bucket
     width). Returns a :class:`~wavefront.results.SSSPResult` on the graph's
     device; ``wavefront.path(result, target)`` rebuilds a path.
     """
-    run = registry.resolve("sssp", graph.device, method)
-    internal = graph.internal_id(source)
+    run, internal, caller = start_search("sssp", graph, method, source, sources)
     check_weights(graph)
     start = time.perf_counter()
     result = run(graph, internal, **options)
     result.seconds = time.perf_counter() - start
-    return to_caller_ids(graph, result, int(source))
+    return to_caller_ids(graph, result, caller)

@@ -216,10 +216,11 @@ def bitmap_to_queue(bits, queue, counters, workers):
 
 
 @njit(parallel=True, cache=True)
-def reset_search(parents, levels, source):
-    """Mark every vertex unvisited, then the source as its own parent at level 0."""
+def reset_search(parents, levels, sources):
+    """Mark every vertex unvisited, then each of ``sources`` (int64) as its own parent at level 0."""
     for v in prange(parents.shape[0]):
         parents[v] = -1
         levels[v] = -1
-    parents[source] = source
-    levels[source] = 0
+    for s in sources:
+        parents[s] = s
+        levels[s] = 0

@@ -36,19 +36,22 @@ NEAR_TAIL, FAR_TAIL, PROCESSED_TAIL, CURSOR = 0, 1, 2, 3
 
 
 @njit(cache=True)
-def dijkstra_kernel(indptr, indices, weights, source, dist, parents, cutoff):
-    """Dijkstra from ``source``; ``dist``/``parents`` arrive filled with inf / -1.
+def dijkstra_kernel(indptr, indices, weights, sources, dist, parents, cutoff):
+    """Dijkstra from every vertex of ``sources`` (int64, distinct); ``dist``/``parents``
+    arrive filled with inf / -1.
 
     Arcs leading past ``cutoff`` are not taken. Returns the edges examined.
     """
     n = dist.shape[0]
     heap = np.empty(n, dtype=np.int64)
     position = np.full(n, -1, dtype=np.int64)  # -1 never queued, -2 settled
-    dist[source] = 0
-    parents[source] = source
-    heap[0] = source
-    position[source] = 0
-    size = 1
+    size = 0
+    for s in sources:  # all at distance 0, so any order is a heap
+        dist[s] = 0
+        parents[s] = s
+        heap[size] = s
+        position[s] = size
+        size += 1
     examined = 0
     while size:
         u = heap[0]
@@ -248,7 +251,7 @@ def clear_flags(vertices, count, flags):
 
 
 @njit(parallel=True, cache=True)
-def tight_parents(in_indptr, in_indices, in_weights, dist, infinity, source, parents):
+def tight_parents(in_indptr, in_indices, in_weights, dist, infinity, sources, parents):
     """Give every reached vertex a parent along a tight arc from a strictly
     closer vertex (so the tree is acyclic: distances fall along it).
 
@@ -264,9 +267,6 @@ def tight_parents(in_indptr, in_indices, in_weights, dist, infinity, source, par
         dv = dist[v]
         if dv == infinity:
             continue
-        if v == source:
-            parents[v] = v
-            continue
         for j in range(in_indptr[v], in_indptr[v + 1]):
             w = in_weights[j]
             u = in_indices[j]
@@ -275,6 +275,11 @@ def tight_parents(in_indptr, in_indices, in_weights, dist, infinity, source, par
                 break
         if parents[v] < 0:
             unresolved += 1
+    # Every source (``sources``: int64, distance 0) is its own parent. None
+    # found a strictly closer vertex above, so each was counted unresolved.
+    for s in sources:
+        parents[s] = s
+        unresolved -= 1
     return unresolved
 
 

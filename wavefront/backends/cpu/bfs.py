@@ -15,23 +15,27 @@ import time
 
 import numpy as np
 
+from ..._sources import multi_source, seed_array
 from ...bfs.policy import BOTTOM_UP, TOP_DOWN, FixedPolicy, LevelState, make_policy
 from ...results import BFSResult, Trace
 from . import _bfs_steps as steps
 from ._threads import StepThreads
 
 
-def top_down(graph, source: int, depth_limit: int | None = None) -> BFSResult:
+@multi_source
+def top_down(graph, source, depth_limit: int | None = None) -> BFSResult:
     """BFS pushing from the frontier along out-edges every level."""
     return _search(graph, source, FixedPolicy(TOP_DOWN), depth_limit, "top-down")
 
 
-def bottom_up(graph, source: int, depth_limit: int | None = None) -> BFSResult:
+@multi_source
+def bottom_up(graph, source, depth_limit: int | None = None) -> BFSResult:
     """BFS pulling into every unvisited vertex from its in-neighbours every level."""
     return _search(graph, source, FixedPolicy(BOTTOM_UP), depth_limit, "bottom-up")
 
 
-def hybrid(graph, source: int, policy=None, alpha=None, beta=None, depth_limit: int | None = None) -> BFSResult:
+@multi_source
+def hybrid(graph, source, policy=None, alpha=None, beta=None, depth_limit: int | None = None) -> BFSResult:
     """Direction-optimizing BFS; ``policy`` defaults to GAP's (alpha=15, beta=18)."""
     return _search(graph, source, make_policy(policy, alpha, beta), depth_limit, "hybrid")
 
@@ -68,13 +72,14 @@ def _search(graph, source: int, policy, depth_limit, method: str) -> BFSResult:
     levels = np.empty(n, dtype=np.int32)
     threads = StepThreads()
     threads.use(n)
-    steps.reset_search(parents, levels, source)
+    seeds = seed_array(source)  # one id or several (wavefront._sources)
+    steps.reset_search(parents, levels, seeds)
     # Reuse the frontier buffers of an earlier search on this graph (taken
     # out while in use, so concurrent searches never share them): fresh
     # ones cost a page fault per 4 KiB on first touch, inside the timed search.
     work = graph.derived.pop(_WORKSPACE_KEY, None) or _Workspace(n, graph.indices.dtype)
     try:
-        trace = _run_levels(graph, source, policy, depth_limit, parents, levels, work, threads)
+        trace = _run_levels(graph, seeds, policy, depth_limit, parents, levels, work, threads)
     finally:
         threads.restore()
     graph.derived[_WORKSPACE_KEY] = work
@@ -83,16 +88,16 @@ def _search(graph, source: int, policy, depth_limit, method: str) -> BFSResult:
     )
 
 
-def _run_levels(graph, source, policy, depth_limit, parents, levels, work, threads) -> Trace:
+def _run_levels(graph, seeds, policy, depth_limit, parents, levels, work, threads) -> Trace:
     """The driver loop: per level, ask the policy, convert the frontier if needed, run the step."""
     n, m = graph.n, graph.m
     indptr, indices = graph.indptr, graph.indices
     in_indptr, in_indices = graph.in_indptr, graph.in_indices
-    work.queue[0] = source
+    work.queue[: seeds.size] = seeds  # every source starts the level-0 frontier
     trace = Trace()
     frontier_is_queue = True
-    frontier_vertices = 1
-    frontier_edges = int(indptr[source + 1] - indptr[source])
+    frontier_vertices = int(seeds.size)
+    frontier_edges = int((indptr[seeds + 1] - indptr[seeds]).sum())
     unexplored_edges = m - frontier_edges
     previous_frontier_vertices = 0
     direction = TOP_DOWN

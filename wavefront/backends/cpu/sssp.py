@@ -28,6 +28,7 @@ import time
 import numpy as np
 from numba import get_num_threads
 
+from ..._sources import multi_source, seed_array
 from ...results import SSSPResult, Trace
 from . import _sssp_steps as steps
 from ._threads import StepThreads
@@ -37,24 +38,27 @@ AUTO_DELTA_STEPPING_MIN_VERTICES = 50_000
 _UNIT_WEIGHTS_KEY = "cpu.unit_weights"
 
 
-def dijkstra(graph, source: int, cutoff=None) -> SSSPResult:
+@multi_source
+def dijkstra(graph, source, cutoff=None) -> SSSPResult:
     """Serial binary-heap Dijkstra; ``cutoff`` leaves farther vertices unreached."""
     weights, in_weights = _weights(graph)
     dist, infinity = _fresh_distances(graph.n, weights.dtype)
     parents = np.full(graph.n, -1, dtype=np.int64)
+    seeds = seed_array(source)  # one id or several (wavefront._sources)
     start = time.perf_counter()
     examined = steps.dijkstra_kernel(
-        graph.indptr, graph.indices, weights, source, dist, parents, _cutoff(cutoff, dist.dtype, infinity)
+        graph.indptr, graph.indices, weights, seeds, dist, parents, _cutoff(cutoff, dist.dtype, infinity)
     )
     trace = Trace()
-    trace.add(0, "dijkstra", 1, examined, time.perf_counter() - start, "binary heap")
+    trace.add(0, "dijkstra", seeds.size, examined, time.perf_counter() - start, "binary heap")
     return SSSPResult(
         source=source, parents=parents, trace=trace, method="dijkstra", backend="cpu",
         distances=_public_distances(dist, infinity),
     )
 
 
-def delta_stepping(graph, source: int, delta=None, cutoff=None) -> SSSPResult:
+@multi_source
+def delta_stepping(graph, source, delta=None, cutoff=None) -> SSSPResult:
     """Parallel delta-stepping with light/heavy edges; ``delta`` defaults to :func:`default_delta`."""
     weights, in_weights = _weights(graph)
     delta = default_delta(graph) if delta is None else _check_delta(delta)
@@ -81,10 +85,11 @@ def delta_stepping(graph, source: int, delta=None, cutoff=None) -> SSSPResult:
         )
 
     trace = Trace()
-    dist[source] = 0
-    near[0] = source
-    near_flags[source] = 1
-    near_size, bucket = 1, 0
+    seeds = seed_array(source)  # one id or several (wavefront._sources): all in bucket 0
+    dist[seeds] = 0
+    near[: seeds.size] = seeds
+    near_flags[seeds] = 1
+    near_size, bucket = int(seeds.size), 0
     split_seconds = 0.0
     try:
         while True:
@@ -122,7 +127,7 @@ def delta_stepping(graph, source: int, delta=None, cutoff=None) -> SSSPResult:
             bucket = int(next_bucket)
             split_seconds = time.perf_counter() - start
         threads.use(n)
-        parents = _tree(graph, dist, infinity, source, weights, in_weights)
+        parents = _tree(graph, dist, infinity, seeds, weights, in_weights)
     finally:
         threads.restore()
     return SSSPResult(
@@ -131,7 +136,8 @@ def delta_stepping(graph, source: int, delta=None, cutoff=None) -> SSSPResult:
     )
 
 
-def auto(graph, source: int, **options) -> SSSPResult:
+@multi_source
+def auto(graph, source, **options) -> SSSPResult:
     """Delta-stepping on graphs of at least 50 000 vertices with several threads, else Dijkstra."""
     if graph.n >= AUTO_DELTA_STEPPING_MIN_VERTICES and get_num_threads() > 1:
         return delta_stepping(graph, source, **options)
@@ -197,10 +203,10 @@ def _public_distances(dist, infinity):
     return out
 
 
-def _tree(graph, dist, infinity, source, weights, in_weights):
+def _tree(graph, dist, infinity, seeds, weights, in_weights):
     parents = np.empty(graph.n, dtype=np.int64)
     unresolved = steps.tight_parents(
-        graph.in_indptr, graph.in_indices, in_weights, dist, infinity, source, parents
+        graph.in_indptr, graph.in_indices, in_weights, dist, infinity, seeds, parents
     )
     if unresolved:
         steps.zero_weight_parents(graph.indptr, graph.indices, weights, dist, infinity, parents)
