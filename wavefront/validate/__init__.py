@@ -10,4 +10,4 @@ from ._common import ValidationSummary
 from .bfs import validate_bfs
 from .sssp import validate_sssp
 
-__all__ = ["validate_bfs", "validate_sssp", "ValidationSummary"]
+__all__ = ["ValidationSummary", "validate_bfs", "validate_sssp"]

@@ -28,16 +28,22 @@ class ValidationSummary:
     """What a passing validation measured.
 
     ``nedge`` is the validator's own Graph500 TEPS edge count; ``depth`` the
-    height of the parent tree (hops); ``max_distance`` the largest finite SSSP
-    distance (None for BFS).
+    height of the parent forest (hops); ``max_distance`` the largest finite
+    SSSP distance (None for BFS). ``root`` is the search's root, or None for
+    a multi-source search; ``roots`` holds every root.
     """
 
     kernel: str
-    root: int
+    root: int | None
     reached: int
     nedge: int
     depth: int
     max_distance: float | None = None
+    roots: tuple = ()
+
+    def __post_init__(self):
+        if not self.roots and self.root is not None:
+            object.__setattr__(self, "roots", (int(self.root),))
 
 
 def edge_arrays(edges, weighted: bool):
@@ -79,14 +85,71 @@ def first_index(mask, xp) -> int:
     return int(xp.argmax(mask))
 
 
-def check_parents(parents, root: int, n: int | None, xp) -> int:
+class Roots:
+    """The roots of a search: its one ``source``, or every one of its ``sources``.
+
+    A multi-source result is a forest: each root is its own parent at level
+    or distance 0, and every other reached vertex hangs below one of them.
+    ``ids`` is a host int64 array; ``single`` the root when there is one
+    (the checks then compare with a scalar, as they always have).
+    """
+
+    def __init__(self, ids):
+        self.ids = to_device(ids, "cpu") if hasattr(ids, "__cuda_array_interface__") else ids
+        self.ids = np.asarray(self.ids).astype(np.int64).ravel()
+        if self.ids.size == 0:
+            raise ValidationError("root-range", "the result names no root (empty sources)")
+        self.single = int(self.ids[0]) if self.ids.size == 1 else None
+        self._device = None
+
+    @classmethod
+    def of(cls, result) -> Roots:
+        """The roots a result records: ``result.sources``, else ``[result.source]``."""
+        sources = getattr(result, "sources", None)
+        return cls([result.source] if sources is None else sources)
+
+    @classmethod
+    def given(cls, roots) -> Roots:
+        """``roots`` as a :class:`Roots` (it may be one root id)."""
+        return roots if isinstance(roots, Roots) else cls(np.atleast_1d(roots))
+
+    def __len__(self) -> int:
+        return int(self.ids.size)
+
+    def on(self, xp):
+        """The root ids as an array of ``xp`` (NumPy or CuPy)."""
+        if xp is np:
+            return self.ids
+        if self._device is None:
+            self._device = xp.asarray(self.ids)
+        return self._device
+
+    def mask(self, n: int, xp):
+        """A boolean mask of the roots over ``n`` vertices."""
+        out = xp.zeros(n, dtype=bool)
+        out[self.on(xp)] = True
+        return out
+
+    @property
+    def summary(self) -> dict:
+        """The ``root``/``roots`` fields of a :class:`ValidationSummary`."""
+        return {"root": self.single, "roots": tuple(int(r) for r in self.ids)}
+
+    def name(self) -> str:
+        """'root 5', or 'any of the 3 roots' in a message."""
+        return f"root {self.single}" if self.single is not None else f"any of the {len(self)} roots"
+
+
+def check_parents(parents, roots, n: int | None, xp) -> int:
     """Rules on the parent array alone; returns n.
 
     ``parent-array``: int64 (Graph500 needs >= 48-bit labels), one per vertex.
     ``root-range``, ``parent-range`` (each entry -1 or a vertex),
-    ``root-parent`` (the root is its own parent), ``parent-unreached`` (a
-    reached vertex's parent is itself reached).
+    ``root-parent`` (every root is its own parent), ``parent-unreached`` (a
+    reached vertex's parent is itself reached). ``roots``: a :class:`Roots`
+    or one root id.
     """
+    roots = Roots.given(roots)
     if parents.ndim != 1:
         raise ValidationError("parent-array", f"the parent array must be 1-D, got shape {parents.shape}")
     if n is None:
@@ -99,18 +162,33 @@ def check_parents(parents, root: int, n: int | None, xp) -> int:
         raise ValidationError(
             "parent-array", f"parents must be int64 (Graph500 needs 48-bit labels), got {parents.dtype}"
         )
-    if not 0 <= root < n:
-        raise ValidationError("root-range", f"root {root} is not a vertex of a graph with {n} vertices")
+    outside = (roots.ids < 0) | (roots.ids >= n)
+    if outside.any():
+        i = int(np.argmax(outside))
+        which = "root" if roots.single is not None else f"root {i} of the sources,"
+        raise ValidationError(
+            "root-range", f"{which} {int(roots.ids[i])} is not a vertex of a graph with {n} vertices"
+        )
     bad = (parents < -1) | (parents >= n)
     if bool(bad.any()):
         v = first_index(bad, xp)
         raise ValidationError(
             "parent-range", f"parent[{v}] = {int(parents[v])} is neither -1 nor a vertex in [0, {n})"
         )
-    if int(parents[root]) != root:
-        raise ValidationError(
-            "root-parent", f"the root must be its own parent: parent[{root}] = {int(parents[root])}"
-        )
+    if roots.single is not None:
+        root = roots.single
+        if int(parents[root]) != root:
+            raise ValidationError(
+                "root-parent", f"the root must be its own parent: parent[{root}] = {int(parents[root])}"
+            )
+    else:
+        ids = roots.on(xp)
+        wrong = parents[ids] != ids
+        if bool(wrong.any()):
+            r = int(ids[first_index(wrong, xp)])
+            raise ValidationError(
+                "root-parent", f"every source must be its own parent: parent[{r}] = {int(parents[r])}"
+            )
     reached = parents >= 0
     orphan = reached & ~reached[xp.maximum(parents, 0)]
     if bool(orphan.any()):
@@ -123,25 +201,40 @@ def check_parents(parents, root: int, n: int | None, xp) -> int:
     return n
 
 
-def tree_depths(parents, root: int, xp):
-    """Hops from every reached vertex to the root along ``parents`` (-1 unreached).
+def tree_depths(parents, roots, xp):
+    """Hops from every reached vertex to its root along ``parents`` (-1 unreached).
 
     Pointer jumping: ``jump[v]`` is an ancestor ``hops[v]`` steps up; each round
-    doubles the reach, so an acyclic tree of n vertices settles within
-    ceil(log2 n) + 1 rounds. A vertex still short of the root after that sits
-    on, or above, a cycle: rule ``tree-cycle``.
+    doubles the reach, so an acyclic forest of n vertices settles within
+    ceil(log2 n) + 1 rounds (a root is its own parent, so it stays put). A
+    vertex still short of a root after that sits on, or above, a cycle (a
+    vertex that is its own parent but no root counts as one): rule
+    ``tree-cycle``. ``roots``: a :class:`Roots` or one root id.
     """
+    roots = Roots.given(roots)
     n = parents.shape[0]
     reached = parents >= 0
-    jump = xp.where(reached, parents, root)  # unreached vertices are parked at the root
+    ids = roots.on(xp)
+    if roots.single is not None:
+        root = roots.single
+
+        def short_of_root(jump):
+            return jump != root
+    else:
+        root = int(roots.ids[0])
+        is_root = roots.mask(n, xp)
+
+        def short_of_root(jump):
+            return ~is_root[jump]
+    jump = xp.where(reached, parents, root)  # unreached vertices are parked at a root
     hops = reached.astype(np.int64)
-    hops[root] = 0
+    hops[ids] = 0
     for _ in range(max(1, (n - 1).bit_length()) + 1):
-        if not bool((jump != root).any()):
+        if not bool(short_of_root(jump).any()):
             break
         hops = hops + hops[jump]
         jump = jump[jump]
-    stuck = jump != root
+    stuck = short_of_root(jump)
     if bool(stuck.any()):
         v = first_index(stuck, xp)
         on_cycle = int(jump[v])  # 2**rounds >= n steps up: inside the cycle
@@ -154,7 +247,7 @@ def tree_depths(parents, root: int, xp):
         shown = " -> ".join(map(str, cycle)) + ("" if cycle[-1] == on_cycle else " -> ...")
         raise ValidationError(
             "tree-cycle",
-            f"vertex {v} never reaches root {root} through its parents: the chain enters the cycle {shown}",
+            f"vertex {v} never reaches {roots.name()} through its parents: the chain enters the cycle {shown}",
         )
     depth = xp.where(reached, hops, -1)
     return depth.astype(np.int32) if n <= 2**31 - 1 else depth

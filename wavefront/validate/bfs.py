@@ -10,6 +10,11 @@ Rules, by the name carried in :class:`~wavefront.errors.ValidationError`:
 * ``level-root``, ``level-reached``, ``tree-level``: when the result carries
   levels, they are 0 at the root, -1 exactly where the parent is -1, and each
   tree edge's levels differ by exactly 1.
+
+A multi-source result (``result.sources``) is checked as a forest: every
+source is a root (its own parent, level 0) and every rule above holds with
+"the root" read as "some root". The edge rules need no change: levels to the
+nearest source still differ by at most 1 across an edge.
 * ``edge-reached-unreached``: no input edge joins a reached and an unreached
   vertex.
 * ``tree-edge-missing``: each (v, parent[v]) is an input edge.
@@ -20,6 +25,7 @@ from __future__ import annotations
 
 from ..errors import ValidationError
 from ._common import (
+    Roots,
     ValidationSummary,
     Violations,
     check_edge_count,
@@ -45,7 +51,7 @@ def validate_bfs(
     nedge: int | None = None,
     chunk_edges: int | None = None,
 ) -> ValidationSummary:
-    """Validate one BFS ``result`` (``.source``, ``.parents``, optional ``.levels``).
+    """Validate one BFS ``result`` (``.source`` or ``.sources``, ``.parents``, optional ``.levels``).
 
     ``edges`` is the Graph500 input list ``(src, dst[, weights])``, undirected,
     self-loops and duplicates allowed; ``n`` the vertex count (default: the
@@ -56,13 +62,13 @@ def validate_bfs(
     """
     xp, src, dst, _ = edge_arrays(edges, weighted=False)
     parents = on_device(result.parents, src)
-    root = int(result.source)
-    n = check_parents(parents, root, n, xp)
+    roots = Roots.of(result)
+    n = check_parents(parents, roots, n, xp)
     check_edge_ids(src, dst, n, xp)
-    depth = tree_depths(parents, root, xp)
+    depth = tree_depths(parents, roots, xp)
     levels = getattr(result, "levels", None)
     if levels is not None:
-        check_levels(on_device(levels, src), parents, root, xp)
+        check_levels(on_device(levels, src), parents, roots, xp)
 
     reached = parents >= 0
     parent_ids = compact_ids(parents, n)
@@ -81,7 +87,7 @@ def validate_bfs(
 
     violations = Violations(PRIORITY)
     adjacent = xp.zeros(n, dtype=bool)  # v has an input edge to parent[v]
-    adjacent[root] = True
+    adjacent[roots.on(xp)] = True
     counted = 0
     for count, found, children in map_chunks(scan, src.shape[0], chunk_edges, xp):
         counted += count
@@ -110,21 +116,29 @@ def validate_bfs(
     check_edge_count(counted, nedge)
     return ValidationSummary(
         kernel="bfs",
-        root=root,
+        **roots.summary,
         reached=int(reached.sum()),
         nedge=counted,
         depth=int(depth.max()),
     )
 
 
-def check_levels(levels, parents, root: int, xp) -> None:
-    """Reported levels must be the parent tree's depths (rules ``level-*``, ``tree-level``)."""
+def check_levels(levels, parents, roots, xp) -> None:
+    """Reported levels must be the parent tree's depths (rules ``level-*``, ``tree-level``).
+
+    ``roots``: a :class:`~wavefront.validate._common.Roots` or one root id.
+    """
+    roots = Roots.given(roots)
     if levels.shape != parents.shape:
         raise ValidationError(
             "level-reached", f"levels has shape {levels.shape}, parents {parents.shape}"
         )
-    if int(levels[root]) != 0:
-        raise ValidationError("level-root", f"the root's level is {int(levels[root])}, not 0")
+    ids = roots.on(xp)
+    raised = levels[ids] != 0
+    if bool(raised.any()):
+        r = int(ids[first_index(raised, xp)])
+        whose = "the root's" if roots.single is not None else f"source {r}'s"
+        raise ValidationError("level-root", f"{whose} level is {int(levels[r])}, not 0")
     reached = parents >= 0
     mismatch = (levels >= 0) != reached
     if bool(mismatch.any()):
@@ -136,7 +150,7 @@ def check_levels(levels, parents, root: int, xp) -> None:
         )
     parent_level = levels[xp.maximum(parents, 0)]
     skip = reached & (levels != parent_level + 1)
-    skip[root] = False
+    skip[ids] = False
     if bool(skip.any()):
         v = first_index(skip, xp)
         p = int(parents[v])

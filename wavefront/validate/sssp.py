@@ -18,6 +18,10 @@ carried in :class:`~wavefront.errors.ValidationError`:
   input edge with ``pred[v] = u`` and ``d[v] = d[u] + w``;
 * ``edge-count``: the TEPS edge count equals the validator's own count.
 
+A multi-source result (``result.sources``, distances to the nearest source)
+is checked as a forest: every source is a root, its own parent at distance
+0 (``root-parent``, ``root-distance``), and no other vertex needs more.
+
 Exact arithmetic, as the Graph500 reference compares. Every search here
 stores ``d[v] = d[u] + w`` computed once in the distance dtype (float32 for
 float32 weights; integer weights summed in int64 and returned as float64,
@@ -33,6 +37,7 @@ import numpy as np
 
 from ..errors import ValidationError
 from ._common import (
+    Roots,
     ValidationSummary,
     Violations,
     check_edge_count,
@@ -63,7 +68,7 @@ def validate_sssp(
     rtol: float | None = None,
     chunk_edges: int | None = None,
 ) -> ValidationSummary:
-    """Validate one SSSP ``result`` (``.source``, ``.parents``, ``.distances``).
+    """Validate one SSSP ``result`` (``.source`` or ``.sources``, ``.parents``, ``.distances``).
 
     ``edges`` is the Graph500 input list ``(src, dst, weights)`` (without
     weights every edge weighs 1); ``n`` the vertex count (default: the parent
@@ -76,8 +81,8 @@ def validate_sssp(
     xp, src, dst, weights = edge_arrays(edges, weighted=True)
     parents = on_device(result.parents, src)
     distances = on_device(result.distances, src)
-    root = int(result.source)
-    n = check_parents(parents, root, n, xp)
+    roots = Roots.of(result)
+    n = check_parents(parents, roots, n, xp)
     check_edge_ids(src, dst, n, xp)
     if distances is None or distances.shape != parents.shape:
         raise ValidationError(
@@ -91,10 +96,12 @@ def validate_sssp(
     # Sums in the distance dtype, as the searches compute them (integer
     # distances come back as float64, exact below 2**53).
     dtype = distances.dtype if distances.dtype.kind == "f" else np.dtype(np.float64)
-    if float(distances[root]) != 0.0:
-        raise ValidationError(
-            "root-distance", f"the root's distance is {float(distances[root])}, not 0"
-        )
+    ids = roots.on(xp)
+    away = distances[ids] != 0
+    if bool(away.any()):
+        r = int(ids[first_index(away, xp)])
+        whose = "the root's" if roots.single is not None else f"source {r}'s"
+        raise ValidationError("root-distance", f"{whose} distance is {float(distances[r])}, not 0")
     reached = parents >= 0
     for rule, wrong, expected in (
         ("distance-reached", reached & ~xp.isfinite(distances), "a reached vertex has a finite distance"),
@@ -105,7 +112,7 @@ def validate_sssp(
             raise ValidationError(
                 rule, f"vertex {v} has parent {int(parents[v])} and distance {float(distances[v])}: {expected}"
             )
-    depth = tree_depths(parents, root, xp)
+    depth = tree_depths(parents, roots, xp)
 
     # Unreached vertices only meet tuples outside the component, which the
     # rules below skip; zero keeps inf - inf out of the arithmetic.
@@ -139,7 +146,7 @@ def validate_sssp(
     violations = Violations(PRIORITY)
     adjacent = xp.zeros(n, dtype=bool)  # v has an input edge to pred[v]
     confirmed = xp.zeros(n, dtype=bool)  # ... one with d[v] = d[pred] + w
-    adjacent[root] = confirmed[root] = True
+    adjacent[ids] = confirmed[ids] = True
     counted = 0
     for count, found, children, exact in map_chunks(scan, src.shape[0], chunk_edges, xp):
         counted += count
@@ -180,7 +187,7 @@ def validate_sssp(
     check_edge_count(counted, nedge)
     return ValidationSummary(
         kernel="sssp",
-        root=root,
+        **roots.summary,
         reached=int(reached.sum()),
         nedge=counted,
         depth=int(depth.max()),
