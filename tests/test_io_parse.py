@@ -1,5 +1,6 @@
 """The chunked numba parser: exact numbers, chunk-size independence, gzip streaming, memory."""
 import gzip
+import itertools
 import math
 import tracemalloc
 
@@ -151,3 +152,37 @@ def test_reading_holds_no_copy_of_the_text(tmp_path):
         columns = arcs.src.nbytes + arcs.dst.nbytes + arcs.weights.nbytes
         assert arcs.src.size == count and arcs.weights.dtype == np.int32
         assert peak < 1.1 * columns + (3 << 20) + 40 * chunk_bytes < len(text), (name, peak, columns)
+
+
+# -- the kernels' word-at-a-time pieces -----------------------------------------
+
+@settings(max_examples=60, deadline=None)
+@given(st.binary(max_size=300), st.lists(st.integers(0, 300), max_size=6))
+def test_count_breaks_counts_every_line_break_at_any_alignment(text, cuts):
+    """The 8-bytes-at-a-time count equals a plain count for blocks of any
+    length and alignment, including bytes 0x0A +/- 1 and 0x8A, which a
+    carry or a missing mask would miscount."""
+    from wavefront.io import _kernels
+
+    noisy = bytes(b if i % 5 else (0x0A, 0x0B, 0x09, 0x8A, 0x00)[i % 25 // 5] for i, b in enumerate(text))
+    buf = np.frombuffer(b"\x00" * 3 + noisy, dtype=np.uint8)[3:]  # a view not aligned to 8 bytes
+    starts = np.array(sorted({0, buf.size, *(min(c, buf.size) for c in cuts)}), dtype=np.int64)
+    expected = [buf[lo:hi].tobytes().count(b"\n") for lo, hi in itertools.pairwise(starts)]
+    assert _kernels.count_breaks(buf, starts).tolist() == expected
+
+
+def test_count_breaks_long_block_folds_its_lanes():
+    """A block of 10 000 line breaks: each byte lane passes 255 unless folded."""
+    from wavefront.io import _kernels
+
+    buf = np.full(10_000 * 8 + 5, 10, dtype=np.uint8)
+    assert _kernels.count_breaks(buf, np.array([0, buf.size], dtype=np.int64)).tolist() == [buf.size]
+
+
+def test_copy_into_casts_and_places_the_values():
+    from wavefront.io import _kernels
+
+    src = np.arange(300_000, dtype=np.int64) - 7
+    dst = np.zeros(300_010, dtype=np.int32)
+    _kernels.copy_into(dst, 5, src)
+    assert (dst[5:300_005] == src).all() and not dst[:5].any() and not dst[300_005:].any()

@@ -328,17 +328,69 @@ def parse(buf, starts, slots, classes, tag, sep, weight_mode, bounds, bases,
                      bounds, bases, out_a, out_b, out_wi, out_wf, out_slow, stats[k])
 
 
+_LOW7 = np.uint64(0x7F7F7F7F7F7F7F7F)
+_NL_BYTES = np.uint64(0x0A0A0A0A0A0A0A0A)
+_EVEN_BYTES = np.uint64(0x00FF00FF00FF00FF)
+_SHORT_ONES = np.uint64(0x0001000100010001)
+
+
 @_jit
+def _sum_byte_lanes(lanes):
+    """The sum of a word's eight byte lanes (each <= 255): pairs into 16-bit lanes, then one multiply."""
+    pairs = (lanes & _EVEN_BYTES) + ((lanes >> np.uint64(8)) & _EVEN_BYTES)
+    return (pairs * _SHORT_ONES) >> np.uint64(48)
+
+
+@numba.njit(nogil=True, cache=True, parallel=True)
 def count_breaks(buf, starts):
-    """Line breaks in each block (an upper bound on its rows). One thread: it runs
-    beside the parse of the previous chunk."""
+    """Line breaks in each block (an upper bound on its rows), blocks side by side.
+
+    Eight bytes at a time (SWAR): a byte of ``x = word ^ 0x0A..`` is zero
+    exactly at a line break, and ``~(((x & 0x7F..) + 0x7F..) | x | 0x7F..)``
+    sets that byte's top bit and no other (no carries cross bytes). The
+    flags are summed per byte lane and folded every 255 words, before a lane
+    can pass 255. 0.11 ns a byte on one core against 0.41
+    for the byte loop, which made the reader thread the slowest step on 16
+    cores (docs/decisions/io.md).
+    """
     counts = np.zeros(starts.size - 1, dtype=np.int64)
-    for k in range(starts.size - 1):
+    for k in numba.prange(starts.size - 1):
+        lo, hi = starts[k], starts[k + 1]
+        first, last = min((lo + 7) // 8 * 8, hi), max(hi // 8 * 8, lo)
         total = 0
-        for i in range(starts[k], starts[k + 1]):
-            total += buf[i] == _NL
+        if first >= last:
+            for i in range(lo, hi):
+                total += buf[i] == _NL
+        else:
+            for i in range(lo, first):
+                total += buf[i] == _NL
+            words = buf[first:last].view(np.uint64)
+            lanes = np.uint64(0)
+            for j in range(words.size):
+                x = words[j] ^ _NL_BYTES
+                lanes += ~(((x & _LOW7) + _LOW7) | x | _LOW7) >> np.uint64(7)
+                if j % 255 == 254:
+                    total += _sum_byte_lanes(lanes)
+                    lanes = np.uint64(0)
+            total += _sum_byte_lanes(lanes)
+            for i in range(last, hi):
+                total += buf[i] == _NL
         counts[k] = total
     return counts
+
+
+@numba.njit(nogil=True, cache=True, parallel=True)
+def copy_into(dst, offset, src):
+    """``dst[offset:offset + src.size] = src`` (with the dtype cast) on all threads.
+
+    The caller checked that every value fits ``dst``'s dtype. NumPy's copy
+    runs on one core: appending 20 M rows to three columns took 0.13 s of a
+    0.6 s parse on 16 cores.
+    """
+    pieces = max(1, min(src.size >> 16, 256))
+    for p in numba.prange(pieces):
+        for i in range(src.size * p // pieces, src.size * (p + 1) // pieces):
+            dst[offset + i] = src[i]
 
 
 @_jit

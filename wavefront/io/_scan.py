@@ -34,6 +34,7 @@ BLANKS = b" \t\v\f"
 _RESERVE = 1 << 20  # room before each chunk for the partial line carried over
 _GZIP_INPUT = 1 << 20
 _HEAD_BYTES = 1 << 16
+_PARALLEL_COPY = 1 << 18  # values; below this NumPy's one-core copy is as quick
 _INT32 = np.iinfo(np.int32)
 _INT64 = np.iinfo(np.int64)
 _INTEGER = re.compile(rb"[+-]?[0-9]+\Z")
@@ -219,12 +220,12 @@ class TextSource:
             self._pos -= 1
 
     def chunks(self, pieces: int):
-        """Yield the rest of the file as ``(text, block starts, line breaks per block)``.
+        """Yield the rest of the file as ``(text, block starts)``.
 
         ``text`` is a uint8 array ending with a line break (one is added after
         a last line that lacks it), cut into ``pieces`` blocks at line starts.
         Each is valid until the next one is asked for: a thread reads,
-        gunzips, cuts and counts the next chunk meanwhile.
+        gunzips and cuts the next chunk meanwhile.
         """
         self._body = self._chunks(pieces)
         return self._body
@@ -236,25 +237,25 @@ class TextSource:
             which = 0
             pending = pool.submit(self._prepare, buffers[which], carry, pieces)
             while True:
-                body, starts, counts, carry = pending.result()
+                body, starts, carry = pending.result()
                 which = 1 - which
                 if carry is not None:
                     # reads into the other buffer while this body is parsed; the
                     # carry (a view into this one) is copied out first
                     pending = pool.submit(self._prepare, buffers[which], carry, pieces)
                 if body is not None:
-                    yield body, starts, counts
+                    yield body, starts
                 if carry is None:
                     return
 
     def _prepare(self, buffer: np.ndarray, carry: np.ndarray, pieces: int):
-        """(text, starts, counts, the partial line left, or None at the end of the file)."""
+        """(text, block starts, the partial line left, or None at the end of the file)."""
         k = kernels()
         count = 0 if self._eof else self._read(buffer[_RESERVE:])
         if count == 0:
             self._eof = True
             if not carry.size:
-                return None, None, None, None
+                return None, None, None
             text = carry if carry[-1] == 10 else np.concatenate([carry, np.array([10], dtype=np.uint8)])
             rest = None
         else:
@@ -265,11 +266,11 @@ class TextSource:
                 text = np.concatenate([carry, buffer[_RESERVE:_RESERVE + count]])
             cut = k.rfind_byte(text, 10) + 1
             if not cut:  # a line longer than the chunk: keep it whole for the next read
-                return None, None, None, text.copy()
+                return None, None, text.copy()
             text, rest = text[:cut], text[cut:]
-        starts = k.block_starts(text, pieces)
-        counts = k.count_breaks(text, starts)
-        return text, starts, counts, rest
+        # the line breaks are counted by the parse's threads (read_rows): in this
+        # one thread they made the reader the slowest step on many cores
+        return text, k.block_starts(text, pieces), rest
 
 
 @contextlib.contextmanager
@@ -306,7 +307,10 @@ class _Column:
         end = self.size + values.size
         if end > self.data.size:
             self.reserve(max(end, self.data.size + self.data.size // 2))
-        self.data[self.size:end] = values
+        if values.size >= _PARALLEL_COPY:
+            kernels().copy_into(self.data, self.size, values)
+        else:
+            self.data[self.size:end] = values
         self.size = end
 
     def finish(self) -> np.ndarray:
@@ -352,16 +356,17 @@ def read_rows(source: TextSource, grammar: Grammar, *, float_weights: bool = Fal
     scratch = _Scratch()
     line = source.line
     largest, largest_line = -1, None
-    for chunk, starts, counts in source.chunks(pieces):
-        slots = np.zeros(pieces, dtype=np.int64)
-        np.cumsum(counts[:-1], out=slots[1:])
-        out = scratch.get(int(counts.sum()), weighted)
+    for chunk, starts in source.chunks(pieces):
         stats = np.zeros((pieces, k.STATS), dtype=np.int64)
         # blocks handed out one at a time: a core busy elsewhere (the reader thread,
         # another process) then delays one block, not a thread's whole share
         numba.set_num_threads(parse_threads)
         try:
             with numba.parallel_chunksize(1):
+                counts = k.count_breaks(chunk, starts)
+                slots = np.zeros(pieces, dtype=np.int64)
+                np.cumsum(counts[:-1], out=slots[1:])
+                out = scratch.get(int(counts.sum()), weighted)
                 k.parse(chunk, starts, slots, classes, tag, sep, grammar.weight_mode, bounds, bases,
                         out.a, out.b, out.wi, out.wf, out.slow, stats)
         finally:
