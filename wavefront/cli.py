@@ -1,4 +1,4 @@
-"""The ``wavefront`` command line: graph500, bfs, sssp, info, convert, methods.
+"""The ``wavefront`` command line: graph500, bfs, sssp, info, convert, methods, plot.
 
 Each subcommand is one ``run_<name>(args) -> exit status`` function;
 :func:`main` parses the arguments and turns wavefront's exceptions into one
@@ -42,6 +42,8 @@ from .errors import (
     WavefrontError,
     WeightError,
 )
+from .plot import NothingToPlotError
+from .records import ResultFileError
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -54,6 +56,8 @@ RESULT_SUFFIXES = (".npz", ".csv", ".tsv")
 
 BAD_INPUT = (
     CommandLineError,
+    NothingToPlotError,
+    ResultFileError,
     GraphFormatError,
     VertexError,
     WeightError,
@@ -86,6 +90,7 @@ def _number(kind, minimum, inclusive, what):
 positive_float = _number(float, 0.0, False, "a positive number")
 non_negative_float = _number(float, 0.0, True, "a non-negative number")
 non_negative_int = _number(int, 0, True, "a non-negative integer")
+positive_int = _number(int, 0, False, "a positive integer")
 
 
 def file_format(text: str) -> str:
@@ -128,6 +133,11 @@ def build_parser() -> tuple[argparse.ArgumentParser, argparse.ArgumentParser]:
     searching.add_argument(
         "--output", type=Path,
         help="write the result: .npz (arrays) or .csv/.tsv (one row per vertex)",
+    )
+    searching.add_argument(
+        "--json", type=Path, metavar="FILE",
+        help="write the summary and the per-level trace as JSON (for `wavefront plot`; "
+        "schema in docs/guide/plots.md)",
     )
 
     parser = argparse.ArgumentParser(
@@ -195,6 +205,28 @@ def build_parser() -> tuple[argparse.ArgumentParser, argparse.ArgumentParser]:
         "methods", parents=[common], help="list BFS/SSSP methods per backend and CUDA status"
     )
     methods.set_defaults(run=run_methods)
+
+    from .plot import DEFAULT_DPI, FIGURES
+
+    plot = sub.add_parser(
+        "plot", parents=[common], help="draw PNG figures from the JSON of bfs/sssp/graph500 --json",
+        description="Draw the figures a result file supports: bfs-levels (frontier, edges "
+        "examined and time per BFS level, by direction), sssp-phases (frontier and time per "
+        "SSSP phase, by mode, mode switches marked), teps (Graph500 TEPS over the roots, "
+        "harmonic mean marked). The traces of several files share one figure, for comparison. "
+        "Existing PNGs are kept unless --force is given.",
+    )
+    plot.add_argument("inputs", nargs="+", type=Path, metavar="RESULT.json",
+                      help="files written by bfs --json, sssp --json or graph500 --json")
+    plot.add_argument("--figure", action="append", choices=FIGURES,
+                      help="draw only this figure (repeatable; default: every one the inputs support)")
+    plot.add_argument("-o", "--output", type=Path,
+                      help="folder for the PNGs (default: the first input's), or a .png name when "
+                      "one figure is drawn; files are named INPUT-FIGURE.png")
+    plot.add_argument("--force", action="store_true", help="overwrite existing PNGs")
+    plot.add_argument("--dpi", type=positive_int, default=DEFAULT_DPI,
+                      help=f"pixels per inch (default {DEFAULT_DPI})")
+    plot.set_defaults(run=run_plot)
     return parser, graph500
 
 
@@ -338,6 +370,7 @@ def _prepare_search(kernel: str, args):
     """Backend, output path and graph for bfs/sssp, failing fast on bad input."""
     backend, reason = _pick_backend(kernel, args)
     _output_target(args.output)
+    _output_target(args.json, suffixes=())
     graph = _read(args, args.file)
     source = _vertex(graph, args.source, "--source")
     if backend != graph.device:
@@ -408,6 +441,21 @@ def write_result(path: Path, source: int, parents, value_name: str, values) -> N
                 f.write("".join(row % r for r in rows))
 
 
+def write_json_record(path: Path, kernel: str, args, graph, result, options: dict,
+                      summary: dict) -> None:
+    """Write the search's ``wavefront.search`` record (wavefront.records) atomically."""
+    from .graph500.driver import device_name
+    from .records import dumps, search_record
+
+    described = {"file": str(args.file), "vertices": graph.n, "arcs": graph.m,
+                 "directed": graph.directed, "weighted": graph.weighted}
+    record = search_record(kernel, result, graph=described, summary=summary, options=options,
+                           device=device_name(result.backend), version=__version__)
+    with naming_output(path), atomic_path(path) as partial:
+        partial.write_text(dumps(record), encoding="utf-8")
+    note(f"wrote {path}")
+
+
 # -- subcommands -------------------------------------------------------------
 def run_bfs(args) -> int:
     from . import bfs
@@ -438,6 +486,11 @@ def run_bfs(args) -> int:
     if args.output is not None:
         write_result(args.output, source, result.parents, "level", result.levels)
         note(f"wrote {args.output}")
+    if args.json is not None:
+        summary = {"reached": result.num_reached, "depth": result.depth, "edges": int(edges),
+                   "seconds": result.seconds, "setup_seconds": setup,
+                   "TEPS": edges / result.seconds if result.seconds > 0 else None}
+        write_json_record(args.json, "bfs", args, graph, result, options, summary)
     return EXIT_OK
 
 
@@ -476,6 +529,10 @@ def run_sssp(args) -> int:
     if args.output is not None:
         write_result(args.output, source, result.parents, "distance", result.distances)
         note(f"wrote {args.output}")
+    if args.json is not None:
+        summary = {"reached": result.num_reached, "max_distance": finite.max().item(),
+                   "seconds": result.seconds, "setup_seconds": setup}
+        write_json_record(args.json, "sssp", args, graph, result, options, summary)
     return EXIT_OK
 
 
@@ -586,6 +643,48 @@ def run_methods(args) -> int:
     ok, reason = cuda_status()
     print(f"cuda: {'available' if ok else 'unavailable'} ({reason})")
     return EXIT_OK
+
+
+def run_plot(args) -> int:
+    from . import plot
+    from .records import read_record
+
+    plot.require_matplotlib()  # before any file is read: the one fix is an install
+    records = [read_record(path) for path in args.inputs]
+    data = plot.figure_inputs(records)
+    targets = _plot_targets(args, plot.figure_names(data, args.figure))
+    for name, path in targets.items():
+        figure = plot.DRAW[name](*data[name])
+        with naming_output(path), atomic_path(path) as partial:
+            plot.save(figure, partial, dpi=args.dpi)
+        print(path)
+    return EXIT_OK
+
+
+def _plot_targets(args, names: list) -> dict:
+    """The PNG each figure goes to, every one checked before any is drawn:
+    its folder takes files, and it does not exist yet unless --force."""
+    out, stem = args.output, args.inputs[0].stem
+    if out is not None and out.suffix.lower() == ".png" and not out.is_dir():
+        if len(names) != 1:
+            raise CommandLineError(
+                f"{out}: one file name for {len(names)} figures ({', '.join(names)}); "
+                "give a folder, or choose one with --figure"
+            )
+        targets = {names[0]: out}
+    else:
+        folder = args.inputs[0].parent if out is None else out
+        if not folder.is_dir():
+            raise CommandLineError(
+                f"{folder}: no such folder (--output takes a folder, or a .png name for one figure)"
+            )
+        targets = {name: folder / f"{stem}-{name}.png" for name in names}
+    for path in targets.values():
+        _output_target(path, suffixes=(".png",))
+    existing = [str(path) for path in targets.values() if path.exists()]
+    if existing and not args.force:
+        raise CommandLineError(f"{', '.join(existing)} already exists; --force overwrites")
+    return targets
 
 
 def _run_graph500(args) -> int:

@@ -16,9 +16,9 @@ run.``.
 from __future__ import annotations
 
 import json
-import math
 from dataclasses import dataclass, field
 
+from ..records import GRAPH500_SCHEMA, SCHEMA_VERSION, strict_json
 from .energy import EnergyMeasurement
 from .stats import STATISTICS, TEPS_STATISTICS, statistics, teps_statistics
 
@@ -199,7 +199,10 @@ class Graph500Report:
         return "\n".join(self.lines()) + "\n"
 
     def as_dict(self) -> dict:
+        """The run as a ``wavefront.graph500`` record (docs/guide/plots.md)."""
         return {
+            "schema": GRAPH500_SCHEMA,
+            "schema_version": SCHEMA_VERSION,
             "SCALE": self.scale,
             "edgefactor": self.edgefactor,
             "NBFS": self.nbfs,
@@ -232,17 +235,6 @@ class Graph500Report:
         finally:
             if partial.exists():
                 partial.unlink()
-
-
-def strict_json(value):
-    """``value`` with nan/inf floats replaced by None (JSON has no such numbers)."""
-    if isinstance(value, float):
-        return value if math.isfinite(value) else None
-    if isinstance(value, dict):
-        return {k: strict_json(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [strict_json(v) for v in value]
-    return value
 
 
 def field_line(name: str, value: str, mark: str = "") -> str:
