@@ -210,31 +210,17 @@ def print_tables(rows, road_rows, traces, device):
         console.print(summary)
 
 
-def plot_trace(traces, path):
-    import matplotlib
+def plot_trace(traces, path, device):
+    """Seed 002's comparison as ``wavefront plot``'s bfs-levels figure: the
+    hybrid's levels as bars by direction, the one-direction searches over it."""
+    from wavefront import plot
+    from wavefront.records import SearchTrace
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    from matplotlib.patches import Patch
-
-    fig, ax = plt.subplots(figsize=(8, 4.5))
-    colours = {"top-down": "tab:blue", "bottom-up": "tab:orange"}
-    for row in traces["hybrid"]:
-        ax.bar(row.step, max(row.edges, 1), color=colours.get(row.kind, "grey"), width=0.6)
-    handles = [Patch(color=c, label=f"hybrid: {kind}") for kind, c in colours.items()]
-    for name, style, colour in (("load-balanced", "o--", "black"), ("bottom-up", "s:", "tab:red")):
-        tr = traces[name]
-        (line,) = ax.plot([r.step for r in tr], [max(r.edges, 1) for r in tr], style, color=colour,
-                          label=f"{name} only")
-        handles.append(line)
-    ax.set_yscale("log")
-    ax.set_xlabel("BFS level")
-    ax.set_ylabel("edges examined")
-    ax.set_title(f"Edges examined per level, Graph500 SCALE {traces['_scale']}")
-    ax.legend(handles=handles)
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
+    context = f"Graph500 SCALE {traces['_scale']}, {device}"
+    shown = [SearchTrace("bfs", label, context, tuple(traces[name])) for name, label in (
+        ("hybrid", "hybrid"), ("load-balanced", "load-balanced only (top-down)"),
+        ("bottom-up", "bottom-up only"))]
+    plot.save(plot.bfs_levels(*shown), path)
     print(f"plot saved to {path}")
 
 
@@ -272,7 +258,7 @@ def main(argv=None) -> int:
         road_section(args, methods, road_rows)
     print_tables(rows, road_rows, traces, device)
     if args.plot and traces:
-        plot_trace(traces, args.plot)
+        plot_trace(traces, args.plot, device)
     if args.json:
         record = {
             "device": device,

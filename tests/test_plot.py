@@ -193,8 +193,8 @@ def test_bfs_figure_draws_the_trace():
     assert [ax.get_ylabel() for ax in fig.axes] == ["frontier (vertices)", "edges examined",
                                                    "time per level"]
     assert fig.axes[-1].get_xlabel() == "BFS level"
-    labels = fig.axes[0].get_legend_handles_labels()[1]
-    assert labels == ["bottom-up (cpu)", "hybrid (cpu): top-down", "hybrid (cpu): bottom-up"]
+    labels = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
+    assert labels == ["hybrid (cpu): top-down", "hybrid (cpu): bottom-up", "bottom-up (cpu)"]
 
 
 def test_uncounted_edges_are_left_out():

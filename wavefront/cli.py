@@ -224,6 +224,7 @@ def build_parser() -> tuple[argparse.ArgumentParser, argparse.ArgumentParser]:
                       help="folder for the PNGs (default: the first input's), or a .png name when "
                       "one figure is drawn; files are named INPUT-FIGURE.png")
     plot.add_argument("--force", action="store_true", help="overwrite existing PNGs")
+    plot.add_argument("--title", help="the title of every figure drawn (default: what and where)")
     plot.add_argument("--dpi", type=positive_int, default=DEFAULT_DPI,
                       help=f"pixels per inch (default {DEFAULT_DPI})")
     plot.set_defaults(run=run_plot)
@@ -654,7 +655,7 @@ def run_plot(args) -> int:
     data = plot.figure_inputs(records)
     targets = _plot_targets(args, plot.figure_names(data, args.figure))
     for name, path in targets.items():
-        figure = plot.DRAW[name](*data[name])
+        figure = plot.DRAW[name](*data[name], title=args.title)
         with naming_output(path), atomic_path(path) as partial:
             plot.save(figure, partial, dpi=args.dpi)
         print(path)

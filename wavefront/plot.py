@@ -91,7 +91,10 @@ def bfs_levels(*traces, title: str | None = None):
         if not plotted:
             _note(ax, "not counted by this method")
         _value_axis(ax, "y", plotted, unit)
-    axes[0].legend(fontsize=8, loc="best")
+    handles, labels = axes[0].get_legend_handles_labels()
+    own = [i for i, label in enumerate(labels) if label.startswith(f"{first.label}: ")]
+    order = own + [i for i in range(len(labels)) if i not in own]  # the bars' key first
+    axes[0].legend([handles[i] for i in order], [labels[i] for i in order], fontsize=8, loc="best")
     axes[-1].set_xlabel("BFS level")
     _integer_ticks(axes[-1].xaxis)
     fig.suptitle(title or f"BFS per level: {first.context or first.label}")
