@@ -1,12 +1,14 @@
 """CUDA BFS: the driver loops and the methods registered in ``METHODS["bfs"]``.
 
 Each method is ``f(graph, source, **options) -> BFSResult`` on a graph that
-lives on the GPU, in internal vertex ids. Per level the host launches the
-step kernels (``bfs_steps``) and makes one small device -> host copy of the
-step counters (frontier size n_f, its out-degree sum m_f, edges examined),
-which feeds the trace and the direction policy; buffers come from the
-per-graph workspace (``device_graph``), so a search allocates only its
-results.
+lives on the GPU, in internal vertex ids; ``source`` may be an int64 array
+of distinct ids (a multi-source search, ``wavefront._sources``): every
+method seeds them all at level 0 in its initialisation (``start_search``).
+Per level the host launches the step kernels (``bfs_steps``) and makes one
+small device -> host copy of the step counters (frontier size n_f, its
+out-degree sum m_f, edges examined), which feeds the trace and the direction
+policy; buffers come from the per-graph workspace (``device_graph``), so a
+search allocates only its results.
 
 Methods and where they come from:
 
@@ -46,11 +48,20 @@ from __future__ import annotations
 import time
 from functools import lru_cache
 
+from ..._sources import multi_source
 from ...bfs.policy import BOTTOM_UP, TOP_DOWN, CUDAHybridPolicy, FixedPolicy, make_policy
 from ...results import BFSResult, Trace
 from . import bfs_steps as steps
 from .abi import CNT_EDGES, CNT_FLAG, CNT_FRONTIER, CNT_NEXT_COUNT, SINGLE_BLOCK_MAX_LEVELS, single_block_capacity
-from .bfs_search import BFSSearch, bottom_up_indices, check_graph, make_result, packed_rows, start_search
+from .bfs_search import (
+    BFSSearch,
+    bottom_up_indices,
+    check_graph,
+    frontier_size,
+    make_result,
+    packed_rows,
+    start_search,
+)
 from .bfs_tuning import BFSTuning, tuning_from
 
 
@@ -85,7 +96,7 @@ def _flag_driven(graph, source, depth_limit, method, launch, frontier_of):
     ws, levels, parents = start_search(graph, source)
     trace = Trace()
     limit = _level_limit(graph, depth_limit)
-    new = 1  # the level-0 frontier: the source
+    new = frontier_size(source)  # the level-0 frontier: the sources
     for level in range(1, limit + 1):
         t0 = time.perf_counter()
         steps.reset_counters(ws)
@@ -98,7 +109,8 @@ def _flag_driven(graph, source, depth_limit, method, launch, frontier_of):
     return make_result(source, levels, parents, trace, method)
 
 
-def vertex_push(graph, source: int, depth_limit=None) -> BFSResult:
+@multi_source
+def vertex_push(graph, source, depth_limit=None) -> BFSResult:
     """One thread per vertex, push (top-down), idempotent visited flag."""
     return _flag_driven(
         graph, source, depth_limit, "vertex-push",
@@ -107,7 +119,8 @@ def vertex_push(graph, source: int, depth_limit=None) -> BFSResult:
     )
 
 
-def vertex_pull(graph, source: int, depth_limit=None) -> BFSResult:
+@multi_source
+def vertex_pull(graph, source, depth_limit=None) -> BFSResult:
     """One thread per unvisited vertex, pull (bottom-up) over the CSC, early exit."""
     return _flag_driven(
         graph, source, depth_limit, "vertex-pull",
@@ -116,7 +129,8 @@ def vertex_pull(graph, source: int, depth_limit=None) -> BFSResult:
     )
 
 
-def edge(graph, source: int, depth_limit=None) -> BFSResult:
+@multi_source
+def edge(graph, source, depth_limit=None) -> BFSResult:
     """One thread per arc of a COO (built once per graph). Every level
     examines all m arcs; it does not count its frontier (trace shows -1)."""
     check_graph(graph)
@@ -136,7 +150,7 @@ def _queue_driven(graph, source, depth_limit, method, privatized):
     ws, levels, parents = start_search(graph, source)
     trace = Trace()
     limit = _level_limit(graph, depth_limit)
-    count, level = 1, 1
+    count, level = frontier_size(source), 1
     while count and level <= limit:
         t0 = time.perf_counter()
         steps.reset_counters(ws)
@@ -149,12 +163,14 @@ def _queue_driven(graph, source, depth_limit, method, privatized):
     return make_result(source, levels, parents, trace, method)
 
 
-def frontier(graph, source: int, depth_limit=None) -> BFSResult:
+@multi_source
+def frontier(graph, source, depth_limit=None) -> BFSResult:
     """Thread per frontier vertex; atomicCAS visit; global queue with an atomic tail."""
     return _queue_driven(graph, source, depth_limit, "frontier", privatized=False)
 
 
-def frontier_privatized(graph, source: int, depth_limit=None) -> BFSResult:
+@multi_source
+def frontier_privatized(graph, source, depth_limit=None) -> BFSResult:
     """As ``frontier``, through a shared-memory block queue with warp-aggregated
     reservations, flushed with one atomicAdd per block; overflow goes global."""
     return _queue_driven(graph, source, depth_limit, "frontier-privatized", privatized=True)
@@ -215,7 +231,8 @@ def _rules(base, tuning: BFSTuning, n: int, directed: bool, wide: bool, bottom_u
     )
 
 
-def hybrid(graph, source: int, policy=None, alpha=None, beta=None, depth_limit=None,
+@multi_source
+def hybrid(graph, source, policy=None, alpha=None, beta=None, depth_limit=None,
            bottom_up_min_edges: int | None = None, tuning: BFSTuning | None = None, **options) -> BFSResult:
     """Direction-optimizing BFS. ``policy``: a DirectionPolicy or "gap" (default),
     "seed000", "top-down", "bottom-up"; ``alpha``/``beta`` override its constants.
@@ -229,14 +246,16 @@ def hybrid(graph, source: int, policy=None, alpha=None, beta=None, depth_limit=N
     return _direction_optimizing(graph, source, depth_limit, "hybrid", rules, tuning)
 
 
-def load_balanced(graph, source: int, depth_limit=None, tuning: BFSTuning | None = None) -> BFSResult:
+@multi_source
+def load_balanced(graph, source, depth_limit=None, tuning: BFSTuning | None = None) -> BFSResult:
     """Top-down only, every level an edge-balanced step (scan over frontier degrees)."""
     tuning = tuning_from(tuning)
     return _direction_optimizing(graph, source, depth_limit, "load-balanced",
                                  CUDAHybridPolicy(FixedPolicy(TOP_DOWN)), tuning)
 
 
-def bottom_up(graph, source: int, depth_limit=None, tuning: BFSTuning | None = None, **options) -> BFSResult:
+@multi_source
+def bottom_up(graph, source, depth_limit=None, tuning: BFSTuning | None = None, **options) -> BFSResult:
     """Bottom-up over bitmaps at every level (seed 000 figs. 4 and 6); each
     level's successor is queued before its counters return."""
     tuning = tuning_from(tuning, **options)
@@ -244,7 +263,8 @@ def bottom_up(graph, source: int, depth_limit=None, tuning: BFSTuning | None = N
                                  CUDAHybridPolicy(FixedPolicy(BOTTOM_UP), bottom_up_ahead=tuning.bottom_up_ahead), tuning)
 
 
-def single_block(graph, source: int, depth_limit=None, tuning: BFSTuning | None = None, **options) -> BFSResult:
+@multi_source
+def single_block(graph, source, depth_limit=None, tuning: BFSTuning | None = None, **options) -> BFSResult:
     """Top-down only; consecutive small-frontier levels run in one thread block."""
     tuning = tuning_from(tuning, **options)
     policy = CUDAHybridPolicy(FixedPolicy(TOP_DOWN),

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..._sources import seed_array
 from ...bfs.policy import BOTTOM_UP, TOP_DOWN, LevelState
 from ...errors import VertexError
 from ...results import BFSResult, Trace, TraceRow
@@ -48,21 +49,33 @@ def check_graph(graph) -> None:
         raise ValueError(f"the CUDA BFS needs a graph on the GPU, got one on {graph.device!r}; use graph.to('cuda')")
 
 
-def start_search(graph, source: int, fill: bool = True):
+def start_search(graph, source, fill: bool = True):
     """Workspace, fresh result arrays and an initialised search from ``source``
-    (``fill=False``: the result arrays are left for the search to complete)."""
+    (one internal id, or an int64 array of distinct ids: every one seeded at
+    level 0 as its own parent and queued in the level-0 frontier;
+    ``fill=False``: the result arrays are left for the search to complete)."""
     import cupy
 
     check_graph(graph)
-    if not 0 <= source < graph.n:
-        raise VertexError(f"vertex {source} is out of range: the graph has vertices 0..{graph.n - 1}")
+    seeds = seed_array(source)
+    outside = (seeds < 0) | (seeds >= graph.n)
+    if outside.any():
+        raise VertexError(f"vertex {int(seeds[np.argmax(outside)])} is out of range: "
+                          f"the graph has vertices 0..{graph.n - 1}")
     ws = steps.workspace(graph)
     steps.wait_for_workspace(ws)  # a search on another stream may have left a bottom-up step queued
     check_fits(lambda: f"the BFS result arrays for {graph!r}", result_bytes(graph))
     levels = cupy.empty(graph.n, dtype=cupy.int32)
     parents = cupy.empty(graph.n, dtype=cupy.int64)
-    steps.init_search(graph, ws, source, levels, parents, fill)
+    steps.init_search(graph, ws, int(seeds[0]), levels, parents, fill)
+    if seeds.size > 1:
+        steps.seed_sources(ws, seeds, levels, parents)
     return ws, levels, parents
+
+
+def frontier_size(source) -> int:
+    """The level-0 frontier of a search from ``source`` (one id or an array of ids)."""
+    return int(seed_array(source).size)
 
 
 def bottom_up_indices(graph, tuning: BFSTuning):
@@ -78,21 +91,35 @@ def packed_rows(graph, tuning: BFSTuning, in_indices):
 
 
 def make_result(source, levels, parents, trace, method) -> BFSResult:
-    return BFSResult(source=int(source), parents=parents, trace=trace, method=method, backend=BACKEND, levels=levels)
+    source = int(source) if np.ndim(source) == 0 else seed_array(source)  # the result records the seeds
+    return BFSResult(source=source, parents=parents, trace=trace, method=method, backend=BACKEND, levels=levels)
 
 
 class BFSSearch:
-    """A direction-optimizing search from ``source``; see the module docstring."""
+    """A direction-optimizing search from ``source`` (one internal id, or an
+    int64 array of them: a multi-source search); see the module docstring."""
 
-    def __init__(self, graph, source: int, tuning: BFSTuning, root_degree_known: bool):
+    def __init__(self, graph, source, tuning: BFSTuning, root_degree_known: bool):
         self.graph, self.source, self.tuning = graph, source, tuning
+        # Several sources: the whole-word result writes keep one root (the
+        # first), so the rest are written again once the results are complete.
+        self._seeds = seed_array(source)
+        self._root = int(self._seeds[0])
         self.complete = not bfs_bottom_up.results_written_whole(graph, tuning)
+        self._reseed = self._seeds.size > 1 and not self.complete
         self.ws, self._levels, self._parents = start_search(graph, source, fill=self.complete)
-        self.count = 1  # n_f
+        self.count = int(self._seeds.size)  # n_f
         # m_f and m_u; with the single block the root's degree comes back from
-        # its first launch instead of costing a round trip of its own.
+        # its first launch instead of costing a round trip of its own. Several
+        # sources may not fit that block, so their degree is read here.
         self.degree = self.unexplored = None
-        if root_degree_known:
+        if self._seeds.size > 1:
+            import cupy
+
+            at = cupy.asarray(self._seeds)
+            self.degree = int((graph.indptr[at + 1] - graph.indptr[at]).sum())
+            self.unexplored = graph.m - self.degree
+        elif root_degree_known:
             ends = graph.indptr[source : source + 2].get()
             self.degree = int(ends[1] - ends[0])
             self.unexplored = graph.m - self.degree
@@ -165,7 +192,7 @@ class BFSSearch:
             if not frontier_levels:
                 self._pay_due_levels()
             self.levels_due = None
-            self.complete |= self._queue_bottom_up(level, self.source if whole else None, frontier_levels)
+            self.complete |= self._queue_bottom_up(level, self._root if whole else None, frontier_levels)
         if queue_next:
             ws.swap_counters()
             self._queue_bottom_up(level + 1)
@@ -182,8 +209,10 @@ class BFSSearch:
             raise RuntimeError("a BFSSearch hands out its result once")
         self._pay_due_levels()
         if not self.complete:
-            steps.complete_results(self.graph, self.ws, self.source, self._levels, self._parents)
+            steps.complete_results(self.graph, self.ws, self._root, self._levels, self._parents)
             self.complete = True
+        if self._reseed:
+            steps.seed_sources(self.ws, self._seeds, self._levels, self._parents, start=False)
         self._finished = True
         return make_result(self.source, self._levels, self._parents, self.trace, method)
 

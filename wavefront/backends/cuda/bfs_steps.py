@@ -51,7 +51,8 @@ def i64(x) -> np.int64:
 
 
 KERNELS = {
-    "bfs_convert.cu": ("init_search", "queue_to_bitmap", "bitmap_to_queue", "frontier_scan", "complete_results"),
+    "bfs_convert.cu": ("init_search", "seed_sources", "queue_to_bitmap", "bitmap_to_queue", "frontier_scan",
+                       "complete_results"),
     "bfs_vertex.cu": ("vertex_push_step", "vertex_pull_step"),
     "bfs_edge.cu": ("edge_step", "expand_rows"),
     "bfs_frontier.cu": ("frontier_step", "frontier_privatized_step"),
@@ -118,6 +119,20 @@ def init_search(graph, ws: BFSWorkspace, source: int, levels, parents, fill: boo
                           parents=parents, unreachable=ws.unreachable, visited=ws.visited, queue=ws.queue_in,
                           fill=np.int32(fill))
     fn((blocks(items),), (BLOCK,), tuple(args))
+
+
+def seed_sources(ws: BFSWorkspace, seeds: np.ndarray, levels, parents, start: bool = True) -> None:
+    """Every one of ``seeds`` (distinct internal ids, host int64) at level 0 as
+    its own parent; with ``start`` also visited and queued (queue_in[:k]), as
+    :func:`init_search` treats one source (run it first, for ``seeds[0]``).
+    ``start=False`` rewrites the results only (after a whole-word write)."""
+    import cupy
+
+    device_seeds = cupy.asarray(seeds.astype(ws.vid_dtype, copy=False))
+    fn = get_kernel("bfs_convert.cu", "seed_sources", ws.index64)
+    null = np.uint64(0)  # a pointer the kernel does not follow
+    fn((blocks(seeds.size),), (BLOCK,), (device_seeds, i64(seeds.size), levels, parents,
+                                         ws.visited if start else null, ws.queue_in if start else null))
 
 
 def complete_results(graph, ws: BFSWorkspace, source: int, levels, parents) -> None:

@@ -17,6 +17,7 @@ the shared set-up are in :mod:`.sssp_common`.
 """
 from __future__ import annotations
 
+from ..._sources import multi_source
 from ...results import SSSPResult
 from .sssp_delta import delta_stepping, prepare
 from .sssp_harish import adaptive, bellman_ford, frontier
@@ -25,6 +26,7 @@ from .sssp_tuning import SSSPTuning
 __all__ = ["SSSPTuning", "adaptive", "auto", "bellman_ford", "delta_stepping", "frontier", "prepare"]
 
 
-def auto(graph, source: int, **options) -> SSSPResult:
+@multi_source
+def auto(graph, source, **options) -> SSSPResult:
     """Delta-stepping: the fastest method on every benchmark graph so far."""
     return delta_stepping(graph, source, **options)

@@ -13,8 +13,8 @@ import numpy as np
 from ...results import SSSPResult
 from .abi import ASYNC_CTL_WORDS, ASYNC_QUEUE_RELAXED, ASYNC_QUEUE_WORDS, CTL_ITERATIONS, TRACE_WIDTH
 from .memory import check_fits
-from .sssp_common import TRACE_CAPACITY, finish_search, read_bucket_trace
-from .sssp_steps import AsyncDeltaArgs
+from .sssp_common import TRACE_CAPACITY, device_seeds, finish_search, read_bucket_trace
+from .sssp_steps import NULL, AsyncDeltaArgs
 
 
 def _ring_capacity(n: int) -> int:
@@ -91,14 +91,16 @@ def async_delta_stepping(graph, source, ar, k, weights, in_weights, cut, delta_v
                          chain: int, blocks_per_sm: int) -> SSSPResult:
     """The asynchronous schedule: buckets of width ``delta_value``, ``chain``
     hops a lane follows on its own before queueing. The kernel queues the
-    source itself."""
+    source itself (every one of several: ``source`` an int64 array)."""
     import cupy
 
     ws = AsyncWorkspace.for_graph(graph, ar, k)
     dist = cupy.full(graph.n, ar.infinity, dtype=ar.dist_dtype)
     ws.reset()
+    first, seeds = device_seeds(source, k.index_dtype)
     k.async_delta(AsyncDeltaArgs(
-        indptr=graph.indptr, indices=graph.indices, weights=weights, dist=dist, source=source,
+        indptr=graph.indptr, indices=graph.indices, weights=weights, dist=dist, source=first,
+        seeds=NULL if seeds is None else seeds, seed_count=0 if seeds is None else seeds.size,
         ring_ids=ws.ring[0], ring_dists=ws.ring[1], ring_mask=ws.capacity - 1, queue=ws.queue,
         far0=ws.far[0], far1=ws.far[1], far_stamp=ws.far_stamp, far_min=ws.far_min, ctl=ws.ctl,
         delta=delta_value, cutoff=cut, chain=chain, trace=ws.trace_rows, trace_capacity=TRACE_CAPACITY,

@@ -55,7 +55,8 @@ class HarishWorkspace:
             ws = graph.derived[key] = cls(graph, ar, k)
         return ws
 
-    def reset(self, source: int, ar) -> None:
+    def reset(self, source, ar) -> None:
+        """Every cost infinite but the sources' (``source``: an id, or a device array of ids)."""
         self.cost.fill(ar.infinity)
         self.updating.fill(ar.infinity)
         self.mask.fill(0)

@@ -13,6 +13,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from ..._sources import seed_array
 from ...errors import GPUMemoryError, WeightError
 from ...results import SSSPResult, Trace, TraceRow
 from .abi import PARENT_CHUNK, SSSP_INT_INFINITY, SSSP_TRACE_ASYNC, SSSP_TRACE_NEAR, SSSP_WEIGHT_INT32
@@ -23,7 +24,22 @@ from .sssp_tuning import SSSPTuning
 TRACE_CAPACITY = 1 << 16  # trace rows a persistent kernel writes (one per iteration or split)
 
 
-def prepare_search(graph, source: int, cutoff, tuning: SSSPTuning):
+def device_seeds(source, index_dtype):
+    """(first source, the device array of every source or None for one).
+
+    A multi-source search (``source`` an int64 array of distinct internal
+    ids) seeds all of them at distance 0; the kernels that take one source
+    take the first, and the rest follow the device array.
+    """
+    import cupy
+
+    seeds = seed_array(source)
+    if seeds.size == 1:
+        return int(seeds[0]), None
+    return int(seeds[0]), cupy.asarray(seeds.astype(index_dtype, copy=False))
+
+
+def prepare_search(graph, source, cutoff, tuning: SSSPTuning):
     """(arithmetic, kernels, weights, in-weights, cutoff scalar) of a search.
     Integer weights that could overflow an int64 distance raise WeightError."""
     import cupy
@@ -118,22 +134,35 @@ def parent_chunks(graph):
 def finish_search(graph, source, dist, ar, kernels, in_weights, trace, method,
                   record=None) -> SSSPResult:
     """Predecessors, output distances and the result (shared by every method).
-    ``record``: the (distance, parent) words a search recorded, if it did."""
+    ``record``: the (distance, parent) words a search recorded, if it did.
+    ``source``: one id, or an int64 array of ids (a multi-source search)."""
     import cupy
 
     n = graph.n
+    first, seeds = device_seeds(source, np.int64)
     parent = cupy.empty(n, dtype=np.int64)
     words = cupy.zeros(1, dtype=np.uint32)
-    unsettled = 1
-    if record is not None:
-        kernels.parents_from_record(n, source, record, dist, parent, words)
-        unsettled = int(kernels.read_words(words, 1)[0])  # 0 unless the record is broken
-    if unsettled:
-        kernels.confirm_parents(graph, in_weights, source, dist, parent, parent_chunks(graph))
+
+    def count_unsettled():
+        # The parent kernels know one source (the first); every other one is
+        # written its own parent here, before the plateau vertices are counted
+        # (without it they would be plateau vertices, attached to a neighbour).
+        if seeds is not None:
+            parent[seeds] = seeds
         settled_round = cupy.empty(n, dtype=np.int32)
         words.fill(0)
         kernels.count_unsettled(n, parent, settled_round, words)
-        unsettled = int(kernels.read_words(words, 1)[0])
+        return int(kernels.read_words(words, 1)[0]), settled_round
+
+    unsettled = 1
+    if record is not None:
+        kernels.parents_from_record(n, first, record, dist, parent, words)
+        unsettled = int(kernels.read_words(words, 1)[0])  # 0 unless the record is broken
+        if seeds is not None:  # the other sources hold no record (nothing lowers a 0): count again
+            unsettled, _ = count_unsettled()
+    if unsettled:
+        kernels.confirm_parents(graph, in_weights, first, dist, parent, parent_chunks(graph))
+        unsettled, settled_round = count_unsettled()
     round_ = 1
     while unsettled:
         words.fill(0)
@@ -150,8 +179,8 @@ def finish_search(graph, source, dist, ar, kernels, in_weights, trace, method,
         out = _float_distances()(dist)
     else:
         out = dist
-    return SSSPResult(source=source, parents=parent, trace=trace, method=method,
-                      backend="cuda", distances=out)
+    return SSSPResult(source=first if seeds is None else seed_array(source), parents=parent, trace=trace,
+                      method=method, backend="cuda", distances=out)
 
 
 @lru_cache(maxsize=None)

@@ -14,6 +14,7 @@ import math
 
 import numpy as np
 
+from ..._sources import multi_source
 from ...errors import GPUMemoryError
 from ...results import SSSPResult
 from .abi import (
@@ -26,7 +27,14 @@ from .abi import (
 )
 from .memory import check_fits
 from .sssp_async import async_delta_stepping
-from .sssp_common import TRACE_CAPACITY, finish_search, parent_chunks, prepare_search, read_bucket_trace
+from .sssp_common import (
+    TRACE_CAPACITY,
+    device_seeds,
+    finish_search,
+    parent_chunks,
+    prepare_search,
+    read_bucket_trace,
+)
 from .sssp_steps import HOST_WORDS, NO_RECORD, NearFarArgs, check_blocks_per_sm
 from .sssp_tuning import SSSPTuning, tuning_or_default
 
@@ -96,7 +104,8 @@ def light_heavy_arcs(graph, delta_value, k, weights):
     return graph.derived[key][1]
 
 
-def delta_stepping(graph, source: int, *, cutoff=None, delta=None, chain: int | None = None,
+@multi_source
+def delta_stepping(graph, source, *, cutoff=None, delta=None, chain: int | None = None,
                    blocks_per_sm: int | None = None, light_heavy: bool | None = None,
                    asynchronous: bool | None = None, tuning: SSSPTuning | None = None) -> SSSPResult:
     """Near-far delta-stepping in one persistent kernel.
@@ -159,16 +168,18 @@ def _near_far_search(graph, source, ar, k, arcs, in_weights, cut, delta_value, c
                + (n * (np.dtype(idx).itemsize + 4) if light_end is not None else 0)
                + (8 * n if k.records_parents else 0))
     dist = cupy.full(n, ar.infinity, dtype=ar.dist_dtype)
-    dist[source] = 0
+    first, seeds = device_seeds(source, idx)
+    at = first if seeds is None else seeds  # the sources, all in the first near queue at 0
+    dist[at] = 0
     near = (cupy.empty(n, dtype=idx), cupy.empty(n, dtype=idx))
-    near[0][0] = source
+    near[0][: 1 if seeds is None else seeds.size] = at
     far = (cupy.empty(n, dtype=idx), cupy.empty(n, dtype=idx))
     chunk_vertex = (cupy.empty(chunks, dtype=idx), cupy.empty(chunks, dtype=idx))
     chunk_begin = (cupy.empty(chunks, dtype=np.int64), cupy.empty(chunks, dtype=np.int64))
     stamps = cupy.zeros(2 * n, dtype=np.int32)
     far_min = cupy.full(3, ar.infinity, dtype=ar.dist_dtype)
     ctl = cupy.zeros(NEAR_FAR_CTL_WORDS, dtype=np.uint32)
-    ctl[NEAR_FAR_CTL_NEAR] = 1  # the near queue holds the source
+    ctl[NEAR_FAR_CTL_NEAR] = 1 if seeds is None else seeds.size  # the near queue holds the sources
     trace_rows = cupy.empty((TRACE_CAPACITY + 1, TRACE_WIDTH), dtype=np.int64)
     args = NearFarArgs(
         indptr=graph.indptr, indices=indices, weights=weights, dist=dist, near0=near[0], near1=near[1],

@@ -19,6 +19,7 @@ import time
 from collections import deque
 from functools import lru_cache
 
+from ..._sources import multi_source
 from ...results import SSSPResult, Trace
 from ...sssp.policy import (
     ALL_ONLY,
@@ -31,15 +32,18 @@ from ...sssp.policy import (
     size_class,
 )
 from .sssp_capture import HarishWorkspace, SeedPhases
-from .sssp_common import finish_search, prepare_search
+from .sssp_common import device_seeds, finish_search, prepare_search
 from .sssp_tuning import SSSPTuning, tuning_or_default
 
 _thresholds = ThresholdCache()
 
 
-def harish_search(graph, source: int, cutoff, policy, method: str, cuda_graphs: bool,
+def harish_search(graph, source, cutoff, policy, method: str, cuda_graphs: bool,
                   in_flight: int | None, tuning: SSSPTuning) -> SSSPResult:
     """Seed 001's host loop (algorithms 1 and 4) with ``policy`` choosing each phase's mode.
+
+    ``source``: one internal id, or an int64 array of distinct ids (all in
+    Ma at cost 0, and the first frontier list).
 
     ``in_flight`` phases (default ``tuning.phases_in_flight``) are queued at
     once: while the host waits for one phase, the next is already on the
@@ -83,13 +87,15 @@ def harish_search(graph, source: int, cutoff, policy, method: str, cuda_graphs: 
     with stream:
         if cuda_graphs:  # capture before anything is timed
             phases.capture_all(policy.modes, in_flight)
-        ws.reset(source, ar)
+        first, seeds = device_seeds(source, k.index_dtype)
+        at = first if seeds is None else seeds
+        ws.reset(at, ar)
+        active = 1 if seeds is None else int(seeds.size)  # vertices updated by the last phase (Ma's population)
         mode = policy.initial_mode
         if mode == "frontier":
-            ws.lists[0][0] = source
-            ws.counts[0] = 1
+            ws.lists[0][:active] = at
+            ws.counts[0] = active
         trace = Trace()
-        active = 1  # vertices updated by the last phase (Ma's population)
         phase = 0
         finished = False  # a phase updated nothing: what is still queued has nothing to do
         last_seen = None
@@ -120,21 +126,24 @@ def harish_search(graph, source: int, cutoff, policy, method: str, cuda_graphs: 
     return result
 
 
-def bellman_ford(graph, source: int, *, cutoff=None, cuda_graphs: bool = True,
+@multi_source
+def bellman_ford(graph, source, *, cutoff=None, cuda_graphs: bool = True,
                  in_flight: int | None = None, tuning: SSSPTuning | None = None) -> SSSPResult:
     """Seed 001's "conventional" method: |V| threads every phase."""
     return harish_search(graph, source, cutoff, FixedModePolicy("all"), "bellman-ford",
                          cuda_graphs, in_flight, tuning_or_default(tuning))
 
 
-def frontier(graph, source: int, *, cutoff=None, cuda_graphs: bool = True,
+@multi_source
+def frontier(graph, source, *, cutoff=None, cuda_graphs: bool = True,
              in_flight: int | None = None, tuning: SSSPTuning | None = None) -> SSSPResult:
     """Seed 001's "selection" method: threads only for last phase's updates."""
     return harish_search(graph, source, cutoff, FixedModePolicy("frontier"), "frontier",
                          cuda_graphs, in_flight, tuning_or_default(tuning))
 
 
-def adaptive(graph, source: int, *, cutoff=None, thresholds=None, recalibrate: bool = False,
+@multi_source
+def adaptive(graph, source, *, cutoff=None, thresholds=None, recalibrate: bool = False,
              hysteresis: float = 0.05, min_saving: float = 0.15, cuda_graphs: bool = True,
              in_flight: int | None = None, tuning: SSSPTuning | None = None) -> SSSPResult:
     """Seed 001's "proposal": switch by measured phase time.
@@ -168,7 +177,7 @@ def _device_identity(device_id: int) -> tuple:
     return props["name"], props["pciBusID"]
 
 
-def calibrated_thresholds(graph, source: int, *, recalibrate: bool = False,
+def calibrated_thresholds(graph, source, *, recalibrate: bool = False,
                           hysteresis: float = 0.05, min_saving: float = 0.15,
                           cuda_graphs: bool = True, in_flight: int | None = None,
                           tuning: SSSPTuning | None = None) -> tuple[float, float]:

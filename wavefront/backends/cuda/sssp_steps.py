@@ -145,6 +145,8 @@ class AsyncDeltaArgs(NamedTuple):
     weights: object
     dist: object
     source: int
+    seeds: object  # a multi-source search's ids (device, distinct), or NULL: ``source`` alone
+    seed_count: int
     ring_ids: object
     ring_dists: object
     ring_mask: int
@@ -282,7 +284,8 @@ class SSSPKernels:
         """Asynchronous buckets (kernels/sssp_async.cu) on ``blocks_per_sm`` blocks per SM."""
         check_blocks_per_sm(blocks_per_sm, asynchronous=True)
         self.async_delta_k((self.sm_count * blocks_per_sm,), (ASYNC_BLOCK,), tuple(args._replace(
-            source=self.index_dtype(args.source), ring_mask=np.uint64(args.ring_mask),
+            source=self.index_dtype(args.source), seed_count=np.int64(args.seed_count),
+            ring_mask=np.uint64(args.ring_mask),
             chain=np.int32(args.chain), trace_capacity=np.int32(args.trace_capacity))))
 
     def split_light_heavy(self, g, weights, delta, out_indices, out_weights, light_end):

@@ -90,41 +90,15 @@ def distances(G, sources, weight: str, cutoff=None, reverse=False) -> np.ndarray
         out[list(sources)] = 0.0
         return out
     where = device()
-    if len(sources) == 1:
-        graph, source = G.search_graph(weight, reverse, where), sources[0]
-    else:
-        # One search from a virtual vertex with 0-weight arcs to every source.
-        graph = with_super_source(G.search_graph(weight, reverse, "cpu"), sources).to(where)
-        source = G.n
+    graph = G.search_graph(weight, reverse, where)
     method = config().sssp_method
     if method == "auto" and where == "cpu":
         method = "dijkstra"  # see levels()
     options = {} if cutoff is None else {"cutoff": cutoff}
-    result = wf.sssp(graph, source, method=method, **options)
-    return to_numpy(result.distances)[: G.n].astype(np.float64, copy=False)
-
-
-def with_super_source(graph, sources):
-    """``graph`` (on the CPU) plus vertex ``n`` with a 0-weight arc to each of the
-    distinct ``sources``, as a directed :class:`wavefront.Graph`."""
-    from wavefront.graph import Graph, index_dtype
-
-    n, k = graph.n, len(sources)
-    heads = np.sort(np.asarray(sources, dtype=np.int64))
-    ids = index_dtype(n + 1)
-    zeros = np.zeros(k, dtype=graph.weights.dtype)
-    indptr = np.append(graph.indptr, graph.indptr[-1] + k)
-    indices = np.concatenate([graph.indices.astype(ids, copy=False), heads.astype(ids)])
-    weights = np.concatenate([graph.weights, zeros])
-    # Vertex n is the largest id, so it goes last in each source's in-list.
-    ends = graph.in_indptr[heads + 1]
-    added = np.zeros(n + 2, dtype=np.int64)
-    added[heads + 1] = 1
-    in_indptr = np.append(graph.in_indptr, graph.in_indptr[-1]) + np.cumsum(added)
-    in_indices = np.insert(graph.in_indices.astype(ids, copy=False), ends, n)
-    in_weights = np.insert(graph.in_weights, ends, zeros)
-    return Graph(indptr, indices, n=n + 1, weights=weights, directed=True,
-                 in_indptr=in_indptr, in_indices=in_indices, in_weights=in_weights)
+    # Several sources: one search seeding them all at distance 0 (wavefront's own).
+    start = {"source": sources[0]} if len(sources) == 1 else {"sources": sources}
+    result = wf.sssp(graph, method=method, **start, **options)
+    return to_numpy(result.distances).astype(np.float64, copy=False)
 
 
 # -- order-sensitive: replays of NetworkX's order ------------------------

@@ -1,8 +1,8 @@
 """NetworkX's Dijkstra and Bellman-Ford functions (``shortest_paths.weighted``),
 for finite non-negative int or float weights (``can_run`` declines others).
 
-Distances come from ``wavefront.sssp`` (several sources: one search from a
-virtual vertex with 0-weight arcs to each). Paths, predecessor lists and the
+Distances come from ``wavefront.sssp`` (several sources: one search with
+``sources=``, every source seeded at distance 0). Paths, predecessor lists and the
 distance dicts' order follow NetworkX's Dijkstra pop order, replayed on
 those distances (``_kernels.dijkstra_replay``). ``bidirectional_dijkstra``
 is NetworkX's algorithm compiled (its result depends on tentative

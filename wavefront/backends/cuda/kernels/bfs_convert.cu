@@ -1,5 +1,6 @@
 // Search setup and frontier-representation conversions, shared by every BFS
-// method: initialising levels/parents/visited for a new source, queue ->
+// method: initialising levels/parents/visited for a new source (or several:
+// seed_sources), queue ->
 // bitmap and bitmap -> queue (seed 000 sec. 3.1: "a GPU kernel converting
 // the bitmap representation of a vertex set into an array"), and the
 // frontier degree list that the edge-balanced top-down step scans.
@@ -32,6 +33,23 @@ extern "C" __global__ void init_search(long long n, long long words, vid_t sourc
         visited[i] = w;
     }
     if (i == 0) queue[0] = source;
+}
+
+// A multi-source search: after init_search seeded the first source, every
+// source in `seeds` (distinct ids) starts at level 0 as its own parent, is
+// visited and is queued, as init_search treats one source. With visited and
+// queue null it only rewrites the sources' results: a whole-word write
+// (complete_results, the first bottom-up level) keeps one root only.
+extern "C" __global__ void seed_sources(const vid_t* seeds, long long count, int* levels,
+                                        long long* parents, word_t* visited, vid_t* queue) {
+    long long i = global_thread_id();
+    if (i < count) {
+        vid_t s = seeds[i];
+        levels[s] = 0;
+        parents[s] = (long long)s;
+        if (visited != nullptr) atomicOr(&visited[s >> 5], 1u << (s & 31));  // sources may share a word
+        if (queue != nullptr) queue[i] = s;
+    }
 }
 
 // Frontier queue -> frontier bitmap (the bitmap must be zeroed first).

@@ -324,7 +324,8 @@ struct FarBuffer {
 
 extern "C" __global__ void __launch_bounds__(AS_BLOCK, AS_MIN_BLOCKS)
 async_delta(const eid_t* __restrict__ indptr, const vid_t* __restrict__ indices,
-            const weight_t* __restrict__ weights, dist_t* dist, vid_t source, vid_t* ring_ids,
+            const weight_t* __restrict__ weights, dist_t* dist, vid_t source,
+            const vid_t* __restrict__ seeds, long long seed_count, vid_t* ring_ids,
             dist_t* ring_dists, unsigned long long ring_mask, unsigned long long* q, vid_t* far0,
             vid_t* far1, int* far_stamp, dist_t* far_min, unsigned int* ctl, dist_t delta,
             dist_t cutoff, int chain, long long* trace, int trace_capacity, dist_t* relaxed_at) {
@@ -342,13 +343,19 @@ async_delta(const eid_t* __restrict__ indptr, const vid_t* __restrict__ indices,
     int row = 0;  // trace rows (phases) so far
     unsigned int barriers = 0;
     unsigned long long relaxed_before = 0;  // Q_RELAXED at the bucket's start (thread 0)
-    // The host zeroed the counters and left every slot free: queue the source.
+    // The host zeroed the counters and left every slot free: queue the source,
+    // or every one of `seeds` (a multi-source search; distinct ids, fewer than
+    // half the ring's slots since the ring holds 2 (n + 1)) at distance 0.
+    const long long seeded = seeds == nullptr ? 1 : seed_count;
+    for (long long i = tid; i < seeded; i += nthreads) {
+        const vid_t s = seeds == nullptr ? source : seeds[i];
+        dist[s] = 0;
+        ring_dists[i] = 0;
+        ring_ids[i] = s;
+    }
     if (tid == 0) {
-        dist[source] = 0;
-        ring_dists[0] = 0;
-        ring_ids[0] = source;
-        q[Q_TAIL] = 1;
-        q[Q_PENDING] = 1;
+        q[Q_TAIL] = (unsigned long long)seeded;
+        q[Q_PENDING] = (unsigned long long)seeded;
     }
     grid_barrier(ctl + CTL_ARRIVED, gridDim.x * ++barriers);
     for (;;) {
