@@ -322,6 +322,16 @@ def test_distributed_traces_become_one_row_per_level():
     assert [(r.step, r.kind, r.frontier, r.edges) for r in trace.rows] == [
         (1, "top-down", 3, 21), (2, "bottom-up", 6, 41)]
     assert trace.rows[0].seconds == pytest.approx(2e-4 + 1e-5)  # the slower rank
+    # distributed SSSP phases: a "root" record, then light/heavy phases
+    data = graph500_record([1e-3, 2e-3], [1000, 1000], kernels=("sssp",))
+    data["kernels"]["sssp"]["trace"] = [
+        {"rank": rank, "phase": phase, "kind": kind, "bucket": 0, "frontier_vertices": 4,
+         "examined": 5 + rank, "compute_seconds": 1e-4, "comm_seconds": 0.0,
+         "wait_seconds": 1e-5 * rank}
+        for rank in (0, 1) for phase, kind in ((0, "root"), (1, "light"), (2, "heavy"))]
+    (trace,) = parse_record(data).traces
+    assert [(r.step, r.kind, r.edges) for r in trace.rows] == [(1, "light", 11), (2, "heavy", 11)]
+    assert trace.rows[1].seconds == pytest.approx(1.1e-4)
 
 
 # -- errors ---------------------------------------------------------------------------

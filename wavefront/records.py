@@ -247,28 +247,31 @@ def _graph500(data: dict, path, check: _Checker) -> Record:
 
 
 def _levels_over_ranks(rows: list, path, key: str) -> list:
-    """A distributed run's per-rank level records as one row per level: the
-    direction and frontier every rank shares, the arcs all ranks examined,
-    and the slowest rank's time (the level ends when it does). Level 0 sets
-    up the root and is not a search level."""
-    levels: dict = {}
+    """A distributed run's per-rank records as one row per BFS level (``level``,
+    ``direction``) or SSSP phase (``phase``, ``kind``): the kind and frontier
+    every rank shares, the arcs all ranks examined, and the slowest rank's
+    time (the step ends when it does). BFS level 0 and the SSSP "root" record
+    set up the search and are not steps of it."""
+    steps: dict = {}
     try:
         for r in rows:
-            if r["level"] == 0:
+            step = r["level"] if "level" in r else r["phase"]
+            kind = r["direction"] if "direction" in r else r["kind"]
+            if ("level" in r and step == 0) or kind == "root":
                 continue
             seconds = r["compute_seconds"] + r["comm_seconds"] + r["wait_seconds"]
-            row = levels.get(r["level"])
+            row = steps.get(step)
             if row is None:
-                levels[r["level"]] = {
-                    "step": r["level"], "kind": r["direction"], "frontier": r["frontier_vertices"],
-                    "edges": r["examined"], "seconds": seconds, "reason": r["reason"],
+                steps[step] = {
+                    "step": step, "kind": kind, "frontier": r["frontier_vertices"],
+                    "edges": r["examined"], "seconds": seconds, "reason": r.get("reason", ""),
                 }
             else:
                 row["edges"] += r["examined"]
                 row["seconds"] = max(row["seconds"], seconds)
     except (KeyError, TypeError) as exc:
         raise ResultFileError(path, f"{key}.trace: a per-rank row lacks {exc}") from None
-    return [levels[level] for level in sorted(levels)]
+    return [steps[step] for step in sorted(steps)]
 
 
 class _Checker:
