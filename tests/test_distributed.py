@@ -1,7 +1,11 @@
 """wavefront.distributed: process grid, partition, transports, the 2-D BFS and
-the distributed Graph500, in this process (a world of one) and under
+SSSP and the distributed Graph500, in this process (a world of one) and under
 ``mpirun --oversubscribe -n P`` for P = 1, 2 and 4 (tests/mpi/ holds the
 scripts the ranks run; skipped with the reason when mpirun or mpi4py is missing).
+
+SSSP distances are compared with the single-process run's exactly, in their
+own dtype: float32 for the Graph500 float32 weights (and float64 for integer
+weights, summed in int64), with ``np.array_equal``.
 """
 from __future__ import annotations
 
@@ -26,12 +30,12 @@ from wavefront.distributed.launch import (
     threads_per_rank,
 )
 from wavefront.distributed.transport import SelfTransport
-from wavefront.errors import VertexError
+from wavefront.errors import ValidationError, VertexError, WeightError
 from wavefront.generators import kronecker_edges
 from wavefront.graph.build import from_edges
 from wavefront.graph500.roots import choose_roots
 from wavefront.graph500.stats import STATISTICS, TEPS_STATISTICS
-from wavefront.validate import validate_bfs
+from wavefront.validate import validate_bfs, validate_sssp
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPTS = Path(__file__).resolve().parent / "mpi"
@@ -179,16 +183,80 @@ def test_out_of_range_tuples_are_refused():
         wd.from_edges(np.array([0, 3]), np.array([1, 10]), 10, ProcessGrid(world=SelfTransport()))
 
 
-def _graph500_names():
+@cache
+def _weighted(scale):
+    src, dst, weights = kronecker_edges(scale)
+    distributed = wd.kronecker(scale, grid=ProcessGrid(world=SelfTransport()), weighted=True)
+    return (src, dst, weights), from_edges(src, dst, weights, n=1 << scale), distributed
+
+
+def test_sssp_distances_equal_the_single_process_run_float32():
+    edges, graph, dist = _weighted(10)
+    assert dist.weights.dtype == np.float32 and dist.weighted
+    for root in wd.choose_roots(dist, 3, seed=1):
+        result = wd.sssp(dist, int(root))
+        reference = wavefront.sssp(graph, int(root))
+        full = result.gather()
+        assert full.distances.dtype == reference.distances.dtype == np.float32
+        assert np.array_equal(full.distances, reference.distances)  # exact, float32
+        summary = wd.validate_sssp(dist, result, dist.traversed_edges(result.reached))
+        assert summary.nedge == graph.traversed_edges(reference.parents >= 0)
+        validate_sssp(edges, full, n=graph.n)
+        kinds = {r.kind for r in result.trace}
+        assert kinds == {"root", "light", "heavy"} and result.trace[-1].comm_seconds >= 0
+
+
+def test_sssp_with_an_explicit_delta_and_bad_arguments():
+    _, graph, dist = _weighted(9)
+    root = int(wd.choose_roots(dist, 1)[0])
+    reference = wavefront.sssp(graph, root)
+    for delta in (0.01, 0.5, 100.0):  # any bucket width reaches the same fixed point
+        assert np.array_equal(wd.sssp(dist, root, delta=delta).gather().distances, reference.distances)
+    with pytest.raises(ValueError, match="delta"):
+        wd.sssp(dist, root, delta=0)
+    with pytest.raises(ValueError, match="out of range"):
+        wd.sssp(dist, 1 << 9)
+
+
+def test_sssp_on_an_unweighted_graph_counts_hops():
+    _, graph, dist = _kronecker(9)
+    root = int(wd.choose_roots(dist, 1)[0])
+    full = wd.sssp(dist, root).gather()
+    hops = wavefront.bfs(graph, root).levels
+    assert full.distances.dtype == np.float64
+    assert np.array_equal(full.distances, np.where(hops >= 0, hops, np.inf))
+
+
+def test_distributed_sssp_validator_rejects_a_wrong_distance():
+    _, _, dist = _weighted(9)
+    result = wd.sssp(dist, int(wd.choose_roots(dist, 1)[0]))
+    leaf = int(np.argmax(np.where(np.isfinite(result.distances), result.distances, -1)))  # the farthest
+    result.distances[leaf] = np.nextafter(result.distances[leaf], np.float32(np.inf))
+    with pytest.raises(ValidationError) as info:
+        wd.validate_sssp(dist, result)
+    assert info.value.rule == "edge-relaxed"
+
+
+@pytest.mark.parametrize("weights, message", [([1.0, -1.0], "non-negative"), ([1.0, np.nan], "finite")])
+def test_bad_weights_are_refused(weights, message):
+    with pytest.raises(WeightError, match=message):
+        wd.from_edges(np.array([0, 1]), np.array([1, 2]), 4, ProcessGrid(world=SelfTransport()),
+                      weights=np.array(weights))
+
+
+def _graph500_names(kernels=("bfs",)):
+    prefix = {"bfs": "bfs  ", "sssp": "sssp "}
     header = ["SCALE", "edgefactor", "NBFS", "graph_generation", "num_mpi_processes", "construction_time"]
-    return (header + [f"bfs  {k}_time" for k in STATISTICS] + [f"{k}_nedge" for k in STATISTICS]
-            + [f"bfs  {k}_TEPS" for k in TEPS_STATISTICS] + [f"bfs  {k}_validate" for k in STATISTICS])
+    return (header + [f"{prefix[k]}{s}_time" for k in kernels for s in STATISTICS]
+            + [f"{s}_nedge" for s in STATISTICS]
+            + [f"{prefix[k]}{s}_TEPS" for k in kernels for s in TEPS_STATISTICS]
+            + [f"{prefix[k]}{s}_validate" for k in kernels for s in STATISTICS])
 
 
-def check_report(text: str, size: int, scale: int, roots: int) -> dict:
+def check_report(text: str, size: int, scale: int, roots: int, kernels=("bfs",)) -> dict:
     """The reference block once, in order, with ``num_mpi_processes: size``; returns name -> value."""
     lines = text.splitlines()
-    names = _graph500_names()
+    names = _graph500_names(kernels)
     assert [line.split(":")[0] for line in lines[: len(names)]] == names
     values = {line.split(":")[0]: line[32:].strip() for line in lines}
     assert sum(line.startswith("SCALE:") for line in lines) == 1  # only rank 0 printed
@@ -207,12 +275,14 @@ def test_cli_distributed_in_one_process(capsys, tmp_path):
                    "--no-progress", "--json", str(path)])
     out, err = capsys.readouterr()
     assert status == 0, err
-    values = check_report(out, 1, 10, 6)
+    values = check_report(out, 1, 10, 6, ("bfs", "sssp"))  # the default kernels
     assert values["process_grid"] == "1x1" and values["bfs  method"] == "2d-hybrid(gap)"
-    assert "distributed SSSP is not built" in err  # the default kernels name sssp too
+    assert values["sssp method"].startswith("2d-delta-stepping(delta=")
     data = json.loads(path.read_text())
     assert data["num_mpi_processes"] == 1 and data["valid"]
-    assert {row["rank"] for row in data["kernels"]["bfs"]["trace"]} == {0}
+    for kernel in ("bfs", "sssp"):
+        assert {row["rank"] for row in data["kernels"][kernel]["trace"]} == {0}
+    assert data["distributed"]["construction"]["prepare_seconds_max"] >= 0
 
 
 def test_a_failed_distributed_validation_exits_1(monkeypatch, capsys):
@@ -240,9 +310,10 @@ def test_a_failed_distributed_validation_exits_1(monkeypatch, capsys):
 
 @pytest.mark.parametrize("argv, message", [
     (["--backend", "cuda"], "use --backend cpu"),
-    (["--kernels", "sssp"], "BFS kernel only"),
     (["--energy", "--backend", "cpu"], "GPU power"),
     (["--method", "dijkstra"], "no distributed bfs method"),
+    (["--method", "hybrid"], "no distributed sssp method 'hybrid'"),
+    (["--method", "sssp=dijkstra", "--kernels", "sssp"], "choose one of auto, delta-stepping"),
     (["--grid", "2x2"], "needs 4 ranks"),
     (["--grid", "two"], "RxC"),
 ])
@@ -276,10 +347,25 @@ def _mpirun() -> tuple[list, dict] | str:
     return command, env
 
 
+@lru_cache(maxsize=1)
+def _warm_numba_cache() -> None:
+    """Compile (and write numba's cache for) every kernel the ranks run, here:
+    P ranks compiling the same kernel at once race on its cache files (numba
+    issue #4807), which once ended a P = 4 run while a kernel had changed."""
+    _, _, dist = _weighted(9)
+    root = int(wd.choose_roots(dist, 1)[0])
+    for policy in ("gap", "top-down", "bottom-up"):
+        result = wd.bfs(dist, root, policy=policy)
+        wd.validate_bfs(dist, result, dist.traversed_edges(result.reached))
+    result = wd.sssp(dist, root)
+    wd.validate_sssp(dist, result, dist.traversed_edges(result.reached))
+
+
 def mpirun(size: int, *argv, timeout: int = MPI_TIMEOUT) -> subprocess.CompletedProcess:
     found = _mpirun()
     if isinstance(found, str):
         pytest.skip(found)
+    _warm_numba_cache()
     command, env = found
     return subprocess.run([*command, "-n", str(size), *map(str, argv)], capture_output=True, text=True,
                           env=env, cwd=ROOT, timeout=timeout, check=False)
@@ -312,19 +398,43 @@ def test_world_of_one_without_mpirun_runs_the_same_checks(tmp_path):
     assert json.loads(out.read_text())["grid"] == [1, 1]
 
 
-@pytest.mark.parametrize("size", [2, 4])
-def test_mpirun_graph500_report(size, tmp_path):
+@pytest.mark.parametrize("size", [1, 2, 4])
+def test_mpirun_sssp_distances_equal_the_single_process_run(size, tmp_path):
+    out = tmp_path / "summary.json"
+    done = mpirun(size, sys.executable, SCRIPTS / "check_sssp.py", "--scale", 10, "--roots", 2, "--out", out)
+    assert done.returncode == 0, done.stderr[-3000:]
+    summary = json.loads(out.read_text())
+    assert summary["size"] == size and summary["grid"] == list(grid_shape(size))
+    assert summary["kronecker"]["searches"] == 2  # float32 distances, np.array_equal on rank 0
+    for label in ("irregular_float32", "irregular_int32"):
+        assert summary[label]["searches"] == 3
+        assert summary[label]["parent_rounds"] > 1  # zero-weight ties took the breadth-first rounds
+    assert len(summary["mutations"]) >= 10
+    for name, (distributed, single) in summary["mutations"].items():
+        assert distributed == single == name
+
+
+@pytest.mark.parametrize("size, kernels", [(2, "bfs,sssp"), (4, "bfs")])
+def test_mpirun_graph500_report(size, kernels, tmp_path):
     path = tmp_path / "report.json"
     done = mpirun(size, sys.executable, "-m", "wavefront", "graph500", "--scale", 9, "--roots", 4,
-                  "--backend", "cpu", "--kernels", "bfs", "--no-progress", "--json", path)
+                  "--backend", "cpu", "--kernels", kernels, "--no-progress", "--json", path)
     assert done.returncode == 0, done.stderr[-3000:]
-    values = check_report(done.stdout, size, 9, 4)
+    kernels = tuple(kernels.split(","))
+    values = check_report(done.stdout, size, 9, 4, kernels)
     assert values["process_grid"] == "x".join(map(str, grid_shape(size)))
     data = json.loads(path.read_text())
     assert data["valid"] and data["num_mpi_processes"] == size
+    assert data["distributed"]["construction"]["exchange_bytes_total"] > 0
     trace = data["kernels"]["bfs"]["trace"]
     assert {row["rank"] for row in trace} == set(range(size))
     assert all(row["bytes_out"] > 0 for row in trace if row["level"] > 0)
+    for row in trace:  # the per-collective columns add up to the level's bytes
+        assert sum(c["bytes_out"] for c in row["collectives"].values()) == row["bytes_out"]
+    if "sssp" in kernels:
+        phases = data["kernels"]["sssp"]["trace"]
+        assert {row["rank"] for row in phases} == set(range(size))
+        assert any(row["kind"] == "heavy" for row in phases) and "fold" in phases[-1]["collectives"]
     assert done.stderr.count("SCALE 9,") == 1  # notes come from rank 0 alone
 
 

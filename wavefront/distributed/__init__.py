@@ -42,13 +42,18 @@ _EXPORTS = {
     "kronecker": "graph",
     "bfs": "bfs2d",
     "DistributedBFSResult": "bfs2d",
-    "LevelRecord": "bfs2d",
+    "LevelRecord": "_trace",
+    "PhaseRecord": "_trace",
+    "DistributedTuning": "tuning",
     "validate_bfs": "validate",
+    "validate_sssp": "validate",
+    "sssp": "sssp2d",
+    "DistributedSSSPResult": "sssp2d",
     "run_graph500": "graph500",
     "choose_roots": "graph500",
 }
 
-__all__ = sorted(_EXPORTS)
+__all__ = list(_EXPORTS)
 
 
 def __getattr__(name: str):

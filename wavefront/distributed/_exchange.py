@@ -7,6 +7,9 @@
   vertex ids: the ids go to their owners, the values come back (two
   all-to-all-v calls over the world, each id asked once; a kept
   :class:`Lookup` repeats only the second).
+* :func:`to_bits` / :func:`from_bits` carry weights and distances (float32,
+  float64, int32, int64) in those int64 columns as their exact bit patterns,
+  so a float crosses ranks unrounded.
 """
 from __future__ import annotations
 
@@ -29,6 +32,26 @@ def pack(dest: np.ndarray, size: int, *columns) -> tuple[np.ndarray, np.ndarray]
         rows[:, c] = column[order]
     counts = np.bincount(dest, minlength=size).astype(np.int64) * len(columns)
     return rows.reshape(-1), counts
+
+
+def to_bits(values: np.ndarray) -> np.ndarray:
+    """``values`` (float32/64, int32/64) as int64 holding their bit patterns
+    (4-byte types zero-extended; :func:`from_bits` inverts it exactly)."""
+    values = np.ascontiguousarray(values)
+    if values.dtype.itemsize == 4:
+        return values.view(np.uint32).astype(np.int64)
+    if values.dtype.itemsize == 8:
+        return values.view(np.int64)
+    raise TypeError(f"cannot carry {values.dtype} values as bits")
+
+
+def from_bits(bits: np.ndarray, dtype) -> np.ndarray:
+    """The ``dtype`` values whose patterns :func:`to_bits` put in ``bits``."""
+    dtype = np.dtype(dtype)
+    bits = np.ascontiguousarray(bits, dtype=np.int64)
+    if dtype.itemsize == 4:
+        return bits.astype(np.uint32).view(dtype)
+    return bits.view(dtype)
 
 
 def unpack(buffer: np.ndarray, width: int) -> tuple[np.ndarray, ...]:

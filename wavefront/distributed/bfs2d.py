@@ -14,7 +14,11 @@ One driver loop per search, collective over the grid. Each level:
    frontier bitmap. ``candidate`` (one entry per row-block target) is the
    steps' parent array: ``-1`` unvisited, otherwise visited (claimed here,
    or reported by the row; :func:`._kernels.mark_visited`).
-3. **Fold** (fig. 8 steps 5, 11): the discovered ``(target, parent)`` pairs
+3. **Fold** (fig. 8 steps 5-12): on big levels the ranks of a grid row first
+   agree on one sender per discovered target (steps 6-8: an exclusive
+   OR-scan of their found bitmaps; each rank drops the targets a rank before
+   it found; :class:`~.tuning.DistributedTuning` says when). The remaining
+   ``(target, parent)`` pairs, packed into one int64 each where the ids fit,
    go to the targets' owners, ranks of the same grid row, in one
    all-to-all-v; the owner keeps the first pair per unvisited vertex (step 12).
 4. **Exchange** (fig. 8 step 7): the owners' new frontier pieces are
@@ -24,10 +28,11 @@ One driver loop per search, collective over the grid. Each level:
    column (the next level's frontier over the column block). The counts of
    the new frontier are allreduced.
 
-Per level and rank the trace (:class:`LevelRecord`) splits the seconds into
-compute (steps, packing, applying), communication (the collectives) and
-wait (a barrier before the fold: time spent waiting for slower ranks, so
-load imbalance is not billed as communication), with the bytes moved.
+Per level and rank the trace (:class:`~._trace.LevelRecord`) splits the
+seconds into compute (steps, packing, applying), communication (the
+collectives, each also on its own) and wait (a barrier before the fold: time
+spent waiting for slower ranks, so load imbalance is not billed as
+communication), with the bytes moved.
 
 Levels are BFS distances, so they equal the single-process search's for the
 same graph and root; parents may differ (any valid BFS tree).
@@ -43,58 +48,12 @@ import numpy as np
 
 from ..bfs.policy import BOTTOM_UP, TOP_DOWN, LevelState, make_policy
 from ..results import BFSResult, Trace
+from ._trace import Clock, LevelRecord
 from .graph import DistributedGraph
+from .tuning import DEFAULT_TUNING, DistributedTuning
 
 METHOD = "2d-hybrid"
 _WORKSPACE_KEY = "distributed.bfs_workspace"
-
-
-@dataclass
-class LevelRecord:
-    """One level of one rank (level 0: setting up the root)."""
-
-    level: int
-    direction: str
-    reason: str
-    frontier_vertices: int  # n_f the level started from (global)
-    frontier_edges: int  # m_f (global)
-    examined: int  # arcs this rank's step examined
-    sent: int  # (vertex, parent) pairs this rank sent in the fold
-    received: int  # pairs it received as owner
-    compute_seconds: float = 0.0
-    comm_seconds: float = 0.0
-    wait_seconds: float = 0.0
-    bytes_out: int = 0  # payload sent to other ranks (all collectives of the level)
-    bytes_in: int = 0
-
-    @property
-    def seconds(self) -> float:
-        return self.compute_seconds + self.comm_seconds + self.wait_seconds
-
-
-class _Clock:
-    """Adds the time of each phase of a level to its :class:`LevelRecord`."""
-
-    def __init__(self, grid):
-        self.transports = (grid.world, grid.row, grid.col)
-
-    def start(self, record: LevelRecord) -> None:
-        self.record = record
-        self.bytes = [(t.bytes_out, t.bytes_in) for t in self.transports]
-        self.mark = time.perf_counter()
-
-    def lap(self, phase: str) -> None:
-        now = time.perf_counter()
-        name = f"{phase}_seconds"
-        setattr(self.record, name, getattr(self.record, name) + now - self.mark)
-        self.mark = now
-
-    def stop(self) -> LevelRecord:
-        r = self.record
-        for t, (out, into) in zip(self.transports, self.bytes):
-            r.bytes_out += t.bytes_out - out
-            r.bytes_in += t.bytes_in - into
-        return r
 
 
 class _Workspace:
@@ -112,8 +71,17 @@ class _Workspace:
         self.unvisited = np.empty(n_row // 64, dtype=np.int64)
         self.next_bits = np.empty(n_row // 64, dtype=np.int64)
         self.piece_bits = np.empty(g.part.piece // 64, dtype=np.int64)
+        self.found_bits = np.empty(n_row // 64, dtype=np.int64)
         self.block_edges = np.empty(n_col // steps.QUEUE_BLOCK + 2, dtype=np.int64)
         self.counters = np.zeros(2, dtype=np.int64)
+
+
+def pair_shift(part, tuning: DistributedTuning) -> int:
+    """Bits of a piece-local target in a packed pair; 0: pairs are not packed
+    (two int64 each) because a target and a parent id do not fit in 63 bits."""
+    target_bits = max(1, (part.piece - 1).bit_length())
+    parent_bits = max(1, (part.n_pad - 1).bit_length())
+    return target_bits if tuning.pack_pairs and target_bits + parent_bits <= 63 else 0
 
 
 @dataclass
@@ -165,7 +133,8 @@ class DistributedBFSResult:
 
 
 def bfs(graph: DistributedGraph, source: int, policy=None, alpha=None, beta=None,
-        depth_limit: int | None = None, measure_wait: bool = True) -> DistributedBFSResult:
+        depth_limit: int | None = None, measure_wait: bool = True,
+        tuning: DistributedTuning | None = None) -> DistributedBFSResult:
     """Direction-optimizing BFS from ``source`` over the grid (collective: every
     rank calls it with the same arguments).
 
@@ -174,7 +143,8 @@ def bfs(graph: DistributedGraph, source: int, policy=None, alpha=None, beta=None
     ``alpha``/``beta`` override its constants; ``depth_limit`` stops after that
     many levels; ``measure_wait`` adds a barrier before each fold so the trace
     tells waiting from communicating (off: a little faster, wait folded into
-    communication).
+    communication); ``tuning`` (:class:`~.tuning.DistributedTuning`) decides
+    the fold's deduplication and packing.
     """
     chosen = make_policy(policy, alpha, beta)
     source = int(source)
@@ -188,7 +158,8 @@ def bfs(graph: DistributedGraph, source: int, policy=None, alpha=None, beta=None
     work = graph.derived.pop(_WORKSPACE_KEY, None) or _Workspace(graph)
     threads = StepThreads()
     try:
-        parents, levels, trace = _search(graph, source, chosen, depth_limit, measure_wait, work, threads)
+        parents, levels, trace = _search(graph, source, chosen, depth_limit, measure_wait, work, threads,
+                                         DEFAULT_TUNING if tuning is None else tuning)
     finally:
         threads.restore()
         graph.derived[_WORKSPACE_KEY] = work
@@ -199,10 +170,14 @@ def bfs(graph: DistributedGraph, source: int, policy=None, alpha=None, beta=None
     )
 
 
-def _exchange_frontier(grid, piece_bits):
+def _exchange_frontier(grid, piece_bits, clock):
     """The owners' new frontier pieces over the row block and the column block."""
-    row_bits = grid.row.allgather(piece_bits)
-    col_bits = grid.col.allgather(grid.transpose(piece_bits))
+    with clock.collective("row_allgather", grid.row):
+        row_bits = grid.row.allgather(piece_bits)
+    with clock.collective("transpose", grid.world):
+        held = grid.transpose(piece_bits)
+    with clock.collective("column_allgather", grid.col):
+        col_bits = grid.col.allgather(held)
     return row_bits, col_bits
 
 
@@ -234,34 +209,68 @@ def _block_step(g, work, threads, choice, level, col_bits, frontier_edges, unvis
     return found, examined
 
 
-def _pairs_for_owners(g, work, found):
-    """The claimed targets as (vertex in its owner's piece, global parent) rows,
+def _dedupe(g, work, choice, found, clock):
+    """The claimed targets no rank before this one in the grid row claimed
+    (fig. 8 steps 6-8): an exclusive OR-scan of the row's found bitmaps."""
+    from ..backends.cpu import _bfs_steps as steps
+
+    claimed = work.claimed[: int(found)]
+    if choice == BOTTOM_UP:
+        bits = work.next_bits  # the step's own output: exactly the claimed targets
+    else:
+        bits = work.found_bits
+        steps.queue_to_bitmap(claimed, int(found), bits)
+    with clock.collective("fold_scan", g.grid.row):
+        earlier = g.grid.row.exscan(bits, "bor")
+    targets = claimed.astype(np.int64)
+    mine = ((earlier[targets >> 6] >> (targets & 63)) & 1) == 0
+    return targets[mine]
+
+
+def _pairs_for_owners(g, work, targets, shift):
+    """The targets as (vertex in its owner's piece, global parent) pairs,
     grouped by owner (ranks (i, 0..C-1) own the row block's pieces in order),
-    and the element count per owner."""
+    packed into one int64 each when ``shift`` > 0; and the element count per owner."""
     piece = g.part.piece
-    targets = np.sort(work.claimed[: int(found)]).astype(np.int64)
+    targets = np.sort(targets).astype(np.int64, copy=False)
     owner = targets // piece
     bounds = np.searchsorted(owner, np.arange(g.grid.cols + 1))
+    local = targets - owner * piece
+    parent = work.candidate[targets] + g.col_offset
+    if shift:
+        return (parent << shift) | local, np.diff(bounds)
     pairs = np.empty((targets.shape[0], 2), dtype=np.int64)
-    pairs[:, 0] = targets - owner * piece
-    pairs[:, 1] = work.candidate[targets] + g.col_offset
+    pairs[:, 0], pairs[:, 1] = local, parent
     return pairs.reshape(-1), np.diff(bounds) * 2
 
 
-def _search(g: DistributedGraph, source, policy, depth_limit, measure_wait, work, threads):
+def _dedupe_level(g, tuning, frontier_edges, shift) -> bool:
+    """Whether this level's fold picks one sender per target (the same on every rank)."""
+    if g.grid.cols == 1 or tuning.fold_dedupe == "never":
+        return False
+    if tuning.fold_dedupe == "always":
+        return True
+    pair_bytes = 8 if shift else 16
+    bitmap_bytes = g.part.row_block_size / 8
+    return frontier_edges * pair_bytes >= tuning.dedupe_ratio * g.grid.size * bitmap_bytes
+
+
+def _search(g: DistributedGraph, source, policy, depth_limit, measure_wait, work, threads, tuning):
     from . import _kernels
 
     grid = g.grid
     world = grid.world
     piece = g.part.piece
+    shift = pair_shift(g.part, tuning)
+    mask = (1 << shift) - 1 if shift else 0
     parents = np.full(piece, -1, dtype=np.int64)
     levels = np.full(piece, -1, dtype=np.int32)
     candidate = work.candidate
-    clock = _Clock(grid)
+    clock = Clock(world, grid.row, grid.col)
     trace = []
 
     # Level 0: the root's owner starts the frontier; everyone learns it.
-    clock.start(LevelRecord(0, "root", "", 0, 0, 0, 0, 0))
+    clock.start(LevelRecord(0, "root", "", 0, 0, 0, 0, 0, discovered=1))
     candidate.fill(-1)
     work.piece_bits.fill(0)
     root_edges = 0
@@ -271,15 +280,13 @@ def _search(g: DistributedGraph, source, policy, depth_limit, measure_wait, work
         levels[local_root] = 0
         work.piece_bits[local_root >> 6] |= np.int64(1) << (local_root & 63)
         root_edges = int(g.degree[local_root])
-    clock.lap("compute")
-    row_bits, col_bits = _exchange_frontier(grid, work.piece_bits)
-    frontier_edges = int(world.allreduce(np.array([root_edges], dtype=np.int64))[0])
-    clock.lap("comm")
+    row_bits, col_bits = _exchange_frontier(grid, work.piece_bits, clock)
+    with clock.collective("allreduce", world):
+        frontier_edges = int(world.allreduce(np.array([root_edges], dtype=np.int64))[0])
     # Bitmap scans count a word as one item of work: a few thousand words
     # take microseconds on one thread, less than waking the others.
     threads.use(row_bits.shape[0])
     _kernels.mark_visited(row_bits, candidate)
-    clock.lap("compute")
     trace.append(clock.stop())
 
     frontier_vertices = 1
@@ -295,32 +302,38 @@ def _search(g: DistributedGraph, source, policy, depth_limit, measure_wait, work
             previous_frontier_vertices, direction,
         )
         choice, reason = policy.choose(state)
-        record = LevelRecord(level, choice, reason, frontier_vertices, frontier_edges, 0, 0, 0)
+        record = LevelRecord(level, choice, reason, frontier_vertices, frontier_edges, 0, 0, 0,
+                             unexplored_edges=unexplored_edges)
         clock.start(record)
         found, examined = _block_step(g, work, threads, choice, level, col_bits, frontier_edges, unvisited_current)
         unvisited_current = choice == BOTTOM_UP
-        pairs, counts = _pairs_for_owners(g, work, found)
-        record.examined, record.sent = int(examined), int(found)
+        record.examined, record.found = int(examined), int(found)
+        record.deduplicated = _dedupe_level(g, tuning, frontier_edges, shift)
+        if record.deduplicated:
+            targets = _dedupe(g, work, choice, found, clock)
+        else:
+            targets = work.claimed[: int(found)]
+        pairs, counts = _pairs_for_owners(g, work, targets, shift)
+        record.sent = int(targets.shape[0])
         clock.lap("compute")
         if measure_wait:
             world.barrier()
             clock.lap("wait")
-        received, _ = grid.row.alltoallv(pairs, counts)
-        clock.lap("comm")
+        with clock.collective("fold", grid.row):
+            received, _ = grid.row.alltoallv(pairs, counts)
         work.piece_bits.fill(0)
         accepted, accepted_edges = _kernels.accept_parents(
-            received, parents, levels, level, g.degree, work.piece_bits
+            received, shift, mask, parents, levels, level, g.degree, work.piece_bits
         )
-        record.received = received.shape[0] // 2
-        clock.lap("compute")
-        row_bits, col_bits = _exchange_frontier(grid, work.piece_bits)
-        totals = world.allreduce(np.array([accepted, accepted_edges], dtype=np.int64))
-        clock.lap("comm")
+        record.received = received.shape[0] // (1 if shift else 2)
+        row_bits, col_bits = _exchange_frontier(grid, work.piece_bits, clock)
+        with clock.collective("allreduce", world):
+            totals = world.allreduce(np.array([accepted, accepted_edges], dtype=np.int64))
         threads.use(row_bits.shape[0])
         _kernels.mark_visited(row_bits, candidate)
         if unvisited_current:  # the row's other finds leave the unvisited set too
             np.bitwise_and(work.unvisited, ~row_bits, out=work.unvisited)
-        clock.lap("compute")
+        record.discovered = int(totals[0])
         trace.append(clock.stop())
         previous_frontier_vertices = frontier_vertices
         frontier_vertices, frontier_edges = int(totals[0]), int(totals[1])

@@ -1,20 +1,24 @@
-"""The distributed Graph500 run (BFS kernel) over ``mpirun -n P`` CPU ranks.
+"""The distributed Graph500 run (BFS and SSSP kernels) over ``mpirun -n P`` CPU ranks.
 
 The steps of the single-process driver (:mod:`wavefront.graph500.driver`),
 each collective, timed on rank 0 between barriers as the reference times
 them:
 
-1. an untimed small run (generation, construction, one search and its
-   validation) so numba's loading stays out of every timing;
-2. ``graph_generation``: each rank generates its slice of the tuples
-   (:func:`.graph.kronecker_slice`; the graph is the same for any P);
-3. ``construction_time`` (kernel 1): the edge exchange and the block builds
-   (:func:`.graph.from_edges`);
+1. an untimed small run (generation, construction, one search per kernel
+   and its validation) so numba's loading stays out of every timing;
+2. ``graph_generation``: each rank generates its slice of the tuples, with
+   their float32 weights when SSSP runs (:func:`.graph.kronecker_slice`; the
+   graph is the same for any P);
+3. ``construction_time`` (kernel 1): the edge exchange, the block builds
+   (:func:`.graph.from_edges`) and the per-graph search structures (SSSP's
+   joined block, :func:`.sssp2d.joined`), as the single-process driver
+   counts its ``prepare``;
 4. the same 64 roots as the single-process driver (:func:`choose_roots`);
-5. one untimed warm-up search, then per root a timed search and its
-   distributed validation (:mod:`.validate`); the first failure ends the run;
-6. an untimed re-run from the first root with the wait barrier on, whose
-   per-rank level trace goes into the JSON.
+5. per kernel (BFS, then SSSP: kernel 3): one untimed warm-up search, then per
+   root a timed search and its distributed validation (:mod:`.validate`);
+   the first failure ends the run;
+6. per kernel, an untimed re-run from the first root with the wait barrier
+   on, whose per-rank level (phase) trace goes into the JSON.
 
 Rank 0 prints the reference's report (:mod:`wavefront.graph500.report`) with
 ``num_mpi_processes: P``; the other ranks print nothing on stdout.
@@ -35,12 +39,17 @@ from .bfs2d import METHOD, bfs
 from .graph import from_edges, kronecker, kronecker_slice
 from .grid import ProcessGrid
 from .launch import abort_on_error, use_threads
-from .validate import validate_bfs
+from .sssp2d import METHOD as SSSP_METHOD
+from .sssp2d import joined, sssp
+from .validate import validate_bfs, validate_sssp
 
+KERNELS = ("bfs", "sssp")
 WARM_UP_SCALE = 10
 # What --method may name in a distributed run: the CPU backend's BFS names,
-# each a direction policy of the 2-D search.
+# each a direction policy of the 2-D search, and its SSSP names that mean
+# delta-stepping (the one distributed SSSP).
 POLICIES = {"auto": None, "hybrid": None, "top-down": "top-down", "bottom-up": "bottom-up"}
+SSSP_METHODS = ("auto", "delta-stepping")
 
 
 @dataclass
@@ -101,15 +110,36 @@ def _timed(world, run, *args, **kwargs):
     return out, time.perf_counter() - start
 
 
-def _warm_up(grid, scale, edgefactor, seed, policy) -> None:
-    """Load every numba kernel the run uses on a small graph, untimed."""
-    from ..generators.kronecker import kronecker_edges
+def _prepare(graph, kernels) -> None:
+    """The per-graph search structures a kernel builds on first use (kernel 1's share)."""
+    if "sssp" in kernels:
+        joined(graph)
 
+
+def _warm_up(grid, scale, edgefactor, seed, policy, kernels) -> None:
+    """Load every numba kernel the run uses on a small graph, untimed.
+
+    Rank 0 goes first, alone (a world of one), while the others wait: ranks
+    compiling one kernel at the same time race on numba's cache files (numba
+    issue #4807); after it, the others load what rank 0 wrote.
+    """
+    from ..generators.kronecker import kronecker_edges
+    from .transport import SelfTransport
+
+    if grid.size > 1:
+        if grid.rank == 0:
+            _warm_up(ProcessGrid(world=SelfTransport(), set_threads=False), scale, edgefactor, seed, policy, kernels)
+        grid.world.barrier()
     kronecker_edges(max(scale, 12), edgefactor, seed, np, 0, 1 << 16)  # the generator's compiled path
-    small = kronecker(scale, edgefactor, seed, grid)
+    small = kronecker(scale, edgefactor, seed, grid, weighted="sssp" in kernels)
+    _prepare(small, kernels)
     root = int(choose_roots(small, 1, seed)[0])
-    result = bfs(small, root, policy)
-    validate_bfs(small, result, small.traversed_edges(result.reached))
+    if "bfs" in kernels:
+        result = bfs(small, root, policy)
+        validate_bfs(small, result, small.traversed_edges(result.reached))
+    if "sssp" in kernels:
+        result = sssp(small, root)
+        validate_sssp(small, result, small.traversed_edges(result.reached))
 
 
 def run_graph500(
@@ -122,13 +152,19 @@ def run_graph500(
     json_path=None,
     stream=None,
     log=None,
+    kernels=KERNELS,
+    delta: float | None = None,
+    tuning=None,
 ) -> DistributedReport:
-    """Run the distributed Graph500 BFS kernel (collective; ``mpirun -n P python ...``).
+    """Run the distributed Graph500 kernels (collective; ``mpirun -n P python ...``).
 
-    ``policy``: the direction policy (a name or object, default GAP's);
-    ``grid``: the process grid (default :class:`ProcessGrid` of the MPI
-    world). Rank 0 prints the report to ``stream`` (stdout), notes to ``log``
-    (stderr) and writes ``json_path``; every rank returns the report.
+    ``kernels``: "bfs" and/or "sssp" (reported in that order); ``policy``:
+    the BFS direction policy (a name or object, default GAP's); ``delta``:
+    the SSSP bucket width (default :func:`.sssp2d.default_delta`); ``tuning``:
+    a :class:`~.tuning.DistributedTuning`; ``grid``: the process grid (default
+    :class:`ProcessGrid` of the MPI world). Rank 0 prints the report to
+    ``stream`` (stdout), notes to ``log`` (stderr) and writes ``json_path``;
+    every rank returns the report.
     """
     grid = ProcessGrid() if grid is None else grid
     world = grid.world
@@ -136,9 +172,15 @@ def run_graph500(
     log = sys.stderr if log is None else log
     if roots < 1:
         raise ValueError(f"the number of roots must be at least 1, got {roots}")
+    if isinstance(kernels, str):
+        kernels = kernels.split(",")
+    if not kernels or set(kernels) - set(KERNELS):
+        raise ValueError(f"kernels must be among {', '.join(KERNELS)}; got {list(kernels)}")
+    kernels = tuple(k for k in KERNELS if k in set(kernels))
     with abort_on_error(world):
         threads = use_threads(world)
-        report = _run(grid, scale, edgefactor, roots, seed, policy, threads, log if world.rank == 0 else None)
+        report = _run(grid, scale, edgefactor, roots, seed, policy, threads, log if world.rank == 0 else None,
+                      kernels, delta, tuning)
         if world.rank == 0:
             stream.write(report.text())
             stream.flush()
@@ -147,52 +189,86 @@ def run_graph500(
     return report
 
 
-def _run(grid, scale, edgefactor, num_roots, seed, policy, threads, log) -> DistributedReport:
+def _run(grid, scale, edgefactor, num_roots, seed, policy, threads, log, kernels, delta, tuning) -> DistributedReport:
     from ..graph500.driver import device_name
 
     world = grid.world
     say = (lambda text: print(f"wavefront graph500: {text}", file=log, flush=True)) if log else (lambda text: None)
     say(f"distributed over {world.size} MPI ranks, {grid.rows}x{grid.cols} grid, {threads} threads per rank")
-    _warm_up(grid, min(scale, WARM_UP_SCALE), edgefactor, seed, policy)
+    _warm_up(grid, min(scale, WARM_UP_SCALE), edgefactor, seed, policy, kernels)
 
-    (src, dst, first), generation = _timed(world, kronecker_slice, scale, edgefactor, seed, grid)
-    graph, construction = _timed(world, from_edges, src, dst, 1 << scale, grid, tuple_offset=first)
+    weighted = "sssp" in kernels
+    edges, generation = _timed(world, kronecker_slice, scale, edgefactor, seed, grid, weighted)
+
+    def construct(edges):
+        graph = from_edges(edges.src, edges.dst, 1 << scale, grid, tuple_offset=edges.first, weights=edges.weights)
+        start = time.perf_counter()
+        _prepare(graph, kernels)
+        graph.timings["prepare"] = time.perf_counter() - start
+        return graph
+
+    graph, construction = _timed(world, construct, edges)
+    del edges
     root_list = choose_roots(graph, num_roots, seed)
     say(
         f"SCALE {scale}, {graph.n:,} vertices, {graph.num_input_edges:,} input edges, {len(root_list)} roots; "
         f"generation {generation:.3f} s, construction {construction:.3f} s"
     )
     breakdown = world.allreduce(np.array(list(graph.timings.values())), op="max")
+    exchanged = world.allreduce(np.array([graph.exchange_bytes], dtype=np.int64))
     report = DistributedReport(
         scale=scale, edgefactor=edgefactor, seed=seed, roots=[int(r) for r in root_list],
         graph_generation=generation, construction_time=construction, backend="cpu",
         backend_reason=f"distributed over {world.size} MPI ranks", device=device_name("cpu"),
         version=__version__, kernels={}, num_mpi_processes=world.size,
         grid=f"{grid.rows}x{grid.cols}", threads_per_rank=threads,
-        construction={f"{k}_seconds_max": float(v) for k, v in zip(graph.timings, breakdown)},
+        construction={**{f"{k}_seconds_max": float(v) for k, v in zip(graph.timings, breakdown)},
+                      "exchange_bytes_total": int(exchanged[0])},
     )
-    run = KernelRun(kernel="bfs", method=METHOD)
-    report.kernels["bfs"] = run
-    bfs(graph, int(root_list[0]), policy, measure_wait=False)  # warm-up: first touch of the workspace
-    for i, root in enumerate(int(r) for r in root_list):
-        result, seconds = _timed(world, bfs, graph, root, policy, measure_wait=False)
-        run.method = f"{METHOD}({result.policy})"
-        nedge = graph.traversed_edges(result.reached)
-        try:
-            summary, checked = _timed(world, validate_bfs, graph, result, nedge)
-        except ValidationError as exc:
-            report.failure = ValidationFailure("bfs", i, root, exc.rule, str(exc))
+    searches = {
+        "bfs": (METHOD, lambda root, wait: bfs(graph, root, policy, measure_wait=wait, tuning=tuning), validate_bfs),
+        "sssp": (SSSP_METHOD, lambda root, wait: sssp(graph, root, delta, measure_wait=wait), validate_sssp),
+    }
+    for kernel in kernels:
+        method, search, validate = searches[kernel]
+        run = KernelRun(kernel=kernel, method=method)
+        report.kernels[kernel] = run
+        failure = _timed_searches(world, graph, root_list, run, search, validate)
+        if failure is not None:
+            report.failure = failure
             say(report.failure.describe())
             return report
+        run.trace = search(int(root_list[0]), True).gather_trace() or []
+    return report
+
+
+def _timed_searches(world, graph, root_list, run, search, validate) -> ValidationFailure | None:
+    """One untimed warm-up search (the workspace's first touch), then per root
+    a timed search and its validation."""
+    search(int(root_list[0]), False)
+    for i, root in enumerate(int(r) for r in root_list):
+        result, seconds = _timed(world, search, root, False)
+        if run.kernel == "bfs":
+            run.method = f"{METHOD}({result.policy})"
+        else:
+            run.method = f"{SSSP_METHOD}(delta={result.delta:.4g})"
+        nedge = graph.traversed_edges(result.reached)
+        try:
+            summary, checked = _timed(world, validate, graph, result, nedge)
+        except ValidationError as exc:
+            return ValidationFailure(run.kernel, i, root, exc.rule, str(exc))
         run.roots.append(root)
         run.times.append(seconds)
         run.nedges.append(nedge)
         run.validate_times.append(checked)
         run.depths.append(summary.depth)
         run.reached.append(summary.reached)
-    traced = bfs(graph, int(root_list[0]), policy, measure_wait=True)
-    run.trace = traced.gather_trace() or []
-    return report
+    return None
+
+
+def _method(args, kernel):
+    method = args.method.get(kernel) if isinstance(args.method, dict) else args.method
+    return method
 
 
 def run_from_args(args) -> DistributedReport:
@@ -202,31 +278,30 @@ def run_from_args(args) -> DistributedReport:
     from .._cli_common import CommandLineError
     from ..errors import BackendUnavailableError, UnknownMethodError
     from .grid import parse_grid
-    from .launch import world
 
-    if "bfs" not in args.kernels:
-        raise UnknownMethodError(
-            "a distributed run has the BFS kernel only (distributed SSSP is not built); use --kernels bfs"
-        )
     if args.backend == "cuda":
         raise BackendUnavailableError(
-            "a distributed run uses CPU ranks (GPU blocks are not built); use --backend cpu"
+            "a distributed Graph500 run uses CPU ranks (the GPU blocks run through the Python API, "
+            "wavefront.distributed.gpu); use --backend cpu"
         )
     if args.energy:
         raise BackendUnavailableError("--energy measures GPU power, but a distributed run uses CPU ranks")
-    method = args.method.get("bfs") if isinstance(args.method, dict) else args.method
-    if method is not None and method not in POLICIES:
+    kernels = tuple(k for k in KERNELS if k in args.kernels)
+    bfs_method, sssp_method = _method(args, "bfs"), _method(args, "sssp")
+    both = "" if isinstance(args.method, dict) or len(kernels) == 1 else " (or name one per kernel, e.g. bfs=hybrid)"
+    if "bfs" in kernels and bfs_method is not None and bfs_method not in POLICIES:
         raise UnknownMethodError(
-            f"no distributed bfs method {method!r}; choose one of {', '.join(POLICIES)}"
+            f"no distributed bfs method {bfs_method!r}; choose one of {', '.join(POLICIES)}{both}"
+        )
+    if "sssp" in kernels and sssp_method is not None and sssp_method not in SSSP_METHODS:
+        raise UnknownMethodError(
+            f"no distributed sssp method {sssp_method!r}; choose one of {', '.join(SSSP_METHODS)}{both}"
         )
     try:
         grid = ProcessGrid(*parse_grid(args.grid)) if getattr(args, "grid", None) else ProcessGrid()
     except ValueError as exc:
         raise CommandLineError(f"--grid: {exc}") from None
-    if "sssp" in args.kernels and world().rank == 0:
-        print("wavefront graph500: distributed SSSP is not built; running the BFS kernel only",
-              file=sys.stderr, flush=True)
     return run_graph500(
         args.scale, edgefactor=args.edgefactor, roots=args.roots, seed=args.seed,
-        policy=POLICIES.get(method), grid=grid, json_path=args.json_path,
+        policy=POLICIES.get(bfs_method), grid=grid, json_path=args.json_path, kernels=kernels,
     )

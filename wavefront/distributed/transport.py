@@ -63,8 +63,22 @@ class Transport(ABC):
         """Element-wise ``op`` (sum, max, min, bor) of every rank's ``send``."""
 
     @abstractmethod
+    def exscan(self, send: np.ndarray, op: str = "bor") -> np.ndarray:
+        """Element-wise ``op`` (sum or bor) of the ``send`` of every lower rank
+        (zeros on rank 0)."""
+
+    @abstractmethod
     def sendrecv(self, send: np.ndarray, dest: int, source: int) -> np.ndarray:
         """Send ``send`` to ``dest`` and receive as many elements of its dtype from ``source``."""
+
+    def sendrecvv(self, send: np.ndarray, dest: int, source: int) -> np.ndarray:
+        """As :meth:`sendrecv`, for parts of different lengths: the lengths go first."""
+        length = self.sendrecv(np.array([send.shape[0]], dtype=np.int64), dest, source)
+        return self._sendrecv_into(np.ascontiguousarray(send), dest, source, int(length[0]))
+
+    @abstractmethod
+    def _sendrecv_into(self, send: np.ndarray, dest: int, source: int, length: int) -> np.ndarray:
+        """Send ``send`` to ``dest``, receive ``length`` elements of its dtype from ``source``."""
 
     @abstractmethod
     def gatherv(self, send: np.ndarray, root: int = 0) -> np.ndarray | None:
@@ -105,9 +119,12 @@ class Transport(ABC):
         return f"{type(self).__name__}(rank={self.rank}, size={self.size})"
 
 
-def _check_op(op: str) -> None:
-    if op not in REDUCTIONS:
-        raise ValueError(f"unknown reduction {op!r}; choose one of {', '.join(REDUCTIONS)}")
+def _check_op(op: str, allowed=REDUCTIONS) -> None:
+    if op not in allowed:
+        raise ValueError(f"unknown reduction {op!r}; choose one of {', '.join(allowed)}")
+
+
+SCANS = ("sum", "bor")  # whose identity is zero, what rank 0 gets
 
 
 class SelfTransport(Transport):
@@ -132,10 +149,17 @@ class SelfTransport(Transport):
         _check_op(op)
         return np.array(send, copy=True)
 
+    def exscan(self, send, op="bor"):
+        _check_op(op, SCANS)
+        return np.zeros_like(send)
+
     def sendrecv(self, send, dest, source):
         if dest != 0 or source != 0:
             raise ValueError(f"a world of one has only rank 0, got dest={dest}, source={source}")
         return np.array(send, copy=True)
+
+    def _sendrecv_into(self, send, dest, source, length):
+        return self.sendrecv(send, dest, source)
 
     def gatherv(self, send, root=0):
         return np.array(send, copy=True)
@@ -233,9 +257,23 @@ class MPITransport(Transport):
             self._count(send.nbytes, recv.nbytes)
         return recv
 
+    def exscan(self, send, op="bor"):
+        _check_op(op, SCANS)
+        send = np.ascontiguousarray(send)
+        recv = np.zeros_like(send)
+        if self.size > 1:
+            self.comm.Exscan(send, recv, op=self._ops[op])
+            if self.rank == 0:  # MPI leaves rank 0's buffer undefined
+                recv[:] = 0
+            self._count(send.nbytes if self.rank < self.size - 1 else 0, recv.nbytes if self.rank else 0)
+        return recv
+
     def sendrecv(self, send, dest, source):
         send = np.ascontiguousarray(send)
-        recv = np.empty_like(send)
+        return self._sendrecv_into(send, dest, source, send.shape[0])
+
+    def _sendrecv_into(self, send, dest, source, length):
+        recv = np.empty(length, dtype=send.dtype)
         self.comm.Sendrecv(send, dest, 0, recv, source, 0)
         self._count(send.nbytes if dest != self.rank else 0, recv.nbytes if source != self.rank else 0)
         return recv

@@ -1,6 +1,7 @@
-"""Graph500 BFS validation in distributed form: each rank checks its own tuples.
+"""Graph500 BFS and SSSP validation in distributed form: each rank checks its own tuples.
 
-The rules and their names are :mod:`wavefront.validate.bfs`'s; what changes
+The rules and their names are :mod:`wavefront.validate.bfs`'s and
+:mod:`wavefront.validate.sssp`'s; what changes
 is where the data lives. Each rank owns a piece of the parent and level
 arrays and holds a slice of the input tuples (the ones it generated), as in
 the reference's MPI validator. Values owned elsewhere are fetched from their
@@ -20,6 +21,17 @@ rank raises the same :class:`~wavefront.errors.ValidationError`.
    ``edge-reached-unreached``, ``edge-level``, and the tuples that join a
    vertex to its parent, sent to the vertex's owner, which checks
    ``tree-edge-missing``; then ``edge-count``.
+
+:func:`validate_sssp` follows the single-process SSSP validator's order:
+the tree rules on the owned pieces (``parent-unreached`` with each parent
+fetched), ``root-distance``, ``distance-reached``, ``distance-unreached``,
+``tree-cycle`` (tree depths by pointer jumping, each round one fetch from the
+owners, stopping once every chain has reached the root: about log2 of the
+tree's height rounds); then over the rank's weighted tuples, exactly in the
+distance dtype: ``edge-reached-unreached``, ``tree-edge-missing``,
+``edge-relaxed`` and ``pred-distance`` (a tuple that confirms
+``d[v] = fl(d[u] + w)`` for ``u = pred[v]`` marks ``v`` at its owner), then
+``edge-count``.
 """
 from __future__ import annotations
 
@@ -28,6 +40,7 @@ import numpy as np
 from ..errors import ValidationError
 from ..validate._common import ValidationSummary, check_edge_count
 from ..validate.bfs import PRIORITY
+from ..validate.sssp import PRIORITY as SSSP_PRIORITY
 from . import _exchange
 
 _ENDPOINTS_KEY = "distributed.validate_endpoints"
@@ -160,3 +173,178 @@ def validate_bfs(graph, result, nedge: int | None = None) -> ValidationSummary:
     return ValidationSummary(
         kernel="bfs", root=root, reached=int(totals[1]), nedge=int(totals[0]), depth=result.depth
     )
+
+
+def _tree_rules(world, part, first, n, root, parents, own) -> np.ndarray:
+    """``parent-array`` .. ``parent-unreached`` on the owned pieces; returns the reached mask."""
+    found = {}
+    if parents.dtype != np.int64:
+        found["parent-array"] = (
+            first, f"parents must be int64 (Graph500 needs 48-bit labels), got {parents.dtype}"
+        )
+    if not 0 <= root < n:
+        found["root-range"] = (0, f"root {root} is not a vertex of a graph with {n} vertices")
+    p = parents[own]
+    v = _first((p < -1) | (p >= n))
+    if v is not None:
+        found["parent-range"] = (
+            first + v, f"parent[{first + v}] = {int(p[v])} is neither -1 nor a vertex in [0, {n})"
+        )
+    if first <= root < first + p.shape[0] and int(p[root - first]) != root:
+        found["root-parent"] = (root, f"the root must be its own parent: parent[{root}] = {int(p[root - first])}")
+    _raise_first(world, found, ("parent-array", "root-range", "parent-range", "root-parent"))
+    reached = np.zeros(parents.shape[0], dtype=bool)
+    reached[own] = p >= 0
+    (parent_parent,) = _exchange.fetch(world, part, np.where(reached, parents, root), parents)
+    found = {}
+    v = _first(reached & (parent_parent < 0))
+    if v is not None:
+        u = int(parents[v])
+        found["parent-unreached"] = (
+            first + v, f"vertex {first + v} is reached but its parent {u} is not (parent[{u}] = -1)"
+        )
+    _raise_first(world, found, ("parent-unreached",))
+    return reached
+
+
+def tree_depths(world, part, first, root, parents, reached) -> np.ndarray:
+    """Hops from each owned reached vertex to ``root`` along the parents
+    (-1 unreached), by distributed pointer jumping (collective); every rank
+    raises ``tree-cycle`` if some chain never reaches the root."""
+    ids = np.arange(first, first + parents.shape[0], dtype=np.int64)
+    jump = np.where(reached, parents, root)
+    hops = reached.astype(np.int64)
+    if first <= root < first + parents.shape[0]:
+        hops[root - first] = 0
+    rounds = max(1, (max(part.n, 2) - 1).bit_length()) + 1
+    for _ in range(rounds):
+        pending = int(world.allreduce(np.array([int((jump != root).sum())], np.int64))[0])
+        if not pending:
+            break
+        up_jump, up_hops = _exchange.fetch(world, part, jump, jump, hops)
+        hops = hops + up_hops
+        jump = up_jump
+    stuck = jump != root
+    found = {}
+    v = _first(stuck)
+    if v is not None:
+        found["tree-cycle"] = (
+            int(ids[v]),
+            f"vertex {int(ids[v])} never reaches root {root} through its parents: they hold a cycle",
+        )
+    _raise_first(world, found, ("tree-cycle",))
+    return np.where(reached, hops, -1)
+
+
+def validate_sssp(graph, result, nedge: int | None = None) -> ValidationSummary:
+    """Validate a :class:`~.sssp2d.DistributedSSSPResult` against the weighted
+    input tuples the ranks hold (collective). Returns the same
+    :class:`ValidationSummary` on every rank, or raises the same
+    ValidationError on every rank."""
+    world, part = graph.world, graph.part
+    n, root = graph.n, int(result.source)
+    first = graph.first_vertex
+    parents, distances = result.parents, result.distances
+    own = slice(0, max(0, min(part.piece, n - first)))
+    found = {}
+    if distances is None or distances.shape != parents.shape:
+        found["distance-reached"] = (
+            first,
+            (f"expected {parents.shape[0]} distances on rank {world.rank}, got "
+             f"{None if distances is None else distances.shape}"),
+        )
+    _raise_first(world, found, ("distance-reached",))
+    reached = _tree_rules(world, part, first, n, root, parents, own)
+
+    found = {}
+    if first <= root < first + parents.shape[0] and float(distances[root - first]) != 0.0:
+        found["root-distance"] = (root, f"the root's distance is {float(distances[root - first])}, not 0")
+    d = distances[own]
+    for rule, wrong, expected in (
+        ("distance-reached", reached[own] & ~np.isfinite(d), "a reached vertex has a finite distance"),
+        ("distance-unreached", ~reached[own] & ~(d == np.inf), "an unreached vertex's distance is +inf"),
+    ):
+        v = _first(wrong)
+        if v is not None:
+            found[rule] = (
+                first + v,
+                f"vertex {first + v} has parent {int(parents[v])} and distance {float(d[v])}: {expected}",
+            )
+    _raise_first(world, found, ("root-distance", "distance-reached", "distance-unreached"))
+    depth = tree_depths(world, part, first, root, parents, reached)
+
+    # The tuples, exactly in the distance dtype (integer sums come back float64).
+    dtype = distances.dtype if distances.dtype.kind == "f" else np.dtype(np.float64)
+    gathered = np.where(reached, distances, distances.dtype.type(0)).astype(dtype, copy=False)
+    src, dst = graph.src, graph.dst
+    endpoints = graph.derived.get(_ENDPOINTS_KEY)
+    if endpoints is None:
+        endpoints = graph.derived[_ENDPOINTS_KEY] = _exchange.Lookup(world, part, np.concatenate((src, dst)))
+    endpoint_parent, endpoint_bits = endpoints.values(parents, _exchange.to_bits(gathered))
+    endpoint_distance = _exchange.from_bits(endpoint_bits, dtype)
+    k = src.shape[0]
+    ps, pd = endpoint_parent[:k], endpoint_parent[k:]
+    ds, dd = endpoint_distance[:k], endpoint_distance[k:]
+    w = (dtype.type(1) if graph.input_weights is None
+         else graph.input_weights.astype(dtype, copy=False))
+    proper = src != dst
+    rs, rd = ps >= 0, pd >= 0
+    inside = proper & rs & rd
+    via_s, via_d = ds + w, dd + w  # path lengths through the tuple, rounded as a search rounds them
+    offset = graph.tuple_offset
+    found = {}
+    e = _first(proper & (rs != rd))
+    if e is not None:
+        found["edge-reached-unreached"] = (
+            offset + e,
+            (f"input edge {offset + e} ({int(src[e])}, {int(dst[e])}) joins a reached and an unreached vertex: "
+             f"parent[{int(src[e])}] = {int(ps[e])}, parent[{int(dst[e])}] = {int(pd[e])}"),
+        )
+    e = _first(inside & ((dd > via_s) | (ds > via_d)))
+    if e is not None:
+        we = 1.0 if graph.input_weights is None else float(graph.input_weights[e])
+        found["edge-relaxed"] = (
+            offset + e,
+            (f"input edge {offset + e} ({int(src[e])}, {int(dst[e])}) of weight {we!r} is not relaxed: "
+             f"d[{int(src[e])}] = {float(ds[e])!r}, d[{int(dst[e])}] = {float(dd[e])!r}, so one distance "
+             "exceeds the other plus the weight"),
+        )
+    s_child, d_child = inside & (ps == dst), inside & (pd == src)
+    children = np.concatenate((src[s_child], dst[d_child]))
+    exact = np.concatenate((src[s_child & (ds == via_d)], dst[d_child & (dd == via_s)]))
+    adjacent = _marks(world, part, first, parents.shape[0], children)
+    confirmed = _marks(world, part, first, parents.shape[0], exact)
+    if first <= root < first + parents.shape[0]:
+        adjacent[root - first] = confirmed[root - first] = True
+    v = _first(reached & ~adjacent)
+    if v is not None:
+        found["tree-edge-missing"] = (
+            first + v, f"vertex {first + v} has parent {int(parents[v])} but no input edge joins them"
+        )
+    v = _first(reached & ~confirmed)
+    if v is not None:
+        found["pred-distance"] = (
+            first + v,
+            (f"vertex {first + v} has distance {float(distances[v])!r} and parent {int(parents[v])}, but no "
+             "input edge joining them has weight d[v] - d[parent] (exact: d[v] == d[u] + w in the distance dtype)"),
+        )
+    _raise_first(world, found, SSSP_PRIORITY)
+
+    finite = gathered[reached]
+    totals = world.allreduce(np.array([int(np.count_nonzero(inside)), int(reached.sum())], dtype=np.int64))
+    highest = world.allreduce(np.array([float(finite.max()) if finite.size else 0.0,
+                                        float(depth.max()) if depth.size else 0.0]), "max")
+    check_edge_count(int(totals[0]), nedge)
+    return ValidationSummary(
+        kernel="sssp", root=root, reached=int(totals[1]), nedge=int(totals[0]), depth=int(highest[1]),
+        max_distance=float(highest[0]),
+    )
+
+
+def _marks(world, part, first, length, vertices) -> np.ndarray:
+    """A mask of this rank's piece: the ``vertices`` any rank sent to their owners."""
+    marks, counts = _exchange.pack(part.owner(vertices), world.size, vertices)
+    marked, _ = world.alltoallv(marks, counts)
+    out = np.zeros(length, dtype=bool)
+    out[marked - first] = True
+    return out

@@ -1,0 +1,117 @@
+"""Per-rank trace rows of the distributed searches, and the clock that fills them.
+
+A BFS level (:class:`LevelRecord`) or an SSSP phase (:class:`PhaseRecord`)
+splits its seconds into compute (steps, packing, applying), communication
+(the collectives) and wait (a barrier before the fold, so a slow rank's
+extra work is billed to the others as waiting, not as communication), and
+counts the payload bytes each rank handed to and got from the others
+(what the algorithm asks to move, see :mod:`.transport`).
+
+Every collective runs inside :meth:`Clock.collective`, which also files its
+seconds and bytes under the collective's name in ``collectives`` (``fold``,
+``row_allgather``, ``transpose``, ``column_allgather``, ``allreduce``, ...):
+the per-collective columns the communication model of
+``docs/decisions/distributed.md`` is checked against, level by level.
+"""
+from __future__ import annotations
+
+import time
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+
+
+@dataclass(kw_only=True)
+class Timing:
+    """The seconds and bytes of one level or phase of one rank."""
+
+    compute_seconds: float = 0.0
+    comm_seconds: float = 0.0
+    wait_seconds: float = 0.0
+    bytes_out: int = 0  # payload sent to other ranks (all collectives of the level)
+    bytes_in: int = 0
+    # collective name -> {"seconds", "bytes_out", "bytes_in", "calls"}
+    collectives: dict = field(default_factory=dict)
+
+    @property
+    def seconds(self) -> float:
+        return self.compute_seconds + self.comm_seconds + self.wait_seconds
+
+
+@dataclass
+class LevelRecord(Timing):
+    """One BFS level of one rank (level 0: setting up the root)."""
+
+    level: int
+    direction: str
+    reason: str
+    frontier_vertices: int  # n_f the level started from (global)
+    frontier_edges: int  # m_f (global)
+    examined: int  # arcs this rank's step examined
+    sent: int  # (vertex, parent) pairs this rank sent in the fold
+    received: int  # pairs it received as owner
+    found: int = 0  # targets this rank's step claimed (before the fold's deduplication)
+    discovered: int = 0  # vertices the level added to the tree (global: the next n_f)
+    unexplored_edges: int = 0  # m_u the policy saw (global)
+    deduplicated: bool = False  # whether the fold picked one sender per target (fig. 8 steps 6-8)
+
+
+@dataclass
+class PhaseRecord(Timing):
+    """One SSSP phase of one rank: a light or heavy relaxation of the bucket
+    ``bucket`` (``kind`` "light"/"heavy"), or the start ("root")."""
+
+    phase: int
+    kind: str
+    bucket: int
+    frontier_vertices: int  # vertices whose arcs the phase relaxed (global)
+    examined: int = 0  # arcs this rank relaxed
+    sent: int = 0  # (vertex, distance) pairs this rank sent to owners
+    received: int = 0  # pairs it received as owner
+    improved: int = 0  # distances the phase lowered (global)
+
+
+class Clock:
+    """Adds the time of each part of a level to its record."""
+
+    def __init__(self, *transports):
+        self.transports = transports
+
+    def start(self, record: Timing) -> None:
+        self.record = record
+        self.bytes = [(t.bytes_out, t.bytes_in) for t in self.transports]
+        self.mark = time.perf_counter()
+
+    def lap(self, phase: str) -> None:
+        """Bill the time since the last mark to ``phase`` ("compute" or "wait")."""
+        now = time.perf_counter()
+        name = f"{phase}_seconds"
+        setattr(self.record, name, getattr(self.record, name) + now - self.mark)
+        self.mark = now
+
+    @contextmanager
+    def collective(self, name: str, transport):
+        """Time one collective on ``transport`` (time before it is compute)."""
+        self.lap("compute")
+        out, into = transport.bytes_out, transport.bytes_in
+        try:
+            yield
+        finally:
+            now = time.perf_counter()
+            seconds = now - self.mark
+            self.record.comm_seconds += seconds
+            entry = self.record.collectives.setdefault(
+                name, {"seconds": 0.0, "bytes_out": 0, "bytes_in": 0, "calls": 0}
+            )
+            entry["seconds"] += seconds
+            entry["bytes_out"] += transport.bytes_out - out
+            entry["bytes_in"] += transport.bytes_in - into
+            entry["calls"] += 1
+            self.mark = now
+
+    def stop(self):
+        r = self.record
+        self.lap("compute")
+        for t, (out, into) in zip(self.transports, self.bytes):
+            r.bytes_out += t.bytes_out - out
+            r.bytes_in += t.bytes_in - into
+        return r
