@@ -20,6 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import registry
+from ._xp import is_cupy_array, to_numpy
 from .errors import MultiSourceError, SourceArgumentError
 
 
@@ -61,9 +62,11 @@ def caller_sources(source, sources) -> tuple[list, bool]:
             f"sources must be a list or array of vertex ids, got {type(sources).__name__}; "
             "for one vertex pass source=<vertex>"
         )
-    values = sources.get() if hasattr(sources, "get") and not isinstance(sources, dict) else sources
-    values = list(np.asarray(values).ravel()) if hasattr(values, "__array__") else list(values)
-    if not values:
+    if is_cupy_array(sources) or isinstance(sources, np.ndarray):
+        values = to_numpy(sources).ravel()  # arrays stay arrays: no per-element Python objects
+    else:
+        values = list(sources)
+    if len(values) == 0:
         raise SourceArgumentError("sources is empty: give at least one vertex to start from")
     return values, True
 
@@ -73,21 +76,21 @@ def start_search(kernel: str, graph, method: str, source, sources):
 
     The internal seeds are an ``int`` for one source and a 1-D int64 array
     of distinct ids for several (see the module docstring); the caller's
-    seeds, in the same form, go to :func:`wavefront.results.to_caller_ids`.
-    A repeated source counts once. Raises :class:`SourceArgumentError`,
+    seeds, in the same form, go to :func:`wavefront.results.to_caller_ids`
+    (on a graph with node keys, the keys' vertex ids). A repeated source
+    counts once. Raises :class:`SourceArgumentError`,
     :class:`~wavefront.errors.VertexError` (naming the vertex and, for
     ``sources``, its position) or :class:`MultiSourceError`.
     """
     values, multi = caller_sources(source, sources)
     run = registry.resolve(kernel, graph.device, method)
     if not multi:
-        return run, graph.internal_id(source), int(source)
-    internal = graph.internal_ids(values, name="sources")
-    caller = np.asarray(values).astype(np.int64, copy=False).ravel()  # checked integral above
+        return run, graph.internal_id(source), graph.caller_id(source)
+    caller = graph.caller_ids(values, name="sources")
     _, first = np.unique(caller, return_index=True)
     if first.size < caller.size:
-        keep = np.sort(first)
-        internal, caller = internal[keep], caller[keep]
+        caller = caller[np.sort(first)]
+    internal = graph.to_internal(caller)
     if internal.size == 1:
         return run, int(internal[0]), int(caller[0])
     if not accepts_sources(run):

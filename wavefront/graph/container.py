@@ -17,6 +17,10 @@ Conventions every backend relies on:
 * ``labels`` (optional, int64) maps an internal vertex id to the caller's id,
   set when the builder relabelled vertices (by degree). Public entry points
   translate sources and results through it, so users only ever see their ids.
+* ``node_keys`` (optional, :class:`~wavefront.graph.interchange.NodeKeys`):
+  the caller's node keys when they were not ``0..n-1`` (a NetworkX graph's
+  nodes); vertex arguments are then keys, and the caller's id of a vertex
+  is its position among them.
 """
 from __future__ import annotations
 
@@ -25,7 +29,7 @@ import numpy as np
 from .._xp import array_module, check_device, device_of, to_device
 from ._csr import INT32_LIMIT, csr_arrays, describe_bad_weight, index_dtype
 
-__all__ = ["Graph", "INT32_LIMIT", "WEIGHT_DTYPES", "index_dtype"]
+__all__ = ["INT32_LIMIT", "WEIGHT_DTYPES", "Graph", "index_dtype"]
 
 WEIGHT_DTYPES = (np.float32, np.float64, np.int32, np.int64)
 
@@ -43,8 +47,10 @@ def _is_integral(value) -> bool:
 class Graph:
     """A graph in compressed sparse row form, on the CPU (NumPy) or a GPU (CuPy).
 
-    Build one with :meth:`from_edges`, :meth:`from_scipy` or
-    :func:`wavefront.read_graph`; move it with :meth:`to`.
+    Build one with :meth:`from_edges`, :meth:`from_scipy`,
+    :meth:`from_networkx`, :meth:`from_cupy` or :func:`wavefront.read_graph`;
+    move it with :meth:`to`; hand it back with :meth:`to_scipy` or
+    :meth:`to_networkx`.
     """
 
     def __init__(
@@ -76,6 +82,7 @@ class Graph:
         self.num_input_edges = None if num_input_edges is None else int(num_input_edges)
         self.labels = labels
         self._inverse_labels = None
+        self.node_keys = None  # the caller's node keys, when not 0..n-1 (from_networkx)
         self._weights_checked = None  # cached result of the SSSP weight check
         # Where the first unusable input weight came from, as the caller knows
         # it (file and line, or the input edge and its position); set by the
@@ -170,7 +177,7 @@ class Graph:
         return arrays
 
     # -- devices ---------------------------------------------------------
-    def to(self, device: str) -> "Graph":
+    def to(self, device: str) -> Graph:
         """A copy of this graph on ``"cpu"`` or ``"cuda"`` (self if already there)."""
         check_device(device)
         if device == self.device:
@@ -198,13 +205,25 @@ class Graph:
             check=False,
         )
         graph.weight_problem = self.weight_problem
+        graph.node_keys = self.node_keys
         return graph
 
     # -- vertex ids ------------------------------------------------------
     def internal_id(self, vertex) -> int:
-        """The internal id of a caller's vertex id; raises VertexError if absent."""
+        """The internal id of a caller's vertex (an id, or a key of
+        :attr:`node_keys`); raises VertexError if absent."""
+        v = self.caller_id(vertex)
+        if self.labels is None:
+            return v
+        return int(self.inverse_labels[v])
+
+    def caller_id(self, vertex) -> int:
+        """The caller's id of a vertex argument: the id itself, checked, or
+        the position of a node key; raises VertexError if absent."""
         from ..errors import VertexError
 
+        if self.node_keys is not None:
+            return self.node_keys.id_of(vertex)
         try:
             v = int(vertex)
         except (TypeError, ValueError) as exc:
@@ -213,18 +232,32 @@ class Graph:
             raise VertexError(f"vertex id must be an integer, got {vertex!r}")
         if not 0 <= v < self.n:
             raise VertexError(f"vertex {v} is out of range: the graph has vertices 0..{self.n - 1}")
-        if self.labels is None:
-            return v
-        return int(self.inverse_labels[v])
+        return v
 
     def internal_ids(self, vertices, name: str = "sources") -> np.ndarray:
-        """The internal ids (a host int64 array) of a list or array of the caller's ids.
+        """The internal ids (a host int64 array) of a list or array of the caller's vertices.
 
-        Raises VertexError for the first entry that is not an integer or not
-        in the graph, naming it and its position as ``name[i]``.
+        Raises VertexError for the first entry that is not an integer (or a
+        node key) or not in the graph, naming it and its position as ``name[i]``.
         """
+        return self.to_internal(self.caller_ids(vertices, name))
+
+    def to_internal(self, ids) -> np.ndarray:
+        """Caller ids (checked, host int64) -> internal ids (host int64)."""
+        ids = np.asarray(ids, dtype=np.int64)
+        if self.labels is None:
+            return ids
+        xp = self.xp
+        return to_device(self.inverse_labels[xp.asarray(ids)], "cpu").astype(np.int64, copy=False)
+
+    def caller_ids(self, vertices, name: str = "sources") -> np.ndarray:
+        """:meth:`caller_id` of each of ``vertices`` (a host int64 array); a
+        VertexError names the first bad entry and its position as ``name[i]``."""
         from ..errors import VertexError
 
+        if self.node_keys is not None:
+            return np.array([self.node_keys.id_of(key, f"{name}[{i}] =") for i, key in enumerate(vertices)],
+                            dtype=np.int64)
         values = np.asarray(to_device(vertices, "cpu") if hasattr(vertices, "__cuda_array_interface__")
                             else vertices)
         if values.ndim != 1:
@@ -248,11 +281,7 @@ class Graph:
             raise VertexError(
                 f"{name}[{i}] = {int(values[i])} is out of range: the graph has vertices 0..{self.n - 1}"
             )
-        ids = values.astype(np.int64)
-        if self.labels is None:
-            return ids
-        xp = self.xp
-        return to_device(self.inverse_labels[xp.asarray(ids)], "cpu").astype(np.int64, copy=False)
+        return values.astype(np.int64)
 
     @property
     def inverse_labels(self):
@@ -290,7 +319,7 @@ class Graph:
     @classmethod
     def from_edges(
         cls, src, dst, weights=None, n=None, directed=False, *, relabel: str | None = None
-    ) -> "Graph":
+    ) -> Graph:
         """Build a graph from edge arrays; see :func:`wavefront.graph.build.from_edges`."""
         # Graph, not cls: build.from_edges has always returned a plain Graph.
         graph = Graph(**csr_arrays(src, dst, weights=weights, n=n, directed=directed, relabel=relabel))
@@ -298,27 +327,117 @@ class Graph:
         return graph
 
     @classmethod
-    def from_scipy(cls, matrix, directed: bool = True, **options) -> "Graph":
-        """Build from a SciPy sparse matrix (entry (i, j) is an arc i -> j)."""
+    def from_scipy(cls, matrix, directed: bool = True, **options) -> Graph:
+        """Build from a SciPy sparse matrix or array (entry (i, j) is an arc i -> j).
+
+        As ``scipy.sparse.csgraph`` reads it: stored entries are arcs (an
+        explicit zero is a zero-weight arc), repeated entries of a COO
+        matrix are summed. ``options`` go to :meth:`from_edges` (``relabel``).
+        """
         import scipy.sparse as sp
 
         coo = sp.coo_matrix(matrix)
         if coo.shape[0] != coo.shape[1]:
             raise ValueError(f"adjacency matrix must be square, got shape {coo.shape}")
+        coo.sum_duplicates()  # what SciPy's own conversion to CSR does
         return cls.from_edges(
             coo.row, coo.col, weights=coo.data, n=coo.shape[0], directed=directed, **options
         )
 
-    def to_scipy(self):
-        """The CSR as a ``scipy.sparse.csr_array`` (on the CPU), in internal ids.
+    @classmethod
+    def from_networkx(cls, G, weight: str | None = "weight", default=1, *,
+                      relabel: str | None = None) -> Graph:
+        """Build from a NetworkX graph, with the NetworkX backend's conversion.
 
-        Unweighted graphs get unit weights.
+        * ``weight``: the edge attribute holding weights (None: unweighted);
+          ``default``: the weight of an edge without it (NetworkX's Dijkstra
+          uses 1). Edges whose attribute is None are left out, as NetworkX's
+          weighted searches hide them. Weights stay ints when every one is.
+        * Directed and undirected graphs keep their kind; a multigraph's
+          parallel edges become one arc of the smallest weight; self-loops
+          are dropped (no search needs them).
+        * Nodes other than exactly ``0..n-1`` are renumbered in ``G``'s node
+          order and kept in :attr:`node_keys`: a search then takes keys
+          (``wf.sssp(g, "a")``, ``sources=["a", "b"]``), its result arrays
+          are indexed by the node's position in ``G.nodes``, and
+          :meth:`keyed` gives them back by key.
+
+        >>> import networkx as nx, wavefront as wf
+        >>> G = nx.Graph([("a", "b", {"weight": 2}), ("b", "c", {"weight": 1})])
+        >>> g = wf.Graph.from_networkx(G)
+        >>> r = wf.sssp(g, "a")
+        >>> g.keyed(r.distances)
+        {'a': 0.0, 'b': 2.0, 'c': 3.0}
+        """
+        from .interchange import networkx_edges
+
+        src, dst, weights, n, directed, keys = networkx_edges(G, weight, default)
+        graph = cls.from_edges(src, dst, weights, n=n, directed=directed, relabel=relabel)
+        graph.node_keys = keys
+        return graph
+
+    @classmethod
+    def from_cupy(cls, data, dst=None, weights=None, *, n: int | None = None, directed: bool | None = None,
+                  relabel: str | None = None) -> Graph:
+        """Build on the GPU from CuPy data, which never leaves it.
+
+        ``data`` is a ``cupyx.scipy.sparse`` matrix (read as :meth:`from_scipy`
+        reads SciPy's: entry (i, j) an arc i -> j, directed unless
+        ``directed=False``), or CuPy ``src`` and ``dst`` arrays with optional
+        ``weights`` (read as :meth:`from_edges`: undirected unless
+        ``directed=True``). Host arrays raise TypeError: use
+        :meth:`from_edges` or :meth:`from_scipy` for those.
+        """
+        from .interchange import cupy_edges, is_cupy_sparse
+
+        matrix = is_cupy_sparse(data)
+        src, dst, weights, n = cupy_edges(data, dst, weights, n)
+        if directed is None:
+            directed = matrix
+        return cls.from_edges(src, dst, weights, n=n, directed=directed, relabel=relabel)
+
+    def to_scipy(self, ids: str = "internal"):
+        """The CSR as a ``scipy.sparse.csr_array`` on the CPU (weights as
+        stored; unit float64 weights for an unweighted graph).
+
+        ``ids="internal"`` (the default) keeps the stored order, which on a
+        relabelled graph is not the caller's; ``ids="caller"`` permutes rows
+        and columns back to the caller's ids (the ids results use).
         """
         import scipy.sparse as sp
 
+        if ids not in ("internal", "caller"):
+            raise ValueError(f"ids must be 'internal' or 'caller', got {ids!r}")
         g = self.to("cpu")
         data = g.weights if g.weights is not None else np.ones(g.m, dtype=np.float64)
-        return sp.csr_array((data, g.indices, g.indptr), shape=(g.n, g.n))
+        matrix = sp.csr_array((data, g.indices, g.indptr), shape=(g.n, g.n))
+        if ids == "caller" and g.labels is not None:
+            order = g.inverse_labels  # caller id -> internal row
+            matrix = matrix[order][:, order]
+        return matrix
+
+    def to_networkx(self, weight: str | None = "weight"):
+        """A NetworkX ``Graph`` (``DiGraph`` when directed) in the caller's ids,
+        or the node keys the graph was built with; weights under the edge
+        attribute ``weight`` (None: no attribute). Merged parallel edges
+        and dropped self-loops stay merged and dropped."""
+        from .interchange import to_networkx
+
+        return to_networkx(self, weight)
+
+    def keys_of(self, ids) -> list:
+        """The caller's vertices (node keys, or ids) of an array of vertex ids."""
+        ids = to_device(ids, "cpu")
+        return np.asarray(ids).tolist() if self.node_keys is None else self.node_keys.keys_of(ids)
+
+    def keyed(self, values, where=None) -> dict:
+        """``{vertex: value}`` from an array indexed by vertex id (a result's
+        ``levels`` or ``distances``), keyed by node key when the graph has
+        :attr:`node_keys`; ``where`` (a boolean mask, e.g. ``result.reached``)
+        keeps only those vertices."""
+        values = to_device(values, "cpu")
+        ids = np.arange(self.n) if where is None else np.flatnonzero(to_device(where, "cpu"))
+        return dict(zip(self.keys_of(ids), values[ids].tolist()))
 
     def __repr__(self) -> str:
         kind = "directed" if self.directed else "undirected"

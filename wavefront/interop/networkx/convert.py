@@ -26,54 +26,23 @@ nothing and reuses the wavefront graphs built by the first.
 from __future__ import annotations
 
 import math
-import operator
-from dataclasses import dataclass
-from itertools import chain
 
 import numpy as np
+
+# The array conversion itself lives in the graph layer, which
+# Graph.from_networkx shares; this module keeps the backend's graph object.
+from wavefront.graph._networkx import (
+    Adjacency,
+    EdgeValues,
+    number_nodes,
+    read_adjacency,
+    read_edge_values,
+    search_edges,
+)
 
 __all__ = ["BackendGraph", "cached_graphs", "convert_from_nx", "convert_to_nx", "weight_problem"]
 
 BACKEND_NAME = "wavefront"
-
-# Integer weights are summed exactly in int64 but come back as float64
-# distances; above this bound a path sum could lose its last bits.
-EXACT_FLOAT_INT = 2**53
-
-
-@dataclass
-class EdgeValues:
-    """One edge attribute's value per CSR arc.
-
-    ``array`` is int64 when every value is an int, else float64 with NaN on
-    the arcs whose value is None (NetworkX hides those edges from weighted
-    searches). ``integral``: every present value is an int, so distances go
-    back to the caller as ints, as NetworkX's sums of ints are. ``problem``
-    says why wavefront cannot search with these values (None when it can).
-    """
-
-    array: np.ndarray
-    integral: bool
-    hidden: int
-    problem: str | None
-
-
-@dataclass
-class Adjacency:
-    """A CSR in NetworkX's neighbour order, with per-arc attribute values."""
-
-    indptr: np.ndarray
-    indices: np.ndarray
-    values: dict
-
-    @property
-    def arcs(self) -> int:
-        return int(self.indices.shape[0])
-
-    def tails(self) -> np.ndarray:
-        """The source vertex of every arc (the CSR's rows, expanded)."""
-        n = self.indptr.shape[0] - 1
-        return np.repeat(np.arange(n, dtype=np.int64), np.diff(self.indptr))
 
 
 class BackendGraph:
@@ -138,7 +107,7 @@ class BackendGraph:
         if self._pred is None:
             # Built on first use: most calls never search backwards, and
             # reading ``G._pred`` costs as much as the forward conversion.
-            pred = _adjacency(self._pred_source, self.ids, self.identity, self.multigraph,
+            pred = read_adjacency(self._pred_source, self.ids, self.identity, self.multigraph,
                               self.edge_attrs)
             if pred.arcs != self.succ.arcs:
                 raise RuntimeError(
@@ -171,96 +140,11 @@ class BackendGraph:
         else:
             from wavefront.graph import Graph
 
-            tails, heads = self.succ.tails(), self.succ.indices
-            weights = None if weight is None else self.edge_values(weight).array
-            keep = None
-            if weights is not None and weights.dtype.kind == "f":
-                keep = ~np.isnan(weights)
-            if not self.directed:
-                # NetworkX stores an undirected edge under both ends; one copy suffices.
-                half = tails <= heads
-                keep = half if keep is None else keep & half
-            if keep is not None:
-                tails, heads = tails[keep], heads[keep]
-                weights = None if weights is None else weights[keep]
-            if reverse:
-                tails, heads = heads, tails
+            values = None if weight is None else self.edge_values(weight).array
+            tails, heads, weights = search_edges(self.succ, values, self.directed, reverse)
             graph = Graph.from_edges(tails, heads, weights, n=self.n, directed=self.directed)
         self._search_graphs[key] = graph
         return graph
-
-
-def _adjacency(adj, ids, identity, multigraph, edge_attrs) -> Adjacency:
-    """CSR arrays of a NetworkX adjacency mapping (``G._adj``/``G._pred``), in its order."""
-    n = len(adj)
-    degrees = np.fromiter(map(len, adj.values()), dtype=np.int64, count=n)
-    indptr = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(degrees, out=indptr[1:])
-    m = int(indptr[-1])
-    heads = chain.from_iterable(adj.values())  # iterating a neighbour dict gives its keys
-    if not identity:
-        heads = map(ids.__getitem__, heads)
-    indices = np.fromiter(heads, dtype=np.int64, count=m)
-    values = {
-        attr: _edge_values(adj, attr, default, multigraph, n)
-        for attr, default in edge_attrs.items()
-    }
-    return Adjacency(indptr, indices, values)
-
-
-def _edge_values(adj, attr, default, multigraph, n) -> EdgeValues:
-    get = operator.methodcaller("get", attr, default)
-    if multigraph:
-        # NetworkX's weight function for multigraphs: the smallest parallel edge.
-        raw = [min(map(get, keyed.values())) for nbrs in adj.values() for keyed in nbrs.values()]
-    else:
-        raw = list(map(get, chain.from_iterable(map(operator.methodcaller("values"), adj.values()))))
-    return classify_values(raw, n)
-
-
-def classify_values(raw: list, n: int) -> EdgeValues:
-    """Arc values as wavefront can search them, and what (if anything) prevents it."""
-    array = np.array(raw) if raw else np.zeros(0, dtype=np.int64)
-    kind = array.dtype.kind
-    if kind == "u" and array.size and array.max() > np.iinfo(np.int64).max:
-        return EdgeValues(array, True, 0, _too_large(n))
-    if kind in "biu":
-        array = array.astype(np.int64)
-        return EdgeValues(array, True, 0, _value_problem(array, True, n))
-    if kind == "f":
-        return EdgeValues(array, False, 0, _value_problem(array, False, n))
-    if kind != "O" or not all(v is None or isinstance(v, _NUMBER_TYPES) for v in raw):
-        return EdgeValues(array, False, 0, "edge weights that are not ints or floats")
-    # None values (edges NetworkX's weighted searches skip), or Python ints
-    # too large for int64.
-    present = [v for v in raw if v is not None]
-    integral = all(isinstance(v, _INT_TYPES) for v in present)
-    if integral and present and max(map(abs, present)) >= EXACT_FLOAT_INT:
-        return EdgeValues(array, True, 0, _too_large(n))
-    problem = _value_problem(np.array(present, dtype=np.float64), integral, n)
-    array = np.array([math.nan if v is None else v for v in raw], dtype=np.float64)
-    return EdgeValues(array, integral, len(raw) - len(present), problem)
-
-
-_INT_TYPES = (int, np.integer)  # bool is an int
-_NUMBER_TYPES = (int, float, np.integer, np.floating)
-
-
-def _too_large(n) -> str:
-    return f"int weights whose path sums may exceed 2**53 (exact float64) on {n} nodes"
-
-
-def _value_problem(present, integral, n):
-    """What prevents searching with these (present) values; None if nothing."""
-    if not present.size:
-        return None
-    if present.dtype.kind == "f" and not np.isfinite(present).all():
-        return "non-finite edge weights (NaN or inf)"
-    if present.min() < 0:
-        return "negative edge weights"
-    if integral and float(present.max()) * max(n - 1, 1) >= EXACT_FLOAT_INT:
-        return _too_large(n)
-    return None
 
 
 def convert_from_nx(G, edge_attrs=None, node_attrs=None, preserve_edge_attrs=False,
@@ -281,14 +165,11 @@ def convert_from_nx(G, edge_attrs=None, node_attrs=None, preserve_edge_attrs=Fal
             "(weight='...'), not all of them"
         )
     adj = G._adj
-    nodes = list(adj)
-    n = len(nodes)
-    identity = all(type(k) is int for k in nodes) and nodes == list(range(n))
-    ids = dict(zip(nodes, range(n)))
+    nodes, ids, identity = number_nodes(G)
     directed = G.is_directed()
     multigraph = G.is_multigraph()
     edge_attrs = dict(edge_attrs or {})
-    succ = _adjacency(adj, ids, identity, multigraph, edge_attrs)
+    succ = read_adjacency(adj, ids, identity, multigraph, edge_attrs)
     return BackendGraph(
         nodes, ids, succ, directed=directed, multigraph=multigraph, identity=identity,
         edge_attrs=edge_attrs, pred_source=G._pred if directed else None,
@@ -364,7 +245,7 @@ def weight_problem(G, weight, none_ok=True) -> str | None:
         converted = [c for c in cached_graphs(G) if c.edge_attrs.get(weight) == 1]
         values = converted[0].edge_values(weight) if converted else None
     if values is None:
-        values = _edge_values(G._adj, weight, 1, G.is_multigraph(), len(G))
+        values = read_edge_values(G._adj, weight, 1, G.is_multigraph(), len(G))
     if values.hidden and not none_ok:
         return "edges whose weight is None (NetworkX's Bellman-Ford raises TypeError on them)"
     return values.problem
