@@ -506,3 +506,20 @@ def test_cuda_bfs_levels_end_to_end(tmp_path, capsys):
     fig = plot.bfs_levels(trace)
     for _name, _kind, drawn, expected in bfs_figure_data(fig, trace):
         assert drawn[0] == pytest.approx(expected[0]) and drawn[1] == expected[1]
+
+
+def test_title_and_figure_choice(tmp_path, capsys, monkeypatch):
+    path = tmp_path / "g.json"
+    path.write_text(json.dumps(graph500_record([1e-3, 2e-3], [100, 200], kernels=("bfs", "sssp"))))
+    drawn = []
+
+    def save(fig, target, dpi):
+        drawn.append((fig._suptitle.get_text(), target.name.endswith("-g-teps.png"), dpi))
+        target.write_bytes(b"drawn")
+
+    monkeypatch.setattr(plot, "save", save)
+    status, out, err = run(["plot", path, "--figure", "teps", "--figure", "teps",
+                            "--title", "my run", "--dpi", "30"], capsys)
+    assert status == 0, err
+    assert drawn == [("my run", True, 30)] and out.split() == [str(tmp_path / "g-teps.png")]
+    assert (tmp_path / "g-teps.png").read_bytes() == b"drawn"
