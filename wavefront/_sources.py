@@ -85,7 +85,8 @@ def start_search(kernel: str, graph, method: str, source, sources):
     values, multi = caller_sources(source, sources)
     run = registry.resolve(kernel, graph.device, method)
     if not multi:
-        return run, graph.internal_id(source), graph.caller_id(source)
+        caller = graph.caller_id(source)
+        return run, caller if graph.labels is None else int(graph.inverse_labels[caller]), caller
     caller = graph.caller_ids(values, name="sources")
     _, first = np.unique(caller, return_index=True)
     if first.size < caller.size:

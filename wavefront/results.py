@@ -240,7 +240,10 @@ def to_caller_ids(graph, result: _Result, source) -> _Result:
     sources = np.atleast_1d(np.asarray(source, dtype=np.int64))
     start = {"source": int(sources[0]) if sources.size == 1 else None, "sources": sources}
     if graph.labels is None:
-        return replace(result, **start)
+        # The backend's ids are the caller's; the result is fresh, so it is
+        # relabelled in place (the arrays are not copied either way).
+        result.source, result.sources = start["source"], start["sources"]
+        return result
     xp = array_module(result.parents)
     labels = graph.labels
     changes = {}
