@@ -244,6 +244,57 @@ def test_bad_weights_are_refused(weights, message):
                       weights=np.array(weights))
 
 
+def test_fold_tuning_is_checked():
+    with pytest.raises(ValueError, match="fold_dedupe"):
+        wd.DistributedTuning(fold_dedupe="sometimes")
+    with pytest.raises(ValueError, match="dedupe_ratio"):
+        wd.DistributedTuning(dedupe_ratio=0)
+
+
+def test_self_transport_scan_and_uneven_sendrecv():
+    t = SelfTransport()
+    a = np.arange(3, dtype=np.int64)
+    assert not t.exscan(a, "bor").any() and t.exscan(a, "sum").shape == a.shape
+    assert np.array_equal(t.sendrecvv(a, 0, 0), a)
+    with pytest.raises(ValueError, match="unknown reduction"):
+        t.exscan(a, "max")
+
+
+# -- GPU memory: how many GPUs a graph needs, with a faked free-memory figure --------------
+H100_FREE = 79 * 2**30
+
+
+def test_gpus_needed_is_the_fewest_that_fit():
+    from wavefront.backends.cuda.memory import SAFETY_BYTES
+    from wavefront.distributed.memory import block_bytes, gpus_needed
+
+    for scale in (24, 26, 28, 29, 30):
+        k = gpus_needed(scale, 16, H100_FREE)
+        assert block_bytes(scale, 16, k) + SAFETY_BYTES <= H100_FREE
+        assert k == 1 or block_bytes(scale, 16, k - 1) + SAFETY_BYTES > H100_FREE
+        assert gpus_needed(scale, 16, 2 * H100_FREE) <= k  # more memory, no more GPUs
+    assert gpus_needed(26, 16, H100_FREE) == 1 and gpus_needed(28, 16, H100_FREE) > 1
+    # A block shrinks as ranks are added, and the arcs dominate it.
+    sizes = [block_bytes(28, 16, p) for p in (1, 2, 4, 8, 16)]
+    assert sizes == sorted(sizes, reverse=True) and sizes[0] > 16 * (2 * 16 << 28) // 2
+    assert gpus_needed(30, 16, 2**20) is None  # no count of GPUs that small holds it
+
+
+def test_gpu_memory_error_names_the_gpus_that_would_suffice(monkeypatch):
+    from wavefront.backends.cuda import memory
+    from wavefront.distributed.memory import check_block_fits, gpus_needed
+
+    monkeypatch.setattr(memory, "free_bytes", lambda: H100_FREE)  # no GPU needed: the figure is faked
+    check_block_fits(26, 16, 1)  # fits
+    with pytest.raises(wavefront.GPUMemoryError) as info:
+        check_block_fits(29, 16, 1)
+    error = info.value
+    assert error.free_bytes == H100_FREE and error.needed_bytes > H100_FREE
+    assert error.gpus_needed == gpus_needed(29, 16, H100_FREE) > 1
+    assert f"split over {error.gpus_needed} GPUs" in str(error) and f"mpirun -n {error.gpus_needed}" in str(error)
+    check_block_fits(29, 16, error.gpus_needed)  # and with that many it does
+
+
 def _graph500_names(kernels=("bfs",)):
     prefix = {"bfs": "bfs  ", "sssp": "sssp "}
     header = ["SCALE", "edgefactor", "NBFS", "graph_generation", "num_mpi_processes", "construction_time"]
@@ -379,7 +430,7 @@ def test_mpirun_levels_equal_the_single_process_run(size, tmp_path):
     summary = json.loads(out.read_text())
     assert summary["size"] == size and summary["grid"] == list(grid_shape(size))
     assert summary["roots_match"]
-    assert summary["kronecker_searches"] == 2 and summary["irregular_searches"] == 12
+    assert summary["kronecker_searches"] == 2 * 3 and summary["irregular_searches"] == 12
     for name, (distributed, single) in summary["mutations"].items():
         assert distributed == single == name
 

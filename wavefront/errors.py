@@ -55,12 +55,19 @@ class BackendUnavailableError(WavefrontError, RuntimeError):
 class GPUMemoryError(WavefrontError, MemoryError):
     """A graph or search does not fit in the GPU's free memory."""
 
-    def __init__(self, what: str, needed_bytes: int, free_bytes: int):
+    def __init__(self, what: str, needed_bytes: int, free_bytes: int, gpus: int | None = None):
         self.needed_bytes = int(needed_bytes)
         self.free_bytes = int(free_bytes)
+        # How many GPUs with this much free memory would hold it, split 2-D
+        # over one MPI rank each (wavefront.distributed.memory); None: not known.
+        self.gpus_needed = gpus
+        split = (
+            f"; split over {gpus} GPUs like this one it would fit (mpirun -n {gpus}, one rank per GPU)"
+            if gpus is not None and gpus > 1 else ""
+        )
         super().__init__(
             f"{what} needs {needed_bytes / 2**30:.2f} GiB of GPU memory but only "
-            f"{free_bytes / 2**30:.2f} GiB is free; use a smaller graph, free GPU "
+            f"{free_bytes / 2**30:.2f} GiB is free{split}; use a smaller graph, free GPU "
             f"memory, or run it with backend='cpu'"
         )
 

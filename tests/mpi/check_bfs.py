@@ -6,8 +6,9 @@ vertices, several components, a long path), for every root and direction
 policy:
 
 * the distributed roots are the single-process driver's;
-* the levels equal the single-process hybrid BFS's, and the gathered result
-  passes the single-process validator;
+* the levels equal the single-process hybrid BFS's (on the Kronecker graph
+  with the fold deduplicated by the auto rule, always, and never with
+  unpacked pairs), and the gathered result passes the single-process validator;
 * the distributed validator passes it with the driver's edge count;
 * corrupted results (one per rule) make the distributed validator name the
   rule the single-process validator names.
@@ -49,18 +50,22 @@ def my_slice(src, dst, grid):
     return src[lo:hi], dst[lo:hi], lo
 
 
-def compare_levels(graph, full_graph, edges, roots, policies, grid) -> int:
-    """Searches from every root with every policy; returns how many were compared."""
+TUNINGS = (wd.DistributedTuning(), wd.DistributedTuning(fold_dedupe="always"),
+           wd.DistributedTuning(fold_dedupe="never", pack_pairs=False))
+
+
+def compare_levels(graph, full_graph, edges, roots, policies, grid, tunings=TUNINGS[:1]) -> int:
+    """Searches from every root with every policy and fold tuning; returns how many were compared."""
     compared = 0
     for root in roots:
-        for policy in policies:
-            result = wd.bfs(graph, int(root), policy=policy)
+        for policy, tuning in ((p, t) for p in policies for t in tunings):
+            result = wd.bfs(graph, int(root), policy=policy, tuning=tuning)
             nedge = graph.traversed_edges(result.reached)
             summary = wd.validate_bfs(graph, result, nedge)
             gathered = result.gather()
             if grid.rank == 0:
                 reference = wavefront.bfs(full_graph, int(root), method="hybrid")
-                assert np.array_equal(gathered.levels, reference.levels), (int(root), policy)
+                assert np.array_equal(gathered.levels, reference.levels), (int(root), policy, tuning)
                 assert nedge == full_graph.traversed_edges(reference.parents >= 0) == summary.nedge
                 assert summary.depth == reference.depth and summary.reached == reference.num_reached
                 validate_bfs(edges, gathered, n=full_graph.n, nedge=nedge)
@@ -165,7 +170,8 @@ def main() -> None:
         src, dst, _ = kronecker_edges(args.scale)
         full_graph = from_edges(src, dst, n=1 << args.scale)
         summary["roots_match"] = bool(np.array_equal(roots, choose_roots(src, dst, full_graph.n, args.roots, 1)))
-        summary["kronecker_searches"] = compare_levels(graph, full_graph, (src, dst), roots, ("gap",), grid)
+        summary["kronecker_searches"] = compare_levels(graph, full_graph, (src, dst), roots, ("gap",), grid,
+                                                       TUNINGS)
         summary["mutations"] = check_mutations(graph, full_graph, (src, dst), roots[0], grid)
 
         isrc, idst = irregular_edges()

@@ -21,9 +21,11 @@ buckets). One **phase**, collective over the grid:
    relaxes at its end; those vertices' distances are current there, since
    any later improvement reaches the column in a later light frontier.
 3. **Fold**: every target the step improved goes to its owner (a rank of
-   the same grid row) with the distance offered, in one all-to-all-v (one
-   int64 per pair for 4-byte distances); the owner keeps the smaller and
-   files the vertex near or far (:func:`._kernels.accept_distances`).
+   the same grid row) with the distance offered, in one all-to-all-v; the
+   owner keeps the smaller and files the vertex near or far
+   (:func:`._kernels.accept_distances`). Here and in the frontier exchange a
+   (vertex, distance) pair is one int64 for 4-byte distances (local id and
+   the distance's bits), else two.
 
 Light phases repeat while any owner has a near set; then one heavy phase;
 then, if nothing new is near, the lowest non-empty bucket of every far pile
@@ -149,6 +151,11 @@ def distance_dtype(g: DistributedGraph) -> np.dtype:
     return np.dtype(np.int64)
 
 
+def block_size(g: DistributedGraph) -> int:
+    """Vertices of a column block."""
+    return g.part.col_block_size
+
+
 def _infinity(dtype):
     return dtype.type(np.inf) if dtype.kind == "f" else np.int64(np.iinfo(np.int64).max)
 
@@ -249,8 +256,9 @@ class _Search:
         self.source, self.delta, self.measure_wait = source, delta, measure_wait
         self.dtype = work.own_dist.dtype
         self.infinity = _infinity(self.dtype)
-        # (vertex << 32 | distance bits) in one int64 where both fit.
-        self.packed = self.dtype.itemsize == 4 and g.part.piece < 2**31
+        # (vertex << 32 | distance bits) in one int64 where both fit: 4-byte
+        # distances, and piece- and column-local ids below 2**31.
+        self.packed = self.dtype.itemsize == 4 and g.part.col_block_size < 2**31
         self.clock = Clock(self.grid.world, self.grid.row, self.grid.col)
         self.trace = []
         self.bucket = 0
@@ -364,19 +372,26 @@ class _Search:
         near = work.near[:count]
         work.own_near_flags[near] = 0  # a vertex improved again must be able to re-enter
         work.own_counters[steps.NEAR_TAIL] = 0
-        # Piece-local ids become column-local: this piece is column block
-        # piece number i of column j's allgather (see ProcessGrid.column_holder).
-        mine = np.empty((count, 2), dtype=np.int64)
-        mine[:, 0] = near + g.first_vertex
-        mine[:, 1] = _exchange.to_bits(work.own_dist[near])
+        # Ids travel column-local: the piece lies in one column block, the
+        # one whose allgather it joins after the transpose.
+        column_local = near + (g.first_vertex % block_size(g))
+        bits = _exchange.to_bits(work.own_dist[near])
+        if self.packed:
+            mine = (column_local << 32) | bits
+        else:
+            mine = np.empty((count, 2), dtype=np.int64)
+            mine[:, 0], mine[:, 1] = column_local, bits
         with clock.collective("transpose", grid.world):
             held = grid.world.sendrecvv(mine.reshape(-1), grid.transpose_dest, grid.transpose_source)
         with clock.collective("column_allgather", grid.col):
             column, _ = grid.col.allgatherv(held)
-        ids, bits = _exchange.unpack(column, 2)
+        if self.packed:
+            ids, bits = column >> 32, column & 0xFFFFFFFF
+        else:
+            ids, bits = _exchange.unpack(column, 2)
         size = ids.shape[0]
         frontier = work.frontier
-        frontier[:size] = ids - g.col_offset
+        frontier[:size] = ids
         work.dist[frontier[:size]] = _exchange.from_bits(bits, self.dtype)
         return frontier, size
 

@@ -239,10 +239,12 @@ def _run(scale, edgefactor, num_roots, kernels, backend, reason, seed, methods,
         if backend != "cuda":
             raise
         from ..backends.cuda.memory import free_bytes
+        from ..distributed.memory import gpus_needed
 
+        free = free_bytes()
         raise GPUMemoryError(
             f"the SCALE {scale} graph (tuple list and CSR, construction scratch excluded)",
-            _graph_bytes(scale, edgefactor, weighted), free_bytes(),
+            _graph_bytes(scale, edgefactor, weighted), free, gpus=gpus_needed(scale, edgefactor, free),
         ) from exc
     edges = (src, dst) if weights is None else (src, dst, weights)
     roots = choose_roots(src, dst, graph.n, num_roots, seed)
