@@ -47,21 +47,24 @@ def main() -> None:
     print(f"{'kernel':6} {'method':15} {'sources':>7} {'native ms':>10} {'super-source ms':>16} {'of which build':>15} {'ratio':>6}")
     for count in map(int, args.counts.split(",")):
         sources = rng.choice(graph.n, count, replace=False)
-        starts = graph.xp.asarray(np.sort(sources))
         for kernel, methods in METHODS.items():
-            search = getattr(wf, kernel)
             for method in methods:
-                native = median_seconds(lambda: search(graph, sources=sources, method=method), args.repeat)
-                build = median_seconds(lambda: _with_super_source(graph, starts), args.repeat)
-
-                def via_super_source():
-                    bigger = _with_super_source(graph, starts)
-                    return search(bigger, graph.n, method=method)
-
-                total = median_seconds(via_super_source, args.repeat)
+                native, total, build = compare(graph, getattr(wf, kernel), method, sources, args.repeat)
                 print(f"{kernel:6} {method:15} {count:7d} {native * 1e3:10.2f} {total * 1e3:16.2f} "
                       f"{build * 1e3:15.2f} {total / native:6.2f}")
 
+
+def compare(graph, search, method: str, sources, repeat: int) -> tuple[float, float, float]:
+    """(native, super-source including its build, the build alone) median seconds."""
+    starts = graph.xp.asarray(np.sort(sources))
+
+    def via_super_source():
+        return search(_with_super_source(graph, starts), graph.n, method=method)
+
+    native = median_seconds(lambda: search(graph, sources=sources, method=method), repeat)
+    total = median_seconds(via_super_source, repeat)
+    build = median_seconds(lambda: _with_super_source(graph, starts), repeat)
+    return native, total, build
 
 if __name__ == "__main__":
     main()
