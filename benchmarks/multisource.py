@@ -1,12 +1,11 @@
-"""Multi-source search: seeding every source natively vs a super-source graph.
+"""Multi-source search: the time of one search from a set of sources, per method.
 
-The choice behind ``wf.bfs/wf.sssp(graph, sources=[...])``: each method
-seeds all sources at level / distance 0 in its own initialisation, rather
-than searching from a virtual vertex with 0-weight arcs to every source (what
-the NetworkX backend did, and ``wavefront.csgraph``'s ``min_only`` does). The
-super-source variant pays for a copy of the graph (CSR and CSC) per source set
-and one more level or phase; this prints both, per method and source count,
-as a table (median of ``--repeat`` runs, after a warm-up).
+``wf.bfs/wf.sssp(graph, sources=[...])`` seed every source at level /
+distance 0 in each method's own initialisation. The alternative, a search
+from a virtual vertex with 0-weight arcs to every source, lost (its numbers
+are in docs/decisions/multi-source.md) and is gone. This prints, per method
+and source count, the median of ``--repeat`` runs after a warm-up, beside
+the single-source search from the first of the sources.
 
     python benchmarks/multisource.py [--graph ../shared/data/seattle.gr.gz] [--device cpu]
 """
@@ -19,7 +18,6 @@ import time
 import numpy as np
 
 import wavefront as wf
-from wavefront.interop.csgraph import _with_super_source
 
 METHODS = {"bfs": ["auto"], "sssp": ["dijkstra", "delta-stepping"]}
 
@@ -44,27 +42,16 @@ def main() -> None:
     graph = wf.read_graph(args.graph).to(args.device)
     rng = np.random.default_rng(0)
     print(f"{args.graph}: n={graph.n}, m={graph.m}, device {args.device}")
-    print(f"{'kernel':6} {'method':15} {'sources':>7} {'native ms':>10} {'super-source ms':>16} {'of which build':>15} {'ratio':>6}")
+    print(f"{'kernel':6} {'method':15} {'sources':>7} {'ms':>10} {'one source ms':>14}")
     for count in map(int, args.counts.split(",")):
         sources = rng.choice(graph.n, count, replace=False)
         for kernel, methods in METHODS.items():
+            search = getattr(wf, kernel)
             for method in methods:
-                native, total, build = compare(graph, getattr(wf, kernel), method, sources, args.repeat)
-                print(f"{kernel:6} {method:15} {count:7d} {native * 1e3:10.2f} {total * 1e3:16.2f} "
-                      f"{build * 1e3:15.2f} {total / native:6.2f}")
+                many = median_seconds(lambda: search(graph, sources=sources, method=method), args.repeat)
+                one = median_seconds(lambda: search(graph, int(sources[0]), method=method), args.repeat)
+                print(f"{kernel:6} {method:15} {count:7d} {many * 1e3:10.2f} {one * 1e3:14.2f}")
 
-
-def compare(graph, search, method: str, sources, repeat: int) -> tuple[float, float, float]:
-    """(native, super-source including its build, the build alone) median seconds."""
-    starts = graph.xp.asarray(np.sort(sources))
-
-    def via_super_source():
-        return search(_with_super_source(graph, starts), graph.n, method=method)
-
-    native = median_seconds(lambda: search(graph, sources=sources, method=method), repeat)
-    total = median_seconds(via_super_source, repeat)
-    build = median_seconds(lambda: _with_super_source(graph, starts), repeat)
-    return native, total, build
 
 if __name__ == "__main__":
     main()

@@ -272,22 +272,23 @@ class _Input:
         return (dist, pred.reshape(shape)) if pred is not None else dist
 
     def _nearest(self, sources, return_predecessors, weighted, limit):
-        """``min_only``: one search from a virtual source ``n`` with a
-        0-weight arc to each index, so a node's distance is to its nearest
-        index; ``sources`` follows each node's predecessors to an index."""
+        """``min_only``: one multi-source search from every index at once, so a
+        node's distance is to its nearest index; ``sources`` follows each
+        node's predecessors to an index."""
         xp, n = self.xp, self.n
         if n == 0:
             empty = xp.zeros(0, dtype=DTYPE)
             return (empty, xp.zeros(0, ITYPE), xp.zeros(0, ITYPE)) if return_predecessors else empty
         starts = xp.asarray(np.unique(sources).astype(np.int64))
-        graph = _with_super_source(self.graph(weighted), starts)
-        # Unweighted, the virtual arcs count one hop: levels are one too many.
-        d, parents = _search(graph, n, weighted, limit, hops_offset=0 if weighted else 1)
-        dist = d[:n].copy()
-        dist[starts] = 0  # SciPy's too, even when ``limit`` is NaN
+        graph = self.graph(weighted)
+        if starts.shape[0] == 0:  # SciPy: nothing is reached from no index
+            dist = xp.full(n, np.inf, dtype=DTYPE)
+            none = xp.full(n, NULL_IDX, dtype=ITYPE)
+            return (dist, none, none.copy()) if return_predecessors else dist
+        dist, parents = _search(graph, starts, weighted, limit)
         if not return_predecessors:
             return dist
-        p = _predecessors(_arcs(graph, weighted), d, parents)[:n]
+        p = _predecessors(_arcs(graph, weighted), dist, parents)
         p[starts] = -1
         origin = _roots(p, starts, xp)
         return dist, _scipy_ids(p, xp), _scipy_ids(origin, xp)
@@ -459,27 +460,29 @@ def _rows(indptr, xp):
 # -- searches -----------------------------------------------------------------------
 
 
-def _search(graph: Graph, source: int, weighted: bool, limit: float, hops_offset: int = 0):
-    """(float64 distances, int64 parents) of one wavefront search from ``source``.
+def _search(graph: Graph, sources, weighted: bool, limit: float):
+    """(float64 distances, int64 parents) of one wavefront search from
+    ``sources`` (a node, or an array of nodes searched at once).
 
     ``limit`` is SciPy's: nodes farther away stay unreached. Unweighted
-    searches are BFS; ``hops_offset`` is subtracted from its levels.
+    searches are BFS.
     """
     xp = graph.xp
+    seeds = {"source": sources} if isinstance(sources, int) else {"sources": sources}
     if limit != limit:  # NaN: SciPy's test ``distance <= limit`` never holds
         dist = xp.full(graph.n, np.inf, dtype=DTYPE)
         parents = xp.full(graph.n, -1, dtype=np.int64)
-        dist[source], parents[source] = -hops_offset, source
+        dist[sources], parents[sources] = 0, sources
         return dist, parents
     methods = METHODS[graph.device]
     if weighted:
         cutoff = None if limit == np.inf else limit
-        result = sssp(graph, source, method=methods["sssp"], cutoff=cutoff)
+        result = sssp(graph, method=methods["sssp"], cutoff=cutoff, **seeds)
         return result.distances.astype(DTYPE, copy=False), result.parents
-    depth = None if limit == np.inf else int(min(limit, graph.n)) + hops_offset
-    result = bfs(graph, source, method=methods["bfs"], depth_limit=depth)
+    depth = None if limit == np.inf else int(min(limit, graph.n))
+    result = bfs(graph, method=methods["bfs"], depth_limit=depth, **seeds)
     levels = result.levels
-    dist = xp.where(levels >= 0, levels.astype(DTYPE) - hops_offset, np.inf)
+    dist = xp.where(levels >= 0, levels.astype(DTYPE), np.inf)
     return dist, result.parents
 
 
@@ -550,39 +553,6 @@ def _roots(pred, starts, xp):
             break
         jump = further
     return xp.where(reached, jump, -1)
-
-
-def _with_super_source(graph: Graph, starts) -> Graph:
-    """``graph`` plus a node ``n`` with a 0-weight arc to each of ``starts``
-    (sorted, distinct). Built on the CSR/CSC directly: node ``n`` is a new
-    last row, and the last entry of each start's column."""
-    xp, n, k = graph.xp, graph.n, int(starts.shape[0])
-    ids = index_dtype(n + 1)
-    indptr = xp.concatenate([graph.indptr, graph.indptr[-1:] + k])
-    indices = xp.concatenate([graph.indices.astype(ids), starts.astype(ids)])
-    weights = None
-    if graph.weights is not None:
-        weights = xp.concatenate([graph.weights, xp.zeros(k, dtype=graph.weights.dtype)])
-    in_indptr, in_indices, in_weights = graph.in_indptr, graph.in_indices, graph.in_weights
-    m = int(in_indices.shape[0])
-    ends = in_indptr[starts + 1]  # where each start's column ends: the new arc goes there
-    moved = xp.arange(m, dtype=np.int64) + xp.searchsorted(ends, xp.arange(m), side="right")
-    added = ends + xp.arange(k, dtype=np.int64)
-    new_in_indices = xp.empty(m + k, dtype=ids)
-    new_in_indices[moved] = in_indices
-    new_in_indices[added] = n
-    new_in_weights = None
-    if in_weights is not None:
-        new_in_weights = xp.empty(m + k, dtype=in_weights.dtype)
-        new_in_weights[moved] = in_weights
-        new_in_weights[added] = 0
-    new_in_indptr = xp.empty(n + 2, dtype=np.int64)
-    new_in_indptr[: n + 1] = in_indptr + xp.searchsorted(starts, xp.arange(n + 1), side="left")
-    new_in_indptr[n + 1] = new_in_indptr[n]
-    return Graph(
-        indptr, indices, n=n + 1, weights=weights, directed=True,
-        in_indptr=new_in_indptr, in_indices=new_in_indices, in_weights=new_in_weights,
-    )
 
 
 def _bfs_order(indptr, indices, levels, start: int, xp):
