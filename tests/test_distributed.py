@@ -295,6 +295,71 @@ def test_gpu_memory_error_names_the_gpus_that_would_suffice(monkeypatch):
     check_block_fits(29, 16, error.gpus_needed)  # and with that many it does
 
 
+def test_a_block_that_does_not_fit_names_the_gpus_that_would(monkeypatch):
+    from wavefront.backends.cuda import memory
+    from wavefront.distributed.memory import (
+        block_bytes_for,
+        check_graph_fits,
+        gpus_needed_for,
+    )
+
+    _, _, dist = _kronecker(10)
+    needed = block_bytes_for(dist.n, dist.m, 1, 1, 1, dist.local_arcs) + memory.SAFETY_BYTES
+    monkeypatch.setattr(memory, "free_bytes", lambda: needed)  # faked: no GPU is asked
+    check_graph_fits(dist)
+    monkeypatch.setattr(memory, "free_bytes", lambda: needed - 1)
+    with pytest.raises(wavefront.GPUMemoryError) as info:
+        check_graph_fits(dist)
+    assert info.value.needed_bytes == needed and info.value.free_bytes == needed - 1
+    assert info.value.gpus_needed == gpus_needed_for(dist.n, dist.m, needed - 1) == 2
+
+
+def test_device_transport_kinds_are_checked():
+    from wavefront.distributed.device_transport import choose_transport
+
+    with pytest.raises(ValueError, match="nccl, mpi"):
+        choose_transport(SelfTransport(), "tcp")
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("transport", ["nccl", "mpi"])
+def test_gpu_blocks_in_a_world_of_one(transport):
+    """P = 1 on this process's GPU: a one-rank NCCL communicator, or host staging."""
+    from wavefront.distributed import gpu
+
+    (src, dst), graph, _ = _kronecker(12)
+    dist = wd.kronecker(12, grid=ProcessGrid(world=SelfTransport()))
+    block = gpu.to_gpu(dist, transport=transport)
+    assert block.transport == transport
+    for root in wd.choose_roots(dist, 3):
+        reference = wavefront.bfs(graph, int(root), method="hybrid")
+        for policy in ("gap", "top-down", "bottom-up"):
+            result = gpu.bfs(block, int(root), policy=policy)
+            full = result.gather()
+            assert full.backend == "cuda" and np.array_equal(full.levels, reference.levels)
+            summary = wd.validate_bfs(dist, result, dist.traversed_edges(result.reached))
+            assert summary.nedge == graph.traversed_edges(reference.parents >= 0)
+            validate_bfs((src, dst), full, n=graph.n)
+    record = result.trace[-1]
+    assert record.comm_seconds >= 0 and "fold" in record.collectives
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("size, transport", [(1, "nccl"), (2, "mpi"), (2, "auto")])
+def test_mpirun_gpu_blocks(size, transport, tmp_path):
+    """Each rank takes its node-local GPU. One GPU here: P = 2 shares it, so
+    NCCL (which refuses two ranks on one GPU) gives way to host staging."""
+    out = tmp_path / "summary.json"
+    done = mpirun(size, sys.executable, SCRIPTS / "check_gpu_bfs.py", "--scale", 12, "--roots", 2,
+                  "--transport", transport, "--out", out, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    summary = json.loads(out.read_text())
+    assert summary["size"] == size and summary["searches"] == 2 * 3
+    one_gpu = len(set(summary["devices"])) < size
+    assert summary["transport"] == ("mpi" if transport == "auto" and one_gpu else transport)
+    assert summary["fold_bytes"] > 0 or size == 1
+
+
 def _graph500_names(kernels=("bfs",)):
     prefix = {"bfs": "bfs  ", "sssp": "sssp "}
     header = ["SCALE", "edgefactor", "NBFS", "graph_generation", "num_mpi_processes", "construction_time"]
@@ -304,7 +369,7 @@ def _graph500_names(kernels=("bfs",)):
             + [f"{prefix[k]}{s}_validate" for k in kernels for s in STATISTICS])
 
 
-def check_report(text: str, size: int, scale: int, roots: int, kernels=("bfs",)) -> dict:
+def check_report(text: str, size: int, scale: int, roots: int, kernels=("bfs",), backend="cpu") -> dict:
     """The reference block once, in order, with ``num_mpi_processes: size``; returns name -> value."""
     lines = text.splitlines()
     names = _graph500_names(kernels)
@@ -312,7 +377,7 @@ def check_report(text: str, size: int, scale: int, roots: int, kernels=("bfs",))
     values = {line.split(":")[0]: line[32:].strip() for line in lines}
     assert sum(line.startswith("SCALE:") for line in lines) == 1  # only rank 0 printed
     assert values["num_mpi_processes"] == str(size) and values["SCALE"] == str(scale)
-    assert values["NBFS"] == str(roots) and values["backend"] == "cpu"
+    assert values["NBFS"] == str(roots) and values["backend"] == backend
     _, graph, _ = _kronecker(scale)
     single_roots = choose_roots(*_kronecker(scale)[0], graph.n, roots, 1)
     components = {graph.traversed_edges(wavefront.bfs(graph, int(r)).parents >= 0) for r in single_roots}
@@ -360,8 +425,8 @@ def test_a_failed_distributed_validation_exits_1(monkeypatch, capsys):
 
 
 @pytest.mark.parametrize("argv, message", [
-    (["--backend", "cuda"], "use --backend cpu"),
-    (["--energy", "--backend", "cpu"], "GPU power"),
+    (["--backend", "cuda"], "with --backend cuda run --kernels bfs"),
+    (["--energy", "--backend", "cpu"], "not measured in a distributed run"),
     (["--method", "dijkstra"], "no distributed bfs method"),
     (["--method", "hybrid"], "no distributed sssp method 'hybrid'"),
     (["--method", "sssp=dijkstra", "--kernels", "sssp"], "choose one of auto, delta-stepping"),
@@ -371,6 +436,28 @@ def test_a_failed_distributed_validation_exits_1(monkeypatch, capsys):
 def test_cli_distributed_refusals_exit_2(argv, message, capsys):
     assert main(["graph500", "--scale", "8", "--distributed", "--no-progress", *argv]) == 2
     assert message in capsys.readouterr().err
+
+
+def test_cli_distributed_gpu_run_without_a_gpu_exits_2(capsys):
+    from wavefront.backends import cuda_status
+
+    if cuda_status()[0]:
+        pytest.skip("this machine has a GPU: the run would start")
+    status = main(["graph500", "--scale", "8", "--distributed", "--backend", "cuda", "--kernels", "bfs",
+                   "--no-progress"])
+    assert status == 2 and "CUDA backend cannot run here" in capsys.readouterr().err
+
+
+@pytest.mark.gpu
+def test_cli_distributed_gpu_run_in_one_process(capsys, tmp_path):
+    path = tmp_path / "report.json"
+    status = main(["graph500", "--scale", "10", "--roots", "4", "--backend", "cuda", "--kernels", "bfs",
+                   "--distributed", "--no-progress", "--json", str(path)])
+    out, err = capsys.readouterr()
+    assert status == 0, err
+    values = check_report(out, 1, 10, 4, ("bfs",), backend="cuda")
+    assert "one GPU each" in values["backend_reason"]
+    assert json.loads(path.read_text())["valid"]
 
 
 # -- under mpirun ---------------------------------------------------------------------------

@@ -34,6 +34,11 @@ def pack(dest: np.ndarray, size: int, *columns) -> tuple[np.ndarray, np.ndarray]
     return rows.reshape(-1), counts
 
 
+def on_host(values):
+    """``values`` as a NumPy array (a GPU search's CuPy results are copied)."""
+    return values if isinstance(values, np.ndarray) else values.get()
+
+
 def to_bits(values: np.ndarray) -> np.ndarray:
     """``values`` (float32/64, int32/64) as int64 holding their bit patterns
     (4-byte types zero-extended; :func:`from_bits` inverts it exactly)."""

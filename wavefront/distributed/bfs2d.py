@@ -88,7 +88,8 @@ def pair_shift(part, tuning: DistributedTuning) -> int:
 class DistributedBFSResult:
     """This rank's share of a distributed BFS: its owned vertices' parents
     (global ids, -1 unreached) and levels (-1 unreached), from vertex
-    ``first_vertex`` on; ``trace`` holds this rank's :class:`LevelRecord` rows."""
+    ``first_vertex`` on (NumPy arrays; CuPy arrays on the GPU's device after a
+    GPU search, :mod:`.gpu`); ``trace`` holds this rank's :class:`LevelRecord` rows."""
 
     source: int
     parents: np.ndarray
@@ -99,6 +100,7 @@ class DistributedBFSResult:
     policy: str = ""
     trace: list = field(default_factory=list)
     seconds: float = float("nan")
+    backend: str = "cpu"
 
     @property
     def reached(self) -> np.ndarray:
@@ -113,8 +115,10 @@ class DistributedBFSResult:
     def gather(self, root: int = 0) -> BFSResult | None:
         """The whole result as a single-process :class:`~wavefront.results.BFSResult`
         on rank ``root`` (None elsewhere; collective). Its trace is ``root``'s levels."""
-        parents = self.world.gatherv(self.parents, root)
-        levels = self.world.gatherv(self.levels, root)
+        from ._exchange import on_host
+
+        parents = self.world.gatherv(on_host(self.parents), root)
+        levels = self.world.gatherv(on_host(self.levels), root)
         if parents is None:
             return None
         trace = Trace()
@@ -122,7 +126,7 @@ class DistributedBFSResult:
             trace.add(r.level, r.direction, r.frontier_vertices, r.examined, r.seconds, r.reason)
         return BFSResult(
             source=self.source, parents=parents[: self.n], levels=levels[: self.n], trace=trace,
-            method=f"{METHOD}({self.policy})", backend="cpu", seconds=self.seconds,
+            method=f"{METHOD}({self.policy})", backend=self.backend, seconds=self.seconds,
         )
 
     def gather_trace(self, root: int = 0) -> list[dict] | None:

@@ -96,6 +96,7 @@ class DistributedGraph:
     def traversed_edges(self, reached_piece: np.ndarray) -> int:
         """Graph500's TEPS edge count for a search that reached ``reached_piece``
         (this rank's owned vertices; collective): input tuples inside the component."""
+        reached_piece = _exchange.on_host(reached_piece)
         local = np.array([int(self.input_degree[reached_piece].sum())], dtype=np.int64)
         return int(self.world.allreduce(local)[0]) // 2
 

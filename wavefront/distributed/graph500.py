@@ -11,8 +11,9 @@ them:
    graph is the same for any P);
 3. ``construction_time`` (kernel 1): the edge exchange, the block builds
    (:func:`.graph.from_edges`) and the per-graph search structures (SSSP's
-   joined block, :func:`.sssp2d.joined`), as the single-process driver
-   counts its ``prepare``;
+   joined block, :func:`.sssp2d.joined`; with ``backend="cuda"`` each
+   block's move to its GPU, workspace and probe order, :func:`.gpu.to_gpu`),
+   as the single-process driver counts its ``prepare``;
 4. the same 64 roots as the single-process driver (:func:`choose_roots`);
 5. per kernel (BFS, then SSSP: kernel 3): one untimed warm-up search, then per
    root a timed search and its distributed validation (:mod:`.validate`);
@@ -20,8 +21,11 @@ them:
 6. per kernel, an untimed re-run from the first root with the wait barrier
    on, whose per-rank level (phase) trace goes into the JSON.
 
-Rank 0 prints the reference's report (:mod:`wavefront.graph500.report`) with
-``num_mpi_processes: P``; the other ranks print nothing on stdout.
+With ``backend="cuda"`` the BFS runs on each rank's GPU (:mod:`.gpu`:
+the node-local rank's device, device buffers over NCCL or staged through
+MPI); SSSP has CPU ranks only. Rank 0 prints the reference's report
+(:mod:`wavefront.graph500.report`) with ``num_mpi_processes: P``; the other
+ranks print nothing on stdout.
 """
 from __future__ import annotations
 
@@ -110,13 +114,19 @@ def _timed(world, run, *args, **kwargs):
     return out, time.perf_counter() - start
 
 
-def _prepare(graph, kernels) -> None:
-    """The per-graph search structures a kernel builds on first use (kernel 1's share)."""
+def _prepare(graph, kernels, backend: str = "cpu", transport: str = "auto"):
+    """The per-graph search structures a kernel builds on first use (kernel
+    1's share); the GPU block with ``backend="cuda"`` (else None)."""
     if "sssp" in kernels:
         joined(graph)
+    if backend == "cuda":
+        from .gpu import to_gpu
+
+        return to_gpu(graph, transport=transport)
+    return None
 
 
-def _warm_up(grid, scale, edgefactor, seed, policy, kernels) -> None:
+def _warm_up(grid, scale, edgefactor, seed, policy, kernels, backend="cpu", transport="auto") -> None:
     """Load every numba kernel the run uses on a small graph, untimed.
 
     Rank 0 goes first, alone (a world of one), while the others wait: ranks
@@ -128,14 +138,20 @@ def _warm_up(grid, scale, edgefactor, seed, policy, kernels) -> None:
 
     if grid.size > 1:
         if grid.rank == 0:
-            _warm_up(ProcessGrid(world=SelfTransport(), set_threads=False), scale, edgefactor, seed, policy, kernels)
+            _warm_up(ProcessGrid(world=SelfTransport(), set_threads=False), scale, edgefactor, seed, policy, kernels,
+                     backend, "mpi")
         grid.world.barrier()
     kronecker_edges(max(scale, 12), edgefactor, seed, np, 0, 1 << 16)  # the generator's compiled path
     small = kronecker(scale, edgefactor, seed, grid, weighted="sssp" in kernels)
-    _prepare(small, kernels)
+    block = _prepare(small, kernels, backend, transport)
     root = int(choose_roots(small, 1, seed)[0])
     if "bfs" in kernels:
-        result = bfs(small, root, policy)
+        if block is None:
+            result = bfs(small, root, policy)
+        else:
+            from .gpu import bfs as gpu_bfs
+
+            result = gpu_bfs(block, root, policy)
         validate_bfs(small, result, small.traversed_edges(result.reached))
     if "sssp" in kernels:
         result = sssp(small, root)
@@ -155,6 +171,8 @@ def run_graph500(
     kernels=KERNELS,
     delta: float | None = None,
     tuning=None,
+    backend: str = "cpu",
+    transport: str = "auto",
 ) -> DistributedReport:
     """Run the distributed Graph500 kernels (collective; ``mpirun -n P python ...``).
 
@@ -162,7 +180,9 @@ def run_graph500(
     the BFS direction policy (a name or object, default GAP's); ``delta``:
     the SSSP bucket width (default :func:`.sssp2d.default_delta`); ``tuning``:
     a :class:`~.tuning.DistributedTuning`; ``grid``: the process grid (default
-    :class:`ProcessGrid` of the MPI world). Rank 0 prints the report to
+    :class:`ProcessGrid` of the MPI world); ``backend``: "cpu" or "cuda" (the
+    BFS blocks on the GPUs, device buffers over ``transport``: "auto", "nccl"
+    or "mpi"; BFS only). Rank 0 prints the report to
     ``stream`` (stdout), notes to ``log`` (stderr) and writes ``json_path``;
     every rank returns the report.
     """
@@ -177,10 +197,22 @@ def run_graph500(
     if not kernels or set(kernels) - set(KERNELS):
         raise ValueError(f"kernels must be among {', '.join(KERNELS)}; got {list(kernels)}")
     kernels = tuple(k for k in KERNELS if k in set(kernels))
+    if backend not in ("cpu", "cuda"):
+        raise ValueError(f"backend must be 'cpu' or 'cuda', got {backend!r}")
+    if backend == "cuda" and "sssp" in kernels:
+        from ..errors import BackendUnavailableError
+
+        raise BackendUnavailableError(
+            "the distributed SSSP runs on CPU ranks only; run the BFS kernel alone on the GPUs (kernels='bfs')"
+        )
+    if backend == "cuda":
+        from ..backends import require_cuda
+
+        require_cuda()  # before any collective: every rank raises it alike
     with abort_on_error(world):
         threads = use_threads(world)
         report = _run(grid, scale, edgefactor, roots, seed, policy, threads, log if world.rank == 0 else None,
-                      kernels, delta, tuning)
+                      kernels, delta, tuning, backend, transport)
         if world.rank == 0:
             stream.write(report.text())
             stream.flush()
@@ -189,13 +221,14 @@ def run_graph500(
     return report
 
 
-def _run(grid, scale, edgefactor, num_roots, seed, policy, threads, log, kernels, delta, tuning) -> DistributedReport:
+def _run(grid, scale, edgefactor, num_roots, seed, policy, threads, log, kernels, delta, tuning, backend,
+         transport) -> DistributedReport:
     from ..graph500.driver import device_name
 
     world = grid.world
     say = (lambda text: print(f"wavefront graph500: {text}", file=log, flush=True)) if log else (lambda text: None)
     say(f"distributed over {world.size} MPI ranks, {grid.rows}x{grid.cols} grid, {threads} threads per rank")
-    _warm_up(grid, min(scale, WARM_UP_SCALE), edgefactor, seed, policy, kernels)
+    _warm_up(grid, min(scale, WARM_UP_SCALE), edgefactor, seed, policy, kernels, backend, transport)
 
     weighted = "sssp" in kernels
     edges, generation = _timed(world, kronecker_slice, scale, edgefactor, seed, grid, weighted)
@@ -203,11 +236,11 @@ def _run(grid, scale, edgefactor, num_roots, seed, policy, threads, log, kernels
     def construct(edges):
         graph = from_edges(edges.src, edges.dst, 1 << scale, grid, tuple_offset=edges.first, weights=edges.weights)
         start = time.perf_counter()
-        _prepare(graph, kernels)
+        block = _prepare(graph, kernels, backend, transport)
         graph.timings["prepare"] = time.perf_counter() - start
-        return graph
+        return graph, block
 
-    graph, construction = _timed(world, construct, edges)
+    (graph, block), construction = _timed(world, construct, edges)
     del edges
     root_list = choose_roots(graph, num_roots, seed)
     say(
@@ -218,15 +251,25 @@ def _run(grid, scale, edgefactor, num_roots, seed, policy, threads, log, kernels
     exchanged = world.allreduce(np.array([graph.exchange_bytes], dtype=np.int64))
     report = DistributedReport(
         scale=scale, edgefactor=edgefactor, seed=seed, roots=[int(r) for r in root_list],
-        graph_generation=generation, construction_time=construction, backend="cpu",
-        backend_reason=f"distributed over {world.size} MPI ranks", device=device_name("cpu"),
+        graph_generation=generation, construction_time=construction, backend=backend,
+        backend_reason=f"distributed over {world.size} MPI ranks"
+        + ("" if block is None else f", one GPU each, device buffers over {block.transport}"),
+        device=device_name(backend),
         version=__version__, kernels={}, num_mpi_processes=world.size,
         grid=f"{grid.rows}x{grid.cols}", threads_per_rank=threads,
         construction={**{f"{k}_seconds_max": float(v) for k, v in zip(graph.timings, breakdown)},
                       "exchange_bytes_total": int(exchanged[0])},
     )
+    if block is None:
+        def search_bfs(root, wait):
+            return bfs(graph, root, policy, measure_wait=wait, tuning=tuning)
+    else:
+        from .gpu import bfs as gpu_bfs
+
+        def search_bfs(root, wait):
+            return gpu_bfs(block, root, policy, measure_wait=wait, tuning=tuning)
     searches = {
-        "bfs": (METHOD, lambda root, wait: bfs(graph, root, policy, measure_wait=wait, tuning=tuning), validate_bfs),
+        "bfs": (METHOD, search_bfs, validate_bfs),
         "sssp": (SSSP_METHOD, lambda root, wait: sssp(graph, root, delta, measure_wait=wait), validate_sssp),
     }
     for kernel in kernels:
@@ -279,14 +322,14 @@ def run_from_args(args) -> DistributedReport:
     from ..errors import BackendUnavailableError, UnknownMethodError
     from .grid import parse_grid
 
-    if args.backend == "cuda":
+    kernels = tuple(k for k in KERNELS if k in args.kernels)
+    backend = "cuda" if args.backend == "cuda" else "cpu"  # auto: CPU ranks (a GPU run is asked for by name)
+    if backend == "cuda" and "sssp" in kernels:
         raise BackendUnavailableError(
-            "a distributed Graph500 run uses CPU ranks (the GPU blocks run through the Python API, "
-            "wavefront.distributed.gpu); use --backend cpu"
+            "the distributed SSSP runs on CPU ranks only; with --backend cuda run --kernels bfs"
         )
     if args.energy:
-        raise BackendUnavailableError("--energy measures GPU power, but a distributed run uses CPU ranks")
-    kernels = tuple(k for k in KERNELS if k in args.kernels)
+        raise BackendUnavailableError("--energy is not measured in a distributed run; run it in one process")
     bfs_method, sssp_method = _method(args, "bfs"), _method(args, "sssp")
     both = "" if isinstance(args.method, dict) or len(kernels) == 1 else " (or name one per kernel, e.g. bfs=hybrid)"
     if "bfs" in kernels and bfs_method is not None and bfs_method not in POLICIES:
@@ -304,4 +347,5 @@ def run_from_args(args) -> DistributedReport:
     return run_graph500(
         args.scale, edgefactor=args.edgefactor, roots=args.roots, seed=args.seed,
         policy=POLICIES.get(bfs_method), grid=grid, json_path=args.json_path, kernels=kernels,
+        backend=backend, transport=getattr(args, "transport", None) or "auto",
     )

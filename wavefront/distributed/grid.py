@@ -99,6 +99,7 @@ class ProcessGrid:
         self.i, self.j = divmod(self.rank, self.cols)
         self.row = world.split(color=self.i, key=self.j)
         self.col = world.split(color=self.j, key=self.i)
+        self.derived: dict = {}  # per-grid resources built on first use (device transports)
         self.threads = None
         if set_threads and size > 1:
             from .launch import use_threads

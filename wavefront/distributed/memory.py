@@ -13,9 +13,9 @@ largest block is the one that counts: every rank must fit.
 
 :func:`gpus_needed` inverts it: the fewest ranks (one GPU each) whose
 largest block fits in a given free memory. The single-GPU Graph500 driver
-and the distributed GPU run put that number in their
-:class:`~wavefront.errors.GPUMemoryError`. Everything here is arithmetic:
-no GPU is needed to ask.
+and the distributed GPU run (:func:`check_graph_fits`, collective) put that
+number in their :class:`~wavefront.errors.GPUMemoryError`. Everything but
+the free-memory query is arithmetic: no GPU is needed to ask.
 """
 from __future__ import annotations
 
@@ -28,50 +28,65 @@ from .grid import Partition, grid_shape
 MAX_GPUS = 1 << 16
 
 
-def block_bytes(scale: int, edgefactor: int, size: int, rows: int | None = None, cols: int | None = None) -> int:
-    """Device bytes of the largest block of a SCALE ``scale`` Kronecker graph
-    over ``size`` ranks (grid ``rows x cols``, default the most square)."""
+def block_bytes_for(n: int, arcs: int, size: int, rows: int | None = None, cols: int | None = None,
+                    local_arcs: int | None = None) -> int:
+    """Device bytes of a block of a graph of ``n`` vertices and ``arcs``
+    stored arcs over ``size`` ranks (grid ``rows x cols``, default the most
+    square): its share of the arcs (``local_arcs`` if known, else
+    ``arcs / size`` rounded up)."""
     from ..backends.cuda.device_graph import workspace_bytes
 
     if rows is None or cols is None:
         rows, cols = grid_shape(size)
-    n = 1 << int(scale)
-    part = Partition.of(n, rows, cols)
+    part = Partition.of(int(n), rows, cols)
     span = max(part.row_block_size, part.col_block_size)
-    arcs = -(-2 * int(edgefactor) * n // size)
+    local = -(-int(arcs) // size) if local_arcs is None else int(local_arcs)
     ids = 4 if span < 2**31 else 8
     stand_in = SimpleNamespace(n=span, indices=np.empty(0, dtype=np.int32 if ids == 4 else np.int64))
-    adjacency = 2 * (8 * (span + 1) + ids * arcs)  # block CSR and CSC
-    probes = ids * arcs + 8 * (span + 1)  # degree-ordered CSC copy, packed first probes
+    adjacency = 2 * (8 * (span + 1) + ids * local)  # block CSR and CSC
+    probes = ids * local + 8 * (span + 1)  # degree-ordered CSC copy, packed first probes
     results = 12 * span  # int32 levels + int64 parents of the block step
     fold = 2 * 16 * part.row_block_size  # pairs out and in, at most one per row-block target
-    return adjacency + probes + workspace_bytes(stand_in) + results + fold + 8 * part.piece
+    owned = 8 * part.piece + 12 * part.piece  # degrees; the owner's parents and levels
+    return adjacency + probes + workspace_bytes(stand_in) + results + fold + owned
+
+
+def block_bytes(scale: int, edgefactor: int, size: int, rows: int | None = None, cols: int | None = None) -> int:
+    """Device bytes of the largest block of a SCALE ``scale`` Kronecker graph
+    over ``size`` ranks (every tuple symmetrized, none merged: an upper bound)."""
+    n = 1 << int(scale)
+    return block_bytes_for(n, 2 * int(edgefactor) * n, size, rows, cols)
 
 
 def gpus_needed(scale: int, edgefactor: int, free_bytes: int, safety_bytes: int | None = None) -> int | None:
     """The fewest ranks (one GPU each, ``free_bytes`` free on every GPU) whose
-    largest block fits; None if none up to ``MAX_GPUS`` does."""
+    largest block of a SCALE ``scale`` Kronecker graph fits; None if none up
+    to ``MAX_GPUS`` does."""
+    n = 1 << int(scale)
+    return gpus_needed_for(n, 2 * int(edgefactor) * n, free_bytes, safety_bytes)
+
+
+def gpus_needed_for(n: int, arcs: int, free_bytes: int, safety_bytes: int | None = None) -> int | None:
+    """:func:`gpus_needed` for a graph of ``n`` vertices and ``arcs`` stored arcs."""
     if safety_bytes is None:
         from ..backends.cuda.memory import SAFETY_BYTES
 
         safety_bytes = SAFETY_BYTES
-    for size in range(1, MAX_GPUS + 1):
-        if block_bytes(scale, edgefactor, size) + safety_bytes <= free_bytes:
+
+    def fits(size: int) -> bool:
+        return block_bytes_for(n, arcs, size) + safety_bytes <= free_bytes
+
+    # Every count up to 64 (grids of any shape), then powers of two.
+    for size in [*range(1, 65), *(1 << k for k in range(7, MAX_GPUS.bit_length()))]:
+        if fits(size):
             return size
-        if size >= 64:  # blocks shrink slowly past here; jump to powers of two
-            break
-    size = 128
-    while size <= MAX_GPUS:
-        if block_bytes(scale, edgefactor, size) + safety_bytes <= free_bytes:
-            return size
-        size *= 2
     return None
 
 
 def check_block_fits(scale: int, edgefactor: int, size: int, free_bytes: int | None = None) -> None:
     """Raise :class:`~wavefront.errors.GPUMemoryError` (with the number of
-    GPUs that would suffice) if this run's largest block does not fit in
-    ``free_bytes`` (default: what this rank's GPU has free)."""
+    GPUs that would suffice) if a SCALE ``scale`` run's largest block over
+    ``size`` GPUs does not fit in ``free_bytes`` (default: what this GPU has free)."""
     from ..backends.cuda import memory
     from ..errors import GPUMemoryError
 
@@ -83,4 +98,25 @@ def check_block_fits(scale: int, edgefactor: int, size: int, free_bytes: int | N
             f"a block of the SCALE {scale} graph (edgefactor {edgefactor}) over {size} GPU"
             + ("s" if size > 1 else ""),
             needed, free_bytes, gpus=gpus_needed(scale, edgefactor, free_bytes),
+        )
+
+
+def check_graph_fits(graph) -> None:
+    """Collective: every rank raises the same :class:`~wavefront.errors.GPUMemoryError`
+    if some rank's block of ``graph`` (a :class:`~.graph.DistributedGraph`)
+    does not fit its GPU, naming the largest need, the smallest free memory
+    and how many GPUs like the tightest one would hold the graph."""
+    from ..backends.cuda import memory
+    from ..errors import GPUMemoryError
+
+    grid = graph.grid
+    needed = block_bytes_for(graph.n, graph.m, grid.size, grid.rows, grid.cols, graph.local_arcs)
+    needed += memory.SAFETY_BYTES
+    free = memory.free_bytes()
+    worst = graph.world.allreduce(np.array([needed, -free, int(needed > free)], dtype=np.int64), "max")
+    if worst[2]:
+        free = int(-worst[1])
+        raise GPUMemoryError(
+            f"the largest block of {graph!r} over {grid.size} GPU" + ("s" if grid.size > 1 else ""),
+            int(worst[0]), free, gpus=gpus_needed_for(graph.n, graph.m, free),
         )

@@ -64,13 +64,14 @@ def _first(mask: np.ndarray) -> int | None:
 
 
 def validate_bfs(graph, result, nedge: int | None = None) -> ValidationSummary:
-    """Validate a :class:`~.bfs2d.DistributedBFSResult` against the input tuples
-    the ranks hold (collective). Returns the same :class:`ValidationSummary`
-    on every rank, or raises the same ValidationError on every rank."""
+    """Validate a :class:`~.bfs2d.DistributedBFSResult` (host or GPU arrays)
+    against the input tuples the ranks hold, on the host (collective).
+    Returns the same :class:`ValidationSummary` on every rank, or raises the
+    same ValidationError on every rank."""
     world, part = graph.world, graph.part
     n, root = graph.n, int(result.source)
     first = graph.first_vertex
-    parents, levels = result.parents, result.levels
+    parents, levels = _exchange.on_host(result.parents), _exchange.on_host(result.levels)
     own = slice(0, max(0, min(part.piece, n - first)))  # owned vertices that exist
     ids = np.arange(first, first + parents.shape[0], dtype=np.int64)
 
@@ -171,7 +172,8 @@ def validate_bfs(graph, result, nedge: int | None = None) -> ValidationSummary:
     )
     check_edge_count(int(totals[0]), nedge)
     return ValidationSummary(
-        kernel="bfs", root=root, reached=int(totals[1]), nedge=int(totals[0]), depth=result.depth
+        kernel="bfs", root=root, reached=int(totals[1]), nedge=int(totals[0]),
+        depth=int(world.allreduce(np.array([int(levels.max()) if levels.size else 0], np.int64), "max")[0]),
     )
 
 

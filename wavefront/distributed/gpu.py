@@ -1,0 +1,321 @@
+"""The 2-D direction-optimizing BFS with each rank's block on its GPU.
+
+Seed 000's cluster BFS with the GPU doing the block's work: the level loop of
+:mod:`.bfs2d` (global policy, block step, fold, row and column exchange),
+with every array of the level on the device and the collectives on a
+:class:`~.device_transport.DeviceTransport` (NCCL, or host staging over MPI).
+
+The block step is the CUDA backend's own:
+
+* the block ``A_ij`` is a directed :class:`~wavefront.graph.Graph` on the GPU
+  over ``span = max(n_row, n_col)`` local ids (sources column-local, targets
+  row-local, as :mod:`.graph` builds it), so the CUDA launchers run on it
+  unchanged: :func:`~wavefront.backends.cuda.bfs_steps.workspace` (bitmaps,
+  queues, counters, degree masks), ``bitmap_to_queue``,
+  ``top_down_balanced`` (the edge-balanced top-down step, claims through the
+  visited bitmap), :func:`~wavefront.backends.cuda.bfs_bottom_up.bottom_up`
+  (seed 000 figs. 4 and 6), with the probe order and packed first probes of
+  :mod:`~wavefront.backends.cuda.bfs_search` (``bottom_up_indices``,
+  ``packed_rows``: in-neighbours by decreasing block out-degree) and its
+  :class:`~wavefront.backends.cuda.bfs_tuning.BFSTuning`;
+* the workspace's ``visited`` bitmap is the row block's visited set (its
+  in-degree-0 vertices, then every vertex the row's owners accept, OR-ed in
+  from the row all-gather each level), ``frontier`` is the column block's
+  frontier bitmap (the column all-gather), and the step's ``parents`` array
+  holds, for each target it claimed, its column-local parent;
+* the direction comes from the same :mod:`wavefront.bfs.policy` object on
+  every rank, fed the allreduced ``n_f``, ``m_f``, ``m_u`` (GAP's by default).
+
+What :class:`~wavefront.backends.cuda.bfs_search.BFSSearch` adds for one
+GPU (the single-block small-frontier kernel, deferred result fills, levels
+left due, a bottom-up level queued ahead) is not used: each assumes the
+frontier a step writes is the next step's input, which the fold and the
+exchanges break.
+
+Owners keep their piece's parents and levels on the device; a result's
+arrays are CuPy arrays, which the distributed validator reads on the host.
+The fold packs each pair into one int64 where the ids fit, as on CPU ranks;
+the CPU ranks' fold deduplication (an exclusive OR-scan) is not used here:
+NCCL has no bitwise reduction.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..bfs.policy import BOTTOM_UP, TOP_DOWN, LevelState, make_policy
+from ._trace import Clock, LevelRecord
+from .bfs2d import DistributedBFSResult, pair_shift
+from .graph import DistributedGraph
+from .tuning import DEFAULT_TUNING
+
+_GPU_KEY = "distributed.gpu"
+
+
+@dataclass
+class GPUBlock:
+    """A rank's block on its GPU and what the searches reuse (see :func:`to_gpu`)."""
+
+    graph: DistributedGraph  # the host side: grid, partition, degrees, tuples
+    block: object  # wavefront.graph.Graph on the GPU
+    ws: object  # the CUDA BFS workspace of the block
+    in_indices: object  # CSC indices in probe order
+    rows: object  # packed first probes, or None
+    tuning: object  # BFSTuning
+    degree: object  # owned vertices' degrees (device, int64)
+    step_levels: object  # the block step's result arrays (span)
+    step_parents: object
+    transports: tuple  # device transports: world, row, column
+    device: int
+    transport: str  # "nccl" or "mpi"
+
+
+def to_gpu(graph: DistributedGraph, transport: str = "auto", tuning=None, device: int | None = None) -> GPUBlock:
+    """Move this rank's block to its GPU (collective; cached on the graph).
+
+    ``device``: the CUDA device (default: the node-local rank's,
+    :func:`.launch.select_gpu`); ``transport``: "nccl", "mpi" or "auto" (see
+    :func:`.device_transport.choose_transport`); ``tuning``: a
+    :class:`~wavefront.backends.cuda.bfs_tuning.BFSTuning`. Raises
+    :class:`~wavefront.errors.GPUMemoryError` on every rank, naming how many
+    GPUs would suffice, if some rank's block does not fit its GPU.
+    """
+    cached = graph.derived.get(_GPU_KEY)
+    if cached is not None and transport in ("auto", cached.transport):
+        return cached
+    from ..backends import require_cuda
+
+    require_cuda()
+    import cupy
+
+    from ..backends.cuda import bfs_steps as steps
+    from ..backends.cuda.bfs_search import bottom_up_indices, packed_rows
+    from ..backends.cuda.bfs_tuning import tuning_from
+    from ..graph import Graph
+    from .device_transport import make_device_transports
+    from .launch import select_gpu
+    from .memory import check_graph_fits
+
+    if device is None:
+        device = select_gpu(graph.world)
+    else:
+        cupy.cuda.Device(int(device)).use()
+    tuning = tuning_from(tuning)
+    check_graph_fits(graph)
+    span = max(graph.part.row_block_size, graph.part.col_block_size)
+    block = Graph(
+        cupy.asarray(graph.indptr), cupy.asarray(graph.indices), n=span, directed=True,
+        in_indptr=cupy.asarray(graph.in_indptr), in_indices=cupy.asarray(graph.in_indices),
+    )
+    steps.compile_all(block.indices.dtype.itemsize == 8, tuning)
+    ws = steps.workspace(block)
+    in_indices = bottom_up_indices(block, tuning)
+    rows = packed_rows(block, tuning, in_indices)
+    world, row, col = make_device_transports(graph.grid, transport)
+    gpu = GPUBlock(
+        graph=graph, block=block, ws=ws, in_indices=in_indices, rows=rows, tuning=tuning,
+        degree=cupy.asarray(graph.degree), step_levels=cupy.empty(span, dtype=cupy.int32),
+        step_parents=cupy.empty(span, dtype=cupy.int64), transports=(world, row, col),
+        device=int(cupy.cuda.Device().id), transport=world.kind,
+    )
+    cupy.cuda.get_current_stream().synchronize()
+    graph.derived[_GPU_KEY] = gpu
+    return gpu
+
+
+def bfs(gpu: GPUBlock, source: int, policy=None, alpha=None, beta=None, depth_limit: int | None = None,
+        measure_wait: bool = True, tuning=None) -> DistributedBFSResult:
+    """Direction-optimizing BFS from ``source`` with the blocks on the GPUs
+    (collective); the arguments are :func:`.bfs2d.bfs`'s. ``measure_wait``
+    also synchronizes the stream after each collective, so the trace's
+    communication seconds are the transfers', not their launches'."""
+    chosen = make_policy(policy, alpha, beta)
+    g = gpu.graph
+    source = int(source)
+    if not 0 <= source < g.n:
+        raise ValueError(f"source {source} is out of range: the graph has vertices 0..{g.n - 1}")
+    if depth_limit is not None and (int(depth_limit) != depth_limit or depth_limit < 0):
+        raise ValueError(f"depth_limit must be a non-negative integer, got {depth_limit!r}")
+    import cupy
+
+    start = time.perf_counter()
+    with cupy.cuda.Device(gpu.device):
+        parents, levels, trace = _Search(gpu, chosen, measure_wait, DEFAULT_TUNING if tuning is None else tuning).run(
+            source, depth_limit
+        )
+        cupy.cuda.get_current_stream().synchronize()
+    return DistributedBFSResult(
+        source=source, parents=parents, levels=levels, first_vertex=g.first_vertex, n=g.n, world=g.world,
+        policy=getattr(chosen, "name", type(chosen).__name__), trace=trace, seconds=time.perf_counter() - start,
+        backend="cuda",
+    )
+
+
+class _Search:
+    def __init__(self, gpu: GPUBlock, policy, measure_wait: bool, tuning):
+        import cupy
+
+        self.cupy = cupy
+        self.gpu, self.policy, self.measure_wait = gpu, policy, measure_wait
+        g = gpu.graph
+        self.g, self.grid, self.part = g, g.grid, g.part
+        self.shift = pair_shift(g.part, tuning)
+        self.mask = (1 << self.shift) - 1 if self.shift else 0
+        world, row, col = gpu.transports
+        self.dworld, self.drow, self.dcol = world, row, col
+        self.clock = Clock(g.grid.world, g.grid.row, g.grid.col, world, row, col)
+        self.row_words = g.part.row_block_size // 32
+        self.col_words = g.part.col_block_size // 32
+
+    def _sync(self) -> None:
+        if self.measure_wait:
+            self.cupy.cuda.get_current_stream().synchronize()
+
+    def _exchange(self, piece_bits):
+        """The owners' new frontier pieces over the row block (into visited)
+        and the column block (the next frontier bitmap)."""
+        grid, clock, ws = self.grid, self.clock, self.gpu.ws
+        with clock.collective("row_allgather", self.drow):
+            row_bits = self.drow.allgather(piece_bits)
+            self._sync()
+        with clock.collective("transpose", self.dworld):
+            held = self.dworld.sendrecv(piece_bits, grid.transpose_dest, grid.transpose_source)
+            self._sync()
+        with clock.collective("column_allgather", self.dcol):
+            col_bits = self.dcol.allgather(held)
+            self._sync()
+        ws.visited[: self.row_words] |= row_bits
+        ws.frontier.fill(0)
+        ws.frontier[: self.col_words] = col_bits
+
+    def _accept(self, received, level, own_parents, own_levels, piece_bits) -> tuple[int, int]:
+        """Owner side of the fold: unvisited vertices take a parent (any one
+        offered is a neighbour one level up); returns (accepted, their degree sum)."""
+        from ..backends.cuda import bfs_steps as steps
+
+        cp = self.cupy
+        if self.shift:
+            vertices, parent = received & self.mask, received >> self.shift
+        else:
+            pairs = received.reshape(-1, 2)
+            vertices, parent = pairs[:, 0], pairs[:, 1]
+        fresh = own_parents[vertices] < 0
+        vertices, parent = vertices[fresh], parent[fresh]
+        own_parents[vertices] = parent
+        own_levels[vertices] = level
+        new = cp.unique(vertices)
+        piece_bits.fill(0)
+        if new.size:
+            ws = self.gpu.ws
+            fn = steps.get_kernel("bfs_convert.cu", "queue_to_bitmap", ws.index64)
+            queue = new.astype(ws.vid_dtype)
+            fn((steps.blocks(new.size),), (steps.BLOCK,), (queue, steps.i64(new.size), piece_bits))
+            return int(new.size), int(self.gpu.degree[new].sum())
+        return 0, 0
+
+    def _block_step(self, choice, level, frontier_edges) -> tuple[int, int]:
+        """The CUDA step on the block; the claimed targets end in
+        ``ws.queue_in[:found]``, their parents in ``step_parents``. Returns
+        (found, edges examined)."""
+        from ..backends.cuda import bfs_bottom_up
+        from ..backends.cuda import bfs_steps as steps
+        from ..backends.cuda.abi import CNT_EDGES, CNT_NEXT_COUNT
+
+        gpu = self.gpu
+        block, ws = gpu.block, gpu.ws
+        if choice == BOTTOM_UP:
+            steps.reset_counters(ws)
+            bfs_bottom_up.bottom_up(block, ws, gpu.tuning, level, gpu.step_levels, gpu.step_parents,
+                                    gpu.in_indices, gpu.rows)
+            examined = int(steps.read_counters(ws)[CNT_EDGES])
+            ws.swap_bitmaps()  # the claimed targets' bitmap, as a queue below
+        else:
+            examined = 0
+        steps.reset_counters(ws)
+        steps.bitmap_to_queue(ws)
+        count = int(steps.read_counters(ws)[CNT_NEXT_COUNT])
+        if choice == BOTTOM_UP:
+            return count, examined
+        if count == 0:
+            return 0, 0
+        queue = ws.queue_in[:count]
+        total_edges = int((block.indptr[queue + 1] - block.indptr[queue]).sum())
+        steps.reset_counters(ws)
+        steps.top_down_balanced(block, ws, count, total_edges, level, gpu.step_levels, gpu.step_parents)
+        found = int(steps.read_counters(ws)[CNT_NEXT_COUNT]) if total_edges else 0
+        ws.swap_queues()
+        return found, total_edges
+
+    def _pairs(self, found):
+        """The claimed targets as (owner-local vertex, global parent) pairs grouped by owner."""
+        cp = self.cupy
+        gpu, g = self.gpu, self.g
+        piece = g.part.piece
+        targets = cp.sort(gpu.ws.queue_in[:found].astype(cp.int64))
+        owner = targets // piece
+        counts = cp.bincount(owner, minlength=self.grid.cols).get().astype(np.int64)
+        local = targets - owner * piece
+        parent = gpu.step_parents[targets] + g.col_offset
+        if self.shift:
+            return (parent << self.shift) | local, counts
+        return cp.stack((local, parent), axis=1).reshape(-1), counts * 2
+
+    def run(self, source: int, depth_limit):
+        cp = self.cupy
+        g, grid, clock, gpu = self.g, self.grid, self.clock, self.gpu
+        world = grid.world
+        piece = g.part.piece
+        own_parents = cp.full(piece, -1, dtype=cp.int64)
+        own_levels = cp.full(piece, -1, dtype=cp.int32)
+        piece_bits = cp.zeros(piece // 32, dtype=cp.uint32)
+        trace = []
+
+        clock.start(LevelRecord(0, "root", "", 0, 0, 0, 0, 0, discovered=1))
+        gpu.ws.visited[...] = gpu.ws.unreachable  # no vertex of the row block is visited yet
+        root_edges = 0
+        local_root = source - g.first_vertex
+        if 0 <= local_root < piece:
+            own_parents[local_root] = source
+            own_levels[local_root] = 0
+            piece_bits[local_root >> 5] = np.uint32(1 << (local_root & 31))
+            root_edges = int(g.degree[local_root])
+        self._exchange(piece_bits)
+        with clock.collective("allreduce", world):
+            frontier_edges = int(world.allreduce(np.array([root_edges], dtype=np.int64))[0])
+        trace.append(clock.stop())
+
+        frontier_vertices, previous = 1, 0
+        unexplored = g.m - frontier_edges
+        direction = TOP_DOWN
+        level = 0
+        while frontier_vertices > 0 and (depth_limit is None or level < depth_limit):
+            level += 1
+            state = LevelState(level, g.n, g.m, frontier_vertices, frontier_edges, unexplored, previous, direction)
+            choice, reason = self.policy.choose(state)
+            record = LevelRecord(level, choice, reason, frontier_vertices, frontier_edges, 0, 0, 0,
+                                 unexplored_edges=unexplored)
+            clock.start(record)
+            found, examined = self._block_step(choice, level, frontier_edges)
+            pairs, counts = self._pairs(found)
+            record.examined, record.found, record.sent = int(examined), int(found), int(found)
+            clock.lap("compute")
+            if self.measure_wait:
+                world.barrier()
+                clock.lap("wait")
+            with clock.collective("fold", self.drow):
+                received, _ = self.drow.alltoallv(pairs, counts)
+                self._sync()
+            accepted, accepted_edges = self._accept(received, level, own_parents, own_levels, piece_bits)
+            record.received = int(received.shape[0]) // (1 if self.shift else 2)
+            self._exchange(piece_bits)
+            with clock.collective("allreduce", world):
+                totals = world.allreduce(np.array([accepted, accepted_edges], dtype=np.int64))
+            record.discovered = int(totals[0])
+            trace.append(clock.stop())
+            previous = frontier_vertices
+            frontier_vertices, frontier_edges = int(totals[0]), int(totals[1])
+            unexplored -= frontier_edges
+            direction = choice
+        return own_parents, own_levels, trace
