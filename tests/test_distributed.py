@@ -203,7 +203,8 @@ def test_sssp_distances_equal_the_single_process_run_float32():
         assert summary.nedge == graph.traversed_edges(reference.parents >= 0)
         validate_sssp(edges, full, n=graph.n)
         kinds = {r.kind for r in result.trace}
-        assert kinds == {"root", "light", "heavy"} and result.trace[-1].comm_seconds >= 0
+        assert kinds == {"root", "light", "heavy", "parents"} and result.trace[-1].kind == "parents"
+        assert result.trace[-1].comm_seconds >= 0
 
 
 def test_sssp_with_an_explicit_delta_and_bad_arguments():

@@ -58,7 +58,8 @@ class LevelRecord(Timing):
 @dataclass
 class PhaseRecord(Timing):
     """One SSSP phase of one rank: a light or heavy relaxation of the bucket
-    ``bucket`` (``kind`` "light"/"heavy"), or the start ("root")."""
+    ``bucket`` (``kind`` "light"/"heavy"), the start ("root"), or the
+    parents from the final distances ("parents", the last)."""
 
     phase: int
     kind: str

@@ -60,7 +60,9 @@ import numpy as np
 from ..results import SSSPResult, Trace
 from . import _exchange
 from ._trace import Clock, PhaseRecord
+from .bfs2d import pair_shift
 from .graph import DistributedGraph
+from .tuning import DEFAULT_TUNING
 
 METHOD = "2d-delta-stepping"
 _WORKSPACE_KEY = "distributed.sssp_workspace"
@@ -435,12 +437,12 @@ class _Search:
         owned piece's, and how many tight-arc rounds it took."""
         from ..backends.cpu import _sssp_steps as steps
 
-        g, work, block, grid = self.g, self.work, self.block, self.grid
+        g, work, block, grid, clock = self.g, self.work, self.block, self.grid, self.clock
         world = grid.world
         piece = g.part.piece
         own = work.own_dist
-        row_dist = grid.row.allgather(own)
-        col_dist = grid.col.allgather(grid.transpose(own))
+        clock.start(PhaseRecord(len(self.trace), "parents", self.bucket, -1))
+        row_dist, col_dist = self._exchange_dense(own)
         final = work.dist
         final[: block.n_col] = col_dist
         final[block.n_col :] = row_dist
@@ -457,14 +459,27 @@ class _Search:
             parents[local] = self.source
         reached = own != self.infinity
         rounds = 1
-        missing = int(world.allreduce(np.array([int((reached & (parents < 0)).sum())], np.int64))[0])
+        with clock.collective("allreduce", world):
+            missing = int(world.allreduce(np.array([int((reached & (parents < 0)).sum())], np.int64))[0])
         while missing:  # tight arcs within one distance, breadth-first from resolved vertices
             rounds += 1
             before = missing
             missing = self._attach_level(parents, final, reached)
             if missing == before:
                 break  # nothing attaches: validation names the vertex (it cannot happen on a fixed point)
+        self.trace.append(clock.stop())
         return parents, rounds
+
+    def _exchange_dense(self, own):
+        """This per-vertex array of the owners over the row block and the column block."""
+        grid, clock = self.grid, self.clock
+        with clock.collective("row_allgather", grid.row):
+            row = grid.row.allgather(own)
+        with clock.collective("transpose", grid.world):
+            held = grid.transpose(own)
+        with clock.collective("column_allgather", grid.col):
+            col = grid.col.allgather(held)
+        return row, col
 
     def _fold_parents(self, row_targets, parent_ids, parents) -> int:
         """Send (target, parent) for row-block targets to their owners; owners
@@ -475,10 +490,20 @@ class _Search:
         targets = row_targets[order].astype(np.int64)
         owner = targets // piece
         bounds = np.searchsorted(owner, np.arange(grid.cols + 1))
-        pairs = np.empty((targets.shape[0], 2), dtype=np.int64)
-        pairs[:, 0], pairs[:, 1] = targets - owner * piece, parent_ids[order]
-        received, _ = grid.row.alltoallv(pairs.reshape(-1), np.diff(bounds) * 2)
-        vertices, offered = _exchange.unpack(received, 2)
+        local, parent = targets - owner * piece, parent_ids[order].astype(np.int64)
+        shift = pair_shift(g.part, DEFAULT_TUNING)  # packed as the BFS fold packs its pairs
+        if shift:
+            pairs, counts = (parent << shift) | local, np.diff(bounds)
+        else:
+            pairs = np.empty((targets.shape[0], 2), dtype=np.int64)
+            pairs[:, 0], pairs[:, 1] = local, parent
+            pairs, counts = pairs.reshape(-1), np.diff(bounds) * 2
+        with self.clock.collective("fold", grid.row):
+            received, _ = grid.row.alltoallv(pairs, counts)
+        if shift:
+            vertices, offered = received & ((1 << shift) - 1), received >> shift
+        else:
+            vertices, offered = _exchange.unpack(received, 2)
         vertices, first = np.unique(vertices, return_index=True)
         free = parents[vertices] < 0
         parents[vertices[free]] = offered[first][free]
@@ -488,9 +513,7 @@ class _Search:
         """One breadth-first round over tight arcs between equal distances from
         vertices with a parent to reached ones without; returns how many remain."""
         g, block, grid = self.g, self.block, self.grid
-        resolved = parents >= 0
-        row_resolved = grid.row.allgather(resolved.view(np.uint8)).view(bool)
-        col_resolved = grid.col.allgather(grid.transpose(resolved.view(np.uint8))).view(bool)
+        row_resolved, col_resolved = (a.view(bool) for a in self._exchange_dense((parents >= 0).view(np.uint8)))
         row_reached = final[block.n_col :] != self.infinity
         sources = np.repeat(np.arange(block.n_col, dtype=np.int64), np.diff(block.indptr[: block.n_col + 1]))
         targets = block.indices.astype(np.int64) - block.n_col
@@ -499,4 +522,5 @@ class _Search:
                  & (du + block.weights == dv))
         self._fold_parents(targets[tight], sources[tight] + g.col_offset, parents)
         missing = int((reached & (parents < 0)).sum())
-        return int(grid.world.allreduce(np.array([missing], np.int64))[0])
+        with self.clock.collective("allreduce", grid.world):
+            return int(grid.world.allreduce(np.array([missing], np.int64))[0])
