@@ -577,6 +577,25 @@ def test_mpirun_graph500_report(size, kernels, tmp_path):
     assert done.stderr.count("SCALE 9,") == 1  # notes come from rank 0 alone
 
 
+def test_collective_errors_pass_through_without_abort(capsys):
+    from wavefront.distributed.launch import abort_on_error
+
+    class Recording(_Rank):
+        aborted = None
+
+        def abort(self, code=1):
+            self.aborted = code
+
+    comm = Recording(1, 2)
+    passes = abort_on_error(comm, collective=(wavefront.GPUMemoryError,))
+    with pytest.raises(wavefront.GPUMemoryError), passes:  # every rank raises it: no one is left waiting
+        raise wavefront.GPUMemoryError("a block", 2, 1)
+    assert comm.aborted is None
+    with pytest.raises(RuntimeError), abort_on_error(comm, collective=(wavefront.GPUMemoryError,)):
+        raise RuntimeError("this rank alone")
+    assert comm.aborted == 1 and "rank 1 of 2 failed" in capsys.readouterr().err
+
+
 def test_a_rank_failing_alone_ends_the_job():
     done = mpirun(2, sys.executable, SCRIPTS / "check_abort.py", timeout=60)
     assert done.returncode != 0

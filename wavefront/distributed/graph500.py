@@ -209,7 +209,9 @@ def run_graph500(
         from ..backends import require_cuda
 
         require_cuda()  # before any collective: every rank raises it alike
-    with abort_on_error(world):
+    from ..errors import GPUMemoryError
+
+    with abort_on_error(world, collective=(GPUMemoryError,)):  # every rank raises it (check_graph_fits)
         threads = use_threads(world)
         report = _run(grid, scale, edgefactor, roots, seed, policy, threads, log if world.rank == 0 else None,
                       kernels, delta, tuning, backend, transport)

@@ -123,18 +123,20 @@ def select_gpu(comm: Transport) -> int:
 
 
 @contextmanager
-def abort_on_error(comm: Transport):
+def abort_on_error(comm: Transport, collective: tuple = ()):
     """Turn an exception on one rank into the end of the whole job.
 
     A rank that returns with an error while the others wait in a collective
     would hang the job; with more than one rank, print the traceback with the
     rank and abort every rank. Errors every rank raises together (bad
-    arguments) must be raised before entering this block.
+    arguments) must be raised before entering this block, or be of a type in
+    ``collective``: raised by a collective check on every rank at once (such
+    as :func:`.memory.check_graph_fits`), they pass through unaborted.
     """
     try:
         yield
-    except BaseException:
-        if comm.size == 1:
+    except BaseException as exc:
+        if comm.size == 1 or isinstance(exc, collective):
             raise
         print(f"wavefront: rank {comm.rank} of {comm.size} failed:", file=sys.stderr)
         traceback.print_exc()
