@@ -449,11 +449,17 @@ def test_cli_distributed_gpu_run_without_a_gpu_exits_2(capsys):
     assert status == 2 and "CUDA backend cannot run here" in capsys.readouterr().err
 
 
+def test_cli_transport_must_be_known(capsys):
+    assert main(["graph500", "--scale", "8", "--distributed", "--transport", "tcp"]) == 2
+    assert "--transport" in capsys.readouterr().err
+
+
 @pytest.mark.gpu
-def test_cli_distributed_gpu_run_in_one_process(capsys, tmp_path):
+@pytest.mark.parametrize("transport", ["auto", "mpi"])
+def test_cli_distributed_gpu_run_in_one_process(transport, capsys, tmp_path):
     path = tmp_path / "report.json"
     status = main(["graph500", "--scale", "10", "--roots", "4", "--backend", "cuda", "--kernels", "bfs",
-                   "--distributed", "--no-progress", "--json", str(path)])
+                   "--distributed", "--transport", transport, "--no-progress", "--json", str(path)])
     out, err = capsys.readouterr()
     assert status == 0, err
     values = check_report(out, 1, 10, 4, ("bfs",), backend="cuda")

@@ -349,5 +349,5 @@ def run_from_args(args) -> DistributedReport:
     return run_graph500(
         args.scale, edgefactor=args.edgefactor, roots=args.roots, seed=args.seed,
         policy=POLICIES.get(bfs_method), grid=grid, json_path=args.json_path, kernels=kernels,
-        backend=backend, transport=getattr(args, "transport", None) or "auto",
+        backend=backend, transport=args.transport,
     )

@@ -102,6 +102,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "more than one rank; rank 0 prints the report)")
     parser.add_argument("--grid", metavar="RxC", default=None,
                         help="process grid of a distributed run (default: the most square R x C = P)")
+    parser.add_argument("--transport", choices=("auto", "nccl", "mpi"), default="auto",
+                        help="how a distributed --backend cuda run moves device buffers: NCCL, or host "
+                        "staging over MPI (auto: NCCL where no two ranks share a GPU)")
 
 
 def run_from_args(args) -> int:
