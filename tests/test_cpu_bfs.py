@@ -1,9 +1,9 @@
 """CPU BFS (top-down, bottom-up, hybrid) against scipy.sparse.csgraph."""
 import numpy as np
 import pytest
-import scipy.sparse.csgraph as csgraph
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from scipy.sparse import csgraph
 
 import wavefront as wf
 from wavefront.backends.cpu import bfs as cpu_bfs

@@ -1,12 +1,13 @@
 """CPU SSSP (Dijkstra, delta-stepping) against scipy.sparse.csgraph.dijkstra."""
 import numpy as np
 import pytest
-import scipy.sparse.csgraph as csgraph
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from scipy.sparse import csgraph
 
 import wavefront as wf
 from wavefront.backends.cpu import sssp as cpu_sssp
+from wavefront.backends.cpu.tuning import CPUSSSPTuning
 from wavefront.errors import WeightError
 
 WEIGHT_DTYPES = [np.float32, np.float64, np.int32, np.int64, None]
@@ -14,7 +15,10 @@ VARIANTS = [
     ("dijkstra", {}),
     ("delta-stepping", {}),
     ("delta-stepping", {"delta": 0.3}),  # many buckets, most arcs heavy
-    ("delta-stepping", {"delta": 1e6}),  # one bucket: light phases only
+    ("delta-stepping", {"delta": 1e6}),  # one bin
+    # Two bins per thread: most improved heads go to the overflow row.
+    ("delta-stepping", {"delta": 0.05, "tuning": CPUSSSPTuning(ring=2)}),
+    ("delta-stepping", {"delta": 0.3, "tuning": CPUSSSPTuning(fusion_limit=0)}),  # no bucket fusion
     ("auto", {}),
 ]
 
@@ -148,19 +152,23 @@ def test_delta_stepping_trace_rows():
     graph = wf.Graph.from_edges(rng.integers(0, 3000, 12_000), rng.integers(0, 3000, 12_000),
                                 weights=rng.random(12_000).astype(np.float32))
     result = cpu_sssp.delta_stepping(graph, 0, delta=0.05)
+    # One row per iteration of the fused kernel, in bin order.
     buckets = [row.step for row in result.trace]
     assert buckets == sorted(buckets) and len(set(buckets)) > 5
-    assert {row.kind for row in result.trace} == {"light", "heavy"}
+    assert {row.kind for row in result.trace} == {"bucket"}
+    assert all("delta=0.05" in row.reason for row in result.trace)
+    assert all(row.seconds >= 0 for row in result.trace) and result.trace.seconds > 0
     reached = np.isfinite(result.distances)
-    # Every reached vertex is a frontier vertex of some light phase of its own bucket.
-    assert sum(row.frontier for row in result.trace if row.kind == "light") >= reached.sum()
     assert result.trace.edges >= graph.degree()[reached].sum()  # each reached vertex relaxes all its arcs
+    assert result.trace[0].frontier == 1  # the root alone
 
 
 def test_default_delta_rule():
     graph = wf.Graph.from_edges([0, 1, 2], [1, 2, 3], weights=[2.0, 4.0, 6.0])
     mean_degree = graph.m / graph.n
-    assert cpu_sssp.default_delta(graph) == pytest.approx(cpu_sssp.DELTA_FACTOR * 4.0 / mean_degree)
+    factor = CPUSSSPTuning().delta_factor
+    assert cpu_sssp.default_delta(graph) == pytest.approx(factor * 4.0 / np.sqrt(mean_degree))
+    assert cpu_sssp.default_delta(graph, CPUSSSPTuning(delta_factor=1.0)) == pytest.approx(4.0 / np.sqrt(mean_degree))
     zero = wf.Graph.from_edges([0], [1], weights=[0.0])
     assert cpu_sssp.default_delta(zero) == 1.0
 
@@ -199,3 +207,62 @@ def test_weights_absorbed_by_rounding_make_no_parent_cycle(method):
     assert result.distances.tolist() == [1.0, 1.0, 0.0]
     assert not (result.parents[0] == 1 and result.parents[1] == 0)
     validate_sssp((src, dst, weights), result)
+
+
+def test_integer_distances_past_32_bits_fall_back_to_int64():
+    """Packed words hold integer distances below 2**32 - 1; a longer path
+    raises the kernel's overflow flag and the search reruns with int64
+    distances (parents from the tight-arc pass), still exact."""
+    weights = np.array([2**31, 2**31, 2**31, 5], dtype=np.int64)
+    graph = wf.Graph.from_edges([0, 1, 2, 0], [1, 2, 3, 3], weights=weights, directed=True)
+    expected = oracle(graph, 0)
+    assert expected[2] >= 2**32 - 1  # past what a packed word holds
+    for method in ("delta-stepping", "auto"):
+        result = wf.sssp(graph, 0, method=method)
+        assert_valid_sssp(graph, 0, result, expected)
+        assert result.distances[2] == 2.0**32
+
+
+def test_bins_grow_past_their_first_size():
+    # A star: the root improves 50 000 leaves in one relaxation, far past a
+    # bin's first 64 entries; the leaves' own arcs go on to a second ring.
+    leaves = np.arange(1, 50_001)
+    rng = np.random.default_rng(7)
+    src = np.concatenate([np.zeros(leaves.size, np.int64), leaves, rng.integers(1, 50_001, 100_000)])
+    dst = np.concatenate([leaves, np.full(leaves.size, 50_001), rng.integers(1, 50_001, 100_000)])
+    weights = rng.integers(1, 1000, src.size).astype(np.int32)
+    graph = wf.Graph.from_edges(src, dst, weights=weights)
+    for options in ({}, {"delta": 3.0}, {"delta": 1e5}):
+        assert_valid_sssp(graph, 0, cpu_sssp.delta_stepping(graph, 0, **options), oracle(graph, 0))
+
+
+@pytest.mark.parametrize("capacity", [1, 3, 17])
+def test_fused_kernel_keeps_what_does_not_fit_the_shared_frontier(capacity):
+    """Vertices that do not fit the shared frontier stay in their thread's
+    bin and are appended in a later iteration of the same bin."""
+    from wavefront.backends.cpu import _sssp_steps as steps
+
+    rng = np.random.default_rng(11)
+    n = 2000
+    graph = wf.Graph.from_edges(rng.integers(0, n, 8000), rng.integers(0, n, 8000),
+                                weights=rng.integers(0, 50, 8000).astype(np.int32), n=n)
+    words = np.full(n, np.uint64(0xFFFFFFFFFFFFFFFF))
+    words[0] = 0
+    frontier = np.zeros(capacity, dtype=graph.indices.dtype)
+    shared = np.zeros(steps.SHARED_SLOTS, np.int64)
+    stats = np.zeros(64 * steps.STAT_COLUMNS, np.int64)
+    steps.fused_delta_stepping(
+        graph.indptr, graph.indices, graph.weights, words, np.uint32(0), 1 / 40.0, np.iinfo(np.int64).max,
+        frontier, 1, np.zeros(n, np.int64), 1, shared, stats, 4, 1000, 100, 1,
+    )
+    distances = np.where(words == np.uint64(0xFFFFFFFFFFFFFFFF), np.inf, (words >> np.uint64(32)).astype(np.float64))
+    np.testing.assert_array_equal(distances, oracle(graph, 0))
+
+
+def test_tuning_rejects_bad_values():
+    with pytest.raises(ValueError, match="ring"):
+        CPUSSSPTuning(ring=3)
+    with pytest.raises(ValueError, match="fusion_limit"):
+        CPUSSSPTuning(fusion_limit=-1)
+    with pytest.raises(ValueError, match="delta_factor"):
+        CPUSSSPTuning(delta_factor=0)

@@ -6,8 +6,14 @@ three: compare-and-swap (claim a vertex once, lower a distance), fetch-add
 Each is one LLVM instruction on an array element, so they cost what the C++
 ``std::atomic`` equivalents cost. Float arrays are compared and swapped on
 their bit patterns, which is what a float CAS does in CUDA and C++ too.
+
+A kernel that keeps its threads for a whole search also needs ordered
+loads, stores and read-modify-writes, an atomic minimum and a barrier
+(the end of this module).
 """
 from __future__ import annotations
+
+import platform
 
 from llvmlite import ir
 from numba import njit, types
@@ -101,6 +107,32 @@ def trailing_zeros(typingctx, word):
     return sig, codegen
 
 
+@intrinsic
+def float32_bits(typingctx, value):
+    """The bit pattern of a float32 as uint32 (ordered like the value for non-negative floats)."""
+    if value != types.float32:
+        return None
+    sig = types.uint32(types.float32)
+
+    def codegen(context, builder, signature, args):
+        return builder.bitcast(args[0], ir.IntType(32))
+
+    return sig, codegen
+
+
+@intrinsic
+def float32_from_bits(typingctx, bits):
+    """The float32 whose bit pattern is the uint32 ``bits``."""
+    if bits != types.uint32:
+        return None
+    sig = types.float32(types.uint32)
+
+    def codegen(context, builder, signature, args):
+        return builder.bitcast(args[0], ir.FloatType())
+
+    return sig, codegen
+
+
 @njit(cache=True)
 def push_block(local, count, queue, tails, slot):
     """Append ``local[:count]`` to ``queue`` at a position reserved with one
@@ -108,3 +140,132 @@ def push_block(local, count, queue, tails, slot):
     start = fetch_add(tails, slot, count)
     for i in range(count):
         queue[start + i] = local[i]
+
+
+# -- ordered atomics and a spin barrier --------------------------------------------------------
+# The steps above only need relaxed ("monotonic") atomics: each numba
+# parallel region ends with a join. A kernel that keeps its threads for a
+# whole search (see _sssp_steps.fused_delta_stepping) synchronises them
+# itself, and its barrier must order the plain loads and stores around it,
+# hence acquire loads, release stores and acquire-release read-modify-writes.
+
+_IS_X86 = platform.machine().lower() in ("x86_64", "amd64", "i386", "i686")
+
+
+@intrinsic
+def atomic_load(typingctx, array, index):
+    """``array[index]`` read atomically with acquire ordering (never hoisted out of a loop)."""
+    if not isinstance(array.dtype, types.Integer):
+        return None
+    sig = array.dtype(array, types.intp)
+
+    def codegen(context, builder, signature, args):
+        pointer = _element_pointer(context, builder, signature.args[0], args[0], args[1])
+        width = context.get_abi_sizeof(context.get_data_type(array.dtype))
+        return builder.load_atomic(pointer, "acquire", width)
+
+    return sig, codegen
+
+
+@intrinsic
+def atomic_store(typingctx, array, index, value):
+    """``array[index] = value`` atomically with release ordering."""
+    if not isinstance(array.dtype, types.Integer):
+        return None
+    sig = types.void(array, types.intp, array.dtype)
+
+    def codegen(context, builder, signature, args):
+        pointer = _element_pointer(context, builder, signature.args[0], args[0], args[1])
+        width = context.get_abi_sizeof(context.get_data_type(array.dtype))
+        builder.store_atomic(args[2], pointer, "release", width)
+        return context.get_dummy_value()
+
+    return sig, codegen
+
+
+@intrinsic
+def fetch_add_ordered(typingctx, array, index, value):
+    """:func:`fetch_add` with acquire-release ordering (a barrier's arrival)."""
+    if not isinstance(array.dtype, types.Integer):
+        return None
+    sig = array.dtype(array, types.intp, array.dtype)
+
+    def codegen(context, builder, signature, args):
+        pointer = _element_pointer(context, builder, signature.args[0], args[0], args[1])
+        return builder.atomic_rmw("add", pointer, args[2], "acq_rel")
+
+    return sig, codegen
+
+
+@intrinsic
+def fetch_min(typingctx, array, index, value):
+    """Atomically lower ``array[index]`` to ``value`` if smaller (signed); returns the old value."""
+    if not isinstance(array.dtype, types.Integer):
+        return None
+    sig = array.dtype(array, types.intp, array.dtype)
+    operation = "min" if array.dtype.signed else "umin"
+
+    def codegen(context, builder, signature, args):
+        pointer = _element_pointer(context, builder, signature.args[0], args[0], args[1])
+        return builder.atomic_rmw(operation, pointer, args[2], "monotonic")
+
+    return sig, codegen
+
+
+@intrinsic
+def spin_pause(typingctx):
+    """The CPU's spin-wait hint (x86 ``pause``; nothing elsewhere)."""
+    sig = types.void()
+
+    def codegen(context, builder, signature, args):
+        if _IS_X86:
+            fnty = ir.FunctionType(ir.VoidType(), [])
+            builder.call(cgutils.get_or_insert_function(builder.module, fnty, "llvm.x86.sse2.pause"), [])
+        return context.get_dummy_value()
+
+    return sig, codegen
+
+
+@intrinsic
+def yield_cpu(typingctx):
+    """``sched_yield()``: let another thread run on this core (resolved from libc when loaded)."""
+    sig = types.void()
+
+    def codegen(context, builder, signature, args):
+        fnty = ir.FunctionType(ir.IntType(32), [])
+        builder.call(cgutils.get_or_insert_function(builder.module, fnty, "sched_yield"), [])
+        return context.get_dummy_value()
+
+    return sig, codegen
+
+
+# Slots of a barrier's int64 state array, a cache line apart so that the
+# waiters' polling of GENERATION does not fight the arrivals on COUNT.
+BARRIER_COUNT, BARRIER_GENERATION, BARRIER_SLOTS = 0, 8, 16
+
+
+@njit(cache=True)
+def barrier(state, workers, spins):
+    """Wait until all ``workers`` threads of a parallel region arrive (sense by generation).
+
+    Every one of the ``workers`` must be running at once (a numba ``prange``
+    of exactly ``numba.get_num_threads()`` iterations on the OpenMP or
+    workqueue layer gives each iteration its own thread). A waiter polls
+    ``spins`` times with the pause hint, then yields its core on every
+    poll: on a machine with more runnable threads than cores, spinning
+    would only delay the thread it waits for.
+    """
+    if workers == 1:
+        return
+    generation = atomic_load(state, BARRIER_GENERATION)
+    if fetch_add_ordered(state, BARRIER_COUNT, 1) == workers - 1:
+        atomic_store(state, BARRIER_COUNT, 0)
+        fetch_add_ordered(state, BARRIER_GENERATION, 1)
+        return
+    polls = 0
+    while atomic_load(state, BARRIER_GENERATION) == generation:
+        polls += 1
+        if polls < spins:
+            spin_pause()
+        else:
+            yield_cpu()

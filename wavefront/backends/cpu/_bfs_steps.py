@@ -31,7 +31,14 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from ._atomics import compare_and_swap, fetch_add, fetch_or, popcount, push_block, trailing_zeros
+from ._atomics import (
+    compare_and_swap,
+    fetch_add,
+    fetch_or,
+    popcount,
+    push_block,
+    trailing_zeros,
+)
 
 QUEUE_BLOCK = 64  # frontier vertices per block of the top-down edge offsets
 EDGE_BLOCK = 2048  # frontier edges a worker takes at a time (top-down)

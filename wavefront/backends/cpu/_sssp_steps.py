@@ -24,9 +24,20 @@ it is monotone in ``d``, which is all correctness needs.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import njit, prange, types
+from numba.extending import overload
 
-from ._atomics import compare_and_swap, fetch_add, push_block
+from ._atomics import (
+    atomic_load,
+    barrier,
+    compare_and_swap,
+    fetch_add,
+    fetch_min,
+    float32_bits,
+    float32_from_bits,
+    push_block,
+)
+from ._clock import cycles
 
 BLOCK = 64  # frontier entries a worker takes at a time
 LOCAL_BUFFER = 1024  # per-worker queue buffer, flushed with one fetch-add
@@ -248,6 +259,330 @@ def split_far(far, far_size, dist, delta, stale_bucket, bucket, near, near_flags
 def clear_flags(vertices, count, flags):
     for i in prange(count):
         flags[vertices[i]] = 0
+
+
+# -- fused delta-stepping: one parallel region for the whole search -----------------------------
+#
+# Distances live in ``words``, read and written through a codec chosen by
+# the type of the ``codec`` marker argument (numba compiles one kernel per
+# codec):
+#
+# * ``np.uint32`` marker, uint64 words: an integer distance below 2**32 - 1
+#   in the high half, the parent's id in the low half. One compare-and-swap
+#   sets both, so the parent is always the vertex that gave the distance:
+#   no parent pass. A candidate that does not fit raises the OVERFLOW flag
+#   and the driver reruns with the plain int64 codec.
+# * ``np.float32`` marker, uint64 words: the float32 distance's bits in the
+#   high half (non-negative floats order like their bits), the parent low.
+# * any other marker (the dtype of ``words``): the distance alone (float64,
+#   or int64 after an overflow); parents come from the tight-arc pass.
+
+NO_BIN = np.iinfo(np.int64).max
+_LOW32 = np.uint64(0xFFFFFFFF)
+_SHIFT = np.uint64(32)
+_UNREACHED = np.uint64(0xFFFFFFFFFFFFFFFF)  # a packed integer word with no distance and no parent
+PACKED_INT_LIMIT = 0xFFFFFFFF  # packed integer distances stay below this (it marks "unreached")
+
+# Slots of the int64 ``shared`` array, a cache line (8 slots) apart: the
+# barrier's, then the double-buffered bin, frontier tail and work cursor of
+# iterations ``it & 1``, then the overflow flag.
+BIN_SLOT, TAIL_SLOT, CURSOR_SLOT, OVERFLOW_SLOT = 16, 32, 48, 64
+SHARED_SLOTS = 72
+# Columns of the per-iteration ``stats`` rows (flattened int64).
+STAT_BIN, STAT_FRONTIER, STAT_EDGES, STAT_STAMP, STAT_FUSED, STAT_COLUMNS = 0, 1, 2, 3, 4, 5
+
+
+def decode(codec, word):
+    """The distance stored in ``word`` (numba only)."""
+
+
+def encode(codec, distance, parent):
+    """The word storing ``distance`` reached from ``parent`` (numba only)."""
+
+
+def overflows(codec, distance, old):
+    """Whether ``distance`` would improve the word ``old`` but cannot be stored (numba only)."""
+
+
+def _packed_int(codec):
+    return isinstance(codec, types.Integer) and codec.bitwidth == 32 and not codec.signed
+
+
+def _packed_float32(codec):
+    return codec == types.float32
+
+
+@overload(decode, jit_options={"cache": True})
+def _decode(codec, word):
+    if _packed_int(codec):
+        return lambda codec, word: np.int64(word >> _SHIFT)
+    if _packed_float32(codec):
+        return lambda codec, word: float32_from_bits(np.uint32(word >> _SHIFT))
+    return lambda codec, word: word
+
+
+@overload(encode, jit_options={"cache": True})
+def _encode(codec, distance, parent):
+    if _packed_int(codec):
+        return lambda codec, distance, parent: (np.uint64(distance) << _SHIFT) | np.uint64(parent)
+    if _packed_float32(codec):
+        return lambda codec, distance, parent: (
+            (np.uint64(float32_bits(distance)) << _SHIFT) | np.uint64(parent)
+        )
+    return lambda codec, distance, parent: distance
+
+
+@overload(overflows, jit_options={"cache": True})
+def _overflows(codec, distance, old):
+    if _packed_int(codec):
+        return lambda codec, distance, old: distance >= PACKED_INT_LIMIT and old == _UNREACHED
+    return lambda codec, distance, old: False
+
+
+@njit(cache=True, inline="always")
+def bin_of(distance, scale):
+    """A distance's bin: ``int(distance * scale)`` with ``scale = 1 / delta`` (a
+    multiplication, not a division, and monotone in the distance, which is
+    all the algorithm needs of it)."""
+    return np.int64(distance * scale)
+
+
+@njit(cache=True)
+def _make_room(bins, counts, needed):
+    """``bins`` with at least ``needed`` free entries in every row (doubled
+    until so), and that free room: pushing one vertex's out-arcs can then not
+    overflow, so the relax loop writes without checks."""
+    room = bins.shape[1] - counts.max()
+    if room >= needed:
+        return bins, room
+    width = bins.shape[1]
+    while width - counts.max() < needed:
+        width *= 2
+    wider = np.empty((bins.shape[0], width), dtype=bins.dtype)
+    for r in range(bins.shape[0]):
+        for k in range(counts[r]):
+            wider[r, k] = bins[r, k]
+    return wider, width - counts.max()
+
+
+@njit(cache=True)
+def _refill_from_far(bins, counts, far, ring, words, codec, scale, lowest):
+    """Move overflow-row heads whose bin is now within ``ring`` of ``lowest`` into the ring."""
+    kept = 0
+    nearest = NO_BIN
+    bins, _ = _make_room(bins, counts, counts[ring])
+    for k in range(counts[ring]):
+        v = bins[ring, k]
+        b = bin_of(decode(codec, words[v]), scale)
+        if b < lowest:  # improved since into an earlier bin, and settled there
+            continue
+        if b - lowest < ring:
+            slot = b & (ring - 1)
+            bins[slot, counts[slot]] = v
+            counts[slot] += 1
+        else:
+            bins[ring, kept] = v
+            kept += 1
+            nearest = min(nearest, b)
+    counts[ring] = kept
+    far[0] = nearest
+    return bins
+
+
+@njit(cache=True)
+def _fused_worker(
+    t, indptr, indices, weights, words, codec, scale, cutoff, frontier, marks, epoch, shared, stats,
+    ring, fusion_limit, spins, workers,
+):
+    """One thread's part of :func:`fused_delta_stepping` (its bins are this function's locals).
+
+    The relax loop is written once, over batches taken first from the
+    shared frontier and then from this thread's copy of the current bin,
+    and never calls out with arrays (each such call costs numba two atomic
+    reference counts per vertex).
+    """
+    capacity = frontier.shape[0]
+    rows = stats.shape[0] // STAT_COLUMNS
+    bins = np.empty((ring + 1, 64), dtype=frontier.dtype)
+    counts = np.zeros(ring + 1, dtype=np.int64)
+    room = bins.shape[1]  # free entries left in the fullest row, at least
+    work = np.empty(max(fusion_limit, 1), dtype=frontier.dtype)
+    far = np.full(1, NO_BIN, dtype=np.int64)  # lowest bin in the overflow row
+    it = 0
+    while True:
+        p = it & 1
+        q = 1 - p
+        cur = atomic_load(shared, BIN_SLOT + 8 * p)
+        if cur == NO_BIN:
+            break
+        tail = min(atomic_load(shared, TAIL_SLOT + 8 * p), capacity)
+        row = min(it, rows - 1)
+        slot = cur & (ring - 1)
+        examined = 0
+        fused = 0
+        from_shared = True
+        while True:
+            # The next batch: a block of the shared frontier, else this thread's bin ``cur``.
+            if from_shared:
+                lo = fetch_add(shared, CURSOR_SLOT + 8 * p, BLOCK)
+                if lo >= tail:
+                    from_shared = False
+                    continue
+                hi = min(lo + BLOCK, tail)
+                batch = frontier
+            else:
+                size = counts[slot]
+                if size == 0 or size >= fusion_limit:
+                    break
+                for k in range(size):
+                    work[k] = bins[slot, k]
+                counts[slot] = 0
+                fused += 1
+                lo, hi = 0, size
+                batch = work
+            for i in range(lo, hi):
+                u = batch[i]
+                du = decode(codec, words[u])
+                if bin_of(du, scale) < cur:
+                    continue  # improved into an earlier bin after it was queued, and settled there
+                first, last = indptr[u], indptr[u + 1]
+                examined += last - first
+                if room < last - first:
+                    bins, room = _make_room(bins, counts, last - first)
+                for j in range(first, last):
+                    candidate = du + weights[j]
+                    if candidate > cutoff:
+                        continue
+                    v = indices[j]
+                    old = words[v]
+                    if not candidate < decode(codec, old):
+                        # An unreached vertex decodes to the packed limit, so a
+                        # candidate past it lands here, not below.
+                        if overflows(codec, candidate, old):
+                            shared[OVERFLOW_SLOT] = 1
+                        continue
+                    new = encode(codec, candidate, u)
+                    while candidate < decode(codec, old):
+                        if compare_and_swap(words, v, old, new):
+                            b = bin_of(candidate, scale)
+                            if b - cur < ring:
+                                to = b & (ring - 1)
+                            else:
+                                to = ring
+                                far[0] = min(far[0], b)
+                            bins[to, counts[to]] = v
+                            counts[to] += 1
+                            room -= 1
+                            break
+                        old = words[v]
+        mine = far[0]
+        for k in range(ring):
+            if counts[(cur + k) & (ring - 1)] > 0:
+                mine = min(mine, cur + k)
+                break
+        if mine != NO_BIN:
+            fetch_min(shared, BIN_SLOT + 8 * q, mine)
+        fetch_add(stats, row * STAT_COLUMNS + STAT_EDGES, examined)
+        fetch_add(stats, row * STAT_COLUMNS + STAT_FUSED, fused)
+        barrier(shared, workers, spins)
+
+        if atomic_load(shared, OVERFLOW_SLOT) != 0:
+            break
+        following = atomic_load(shared, BIN_SLOT + 8 * q)
+        if t == 0:  # one thread clears this iteration's slots for iteration it + 2
+            shared[BIN_SLOT + 8 * p] = NO_BIN
+            shared[TAIL_SLOT + 8 * p] = 0
+            shared[CURSOR_SLOT + 8 * q] = 0
+            stats[row * STAT_COLUMNS + STAT_BIN] = cur
+            stats[row * STAT_COLUMNS + STAT_FRONTIER] += tail
+            stats[row * STAT_COLUMNS + STAT_STAMP] = cycles()
+        if following != NO_BIN:
+            if far[0] - following < ring:
+                bins = _refill_from_far(bins, counts, far, ring, words, codec, scale, following)
+                room = bins.shape[1] - counts.max()
+            slot = following & (ring - 1)
+            mark = epoch + it
+            kept = 0
+            for k in range(counts[slot]):
+                v = bins[slot, k]
+                # Drop vertices improved into an earlier, settled bin, and repeats.
+                if marks[v] != mark and bin_of(decode(codec, words[v]), scale) == following:
+                    marks[v] = mark
+                    bins[slot, kept] = v
+                    kept += 1
+            counts[slot] = 0
+            if kept:
+                at = fetch_add(shared, TAIL_SLOT + 8 * q, kept)
+                fits = min(kept, max(capacity - at, 0))
+                for k in range(fits):
+                    frontier[at + k] = bins[slot, k]
+                # What does not fit stays here: the bin is still the lowest next time.
+                for k in range(fits, kept):
+                    bins[slot, k - fits] = bins[slot, k]
+                counts[slot] = kept - fits
+        it += 1
+        barrier(shared, workers, spins)
+    return it
+
+
+@njit(parallel=True, cache=True)
+def fused_delta_stepping(
+    indptr, indices, weights, words, codec, scale, cutoff, frontier, seeds_count, marks, epoch,
+    shared, stats, ring, fusion_limit, spins, workers,
+):
+    """Delta-stepping with thread-local bins and bucket fusion, all of it in one parallel region.
+
+    GAP's ``sssp`` (Beamer et al.; bucket fusion from Zhang et al., CGO
+    2020), in numba: every iteration the threads relax the shared frontier
+    of bin ``cur`` (blocks of ``BLOCK`` taken from a shared cursor); each
+    improved head goes to the *thread's own* bin for its distance (a ring
+    of ``ring`` bins, farther ones in an overflow row); a thread then keeps
+    relaxing its own copy of bin ``cur`` while it holds fewer than
+    ``fusion_limit`` vertices (no barrier for the long thin tail of a road
+    search); the threads vote the lowest non-empty bin with an atomic
+    minimum, and after a barrier each appends its share of that bin to the
+    next shared frontier (skipping entries whose distance has since moved
+    to an earlier bin, and vertices it already appended this iteration).
+    No global sort and no per-phase launch: two barriers per iteration.
+
+    Bins have width ``1 / scale`` (delta); ``ring`` is a power of two.
+    ``words`` arrive initialised (unreached everywhere, seeds at distance 0)
+    and ``frontier[:seeds_count]`` holds the seeds; ``marks`` (int64, n) must
+    hold values below ``epoch``. Must run with exactly ``workers`` numba
+    threads, all at once (see :func:`._atomics.barrier`). Returns the number
+    of iterations; ``shared[OVERFLOW_SLOT]`` is 1 when a packed integer
+    distance overflowed (the result is then incomplete).
+    """
+    shared[:] = 0
+    shared[BIN_SLOT] = 0
+    shared[BIN_SLOT + 8] = NO_BIN
+    shared[TAIL_SLOT] = seeds_count
+    iterations = np.zeros(workers, dtype=np.int64)
+    for t in prange(workers):
+        iterations[t] = _fused_worker(
+            t, indptr, indices, weights, words, codec, scale, cutoff, frontier, marks, epoch, shared, stats,
+            ring, fusion_limit, spins, workers,
+        )
+    return iterations.max()
+
+
+@njit(parallel=True, cache=True)
+def fill_words(words, value):
+    for v in prange(words.shape[0]):
+        words[v] = value
+
+
+@njit(parallel=True, cache=True)
+def unpack_words(words, codec, distances, parents, infinity):
+    """Split packed words into distances (``infinity`` where unreached) and parents (-1)."""
+    for v in prange(words.shape[0]):
+        word = words[v]
+        if (word & _LOW32) == _LOW32:  # no parent: unreached (ids stay below 2**32 - 1)
+            distances[v] = infinity
+            parents[v] = -1
+        else:
+            distances[v] = decode(codec, word)
+            parents[v] = np.int64(word & _LOW32)
 
 
 @njit(parallel=True, cache=True)

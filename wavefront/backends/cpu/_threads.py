@@ -10,19 +10,25 @@ from __future__ import annotations
 
 from numba import get_num_threads, set_num_threads
 
-SERIAL_WORK = 1 << 14  # below this many edges (or vertices) a step runs serially
-
 
 class StepThreads:
-    """Set the thread count per step; :meth:`restore` puts the caller's back."""
+    """Set the thread count per step; :meth:`restore` puts the caller's back.
 
-    def __init__(self):
+    ``serial_work``: below this many edges (or vertices) a step runs on one
+    thread (the single-process drivers pass their tuning's measured value;
+    the default is the one the distributed steps were measured with).
+    """
+
+    def __init__(self, serial_work: int = 1 << 14):
         self.available = get_num_threads()
         self.current = self.available
+        self.serial_work = serial_work
 
-    def use(self, work: int) -> int:
-        """Threads for a step of ``work`` edges/vertices (set in numba, and returned)."""
-        wanted = 1 if work < SERIAL_WORK else self.available
+    def use(self, work: int, serial_work: int | None = None) -> int:
+        """Threads for a step of ``work`` edges/vertices (set in numba, and returned);
+        ``serial_work`` overrides the threshold for this step."""
+        threshold = self.serial_work if serial_work is None else serial_work
+        wanted = 1 if work < threshold else self.available
         if wanted != self.current:
             set_num_threads(wanted)
             self.current = wanted

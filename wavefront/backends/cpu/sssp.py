@@ -31,7 +31,9 @@ from numba import get_num_threads
 from ..._sources import multi_source, seed_array
 from ...results import SSSPResult, Trace
 from . import _sssp_steps as steps
+from ._clock import read_cycles, stamps_to_seconds
 from ._threads import StepThreads
+from .tuning import CPUSSSPTuning
 
 DELTA_FACTOR = 4.0
 AUTO_DELTA_STEPPING_MIN_VERTICES = 50_000
@@ -41,7 +43,7 @@ _UNIT_WEIGHTS_KEY = "cpu.unit_weights"
 @multi_source
 def dijkstra(graph, source, cutoff=None) -> SSSPResult:
     """Serial binary-heap Dijkstra; ``cutoff`` leaves farther vertices unreached."""
-    weights, in_weights = _weights(graph)
+    weights, _ = _weights(graph)
     dist, infinity = _fresh_distances(graph.n, weights.dtype)
     parents = np.full(graph.n, -1, dtype=np.int64)
     seeds = seed_array(source)  # one id or several (wavefront._sources)
@@ -57,11 +59,183 @@ def dijkstra(graph, source, cutoff=None) -> SSSPResult:
     )
 
 
+_SSSP_WORKSPACE_KEY = "cpu.sssp_workspace"
+_WEIGHT_STATS_KEY = "cpu.weight_stats"
+_PACKED_IDS_LIMIT = 0xFFFFFFFF  # packed words keep a parent id below this (all ones: unreached)
+
+
+class _FusedWorkspace:
+    """Buffers the fused kernel reuses across searches on one graph (fresh ones
+    cost a page fault per 4 KiB inside the timed search)."""
+
+    def __init__(self, n: int, index_dtype, rows: int):
+        self.frontier = np.empty(max(n, 1), dtype=index_dtype)
+        self.marks = np.zeros(n, dtype=np.int64)
+        self.epoch = 1  # marks below this are free
+        self.words = np.empty(n, dtype=np.uint64)
+        self.shared = np.zeros(steps.SHARED_SLOTS, dtype=np.int64)
+        self.stats = np.zeros(rows * steps.STAT_COLUMNS, dtype=np.int64)
+
+
+def _codec(graph, weights):
+    """(codec marker, packed): how the fused kernel stores distances (see _sssp_steps)."""
+    if graph.n < _PACKED_IDS_LIMIT:
+        if weights.dtype == np.float32:
+            return np.float32(0), True
+        if weights.dtype.kind == "i":
+            return np.uint32(0), True
+    return np.zeros(1, dtype=_fresh_distances(0, weights.dtype)[0].dtype)[0], False
+
+
+def _infinity_word(codec):
+    if isinstance(codec, np.float32):
+        return np.uint64((0x7F800000 << 32) | 0xFFFFFFFF)  # +inf, no parent
+    return np.uint64(0xFFFFFFFFFFFFFFFF)
+
+
 @multi_source
-def delta_stepping(graph, source, delta=None, cutoff=None) -> SSSPResult:
+def delta_stepping(graph, source, delta=None, cutoff=None, tuning: CPUSSSPTuning | None = None) -> SSSPResult:
+    """Parallel delta-stepping with thread-local bins and bucket fusion, one parallel region per search.
+
+    ``delta`` defaults to :func:`default_delta`. Integer and float32 weights
+    keep each vertex's distance and parent in one word (no parent pass);
+    float64 weights, and integer distances past 2**32 - 2, keep distances
+    alone and take parents from the tight-arc pass.
+    """
+    tuning = tuning or CPUSSSPTuning()
+    weights, in_weights = _weights(graph)
+    delta = default_delta(graph, tuning) if delta is None else _check_delta(delta)
+    seeds = seed_array(source)  # one id or several (wavefront._sources): all in bin 0
+    codec, packed = _codec(graph, weights)
+    work = graph.derived.pop(_SSSP_WORKSPACE_KEY, None)
+    if work is None or work.stats.size != tuning.trace_rows * steps.STAT_COLUMNS:
+        work = _FusedWorkspace(graph.n, graph.indices.dtype, tuning.trace_rows)
+    threads = StepThreads()
+    try:
+        workers = _fused_workers(graph, threads, tuning)
+        result = _fused_search(graph, weights, in_weights, seeds, codec, packed, delta, cutoff, tuning, work,
+                               workers)
+        if result is None:  # a packed integer distance overflowed: distances alone, int64
+            codec = np.int64(0)
+            result = _fused_search(graph, weights, in_weights, seeds, codec, False, delta, cutoff, tuning,
+                                   work, workers)
+    finally:
+        threads.restore()
+        graph.derived[_SSSP_WORKSPACE_KEY] = work
+    distances, parents, trace = result
+    return SSSPResult(
+        source=source, parents=parents, trace=trace, method="delta-stepping", backend="cpu",
+        distances=distances,
+    )
+
+
+def _fused_workers(graph, threads, tuning) -> int:
+    """Threads for the fused kernel: one on small graphs, and one where the
+    threading layer may run two prange iterations on one thread (TBB), which
+    the kernel's barrier would deadlock."""
+    workers = threads.use(graph.m, tuning.serial_arcs)
+    if workers > 1 and _threading_layer() == "tbb":
+        workers = threads.use(0, 1)
+    return workers
+
+
+def _threading_layer() -> str:
+    import numba
+
+    try:
+        return numba.threading_layer()
+    except ValueError:  # no parallel region has run yet in this process
+        steps.fill_words(np.empty(1, np.uint64), np.uint64(0))
+        return numba.threading_layer()
+
+
+def _fused_search(graph, weights, in_weights, seeds, codec, packed, delta, cutoff, tuning, work, workers):
+    """One run of the fused kernel: (distances, parents, trace), or None after a packed overflow."""
+    n = graph.n
+    if packed:
+        words = work.words
+        steps.fill_words(words, _infinity_word(codec))
+        dist_dtype = np.float32 if isinstance(codec, np.float32) else np.int64
+        infinity = np.float32(np.inf) if dist_dtype is np.float32 else np.iinfo(np.int64).max
+    else:
+        words, infinity = _fresh_distances(n, weights.dtype if codec.dtype.kind == "f" else np.int64)
+        dist_dtype = words.dtype
+    # A seed is at distance 0 (integer 0 and float32 +0.0 both have all-zero
+    # bits) and is its own parent.
+    words[seeds] = seeds.astype(words.dtype) if packed else 0
+    limit = _cutoff(cutoff, np.dtype(dist_dtype), infinity)
+    work.frontier[: seeds.size] = seeds
+    work.stats[:] = 0
+    ring = _ring_size(graph, weights, delta, tuning)
+    start_stamp = read_cycles()
+    start = time.perf_counter()
+    iterations = int(steps.fused_delta_stepping(
+        graph.indptr, graph.indices, weights, words, codec, 1.0 / delta, limit, work.frontier, seeds.size,
+        work.marks, work.epoch, work.shared, work.stats, ring, tuning.fusion_limit, tuning.spins, workers,
+    ))
+    seconds = time.perf_counter() - start
+    work.epoch += iterations + 1
+    if work.shared[steps.OVERFLOW_SLOT]:
+        return None
+    if packed:
+        public_dtype = np.float32 if dist_dtype is np.float32 else np.float64
+        distances = np.empty(n, dtype=public_dtype)
+        parents = np.empty(n, dtype=np.int64)
+        steps.unpack_words(words, codec, distances, parents, public_dtype(np.inf))
+    else:
+        parents = _tree(graph, words, infinity, seeds, weights, in_weights)
+        distances = _public_distances(words, infinity)
+    trace = Trace()
+    rows = min(iterations, tuning.trace_rows)
+    table = work.stats[: rows * steps.STAT_COLUMNS].reshape(rows, steps.STAT_COLUMNS).copy()
+    trace.defer(lambda: _bucket_rows(table, start_stamp, seconds, delta, workers, iterations))
+    return distances, parents, trace
+
+
+def _bucket_rows(table, start_stamp, seconds, delta, workers, iterations):
+    from ...results import TraceRow
+
+    times = stamps_to_seconds(start_stamp, table[:, steps.STAT_STAMP], seconds)
+    rows = []
+    for i, (record, elapsed) in enumerate(zip(table, times)):
+        note = f"delta={delta:g}, {workers} threads, {int(record[steps.STAT_FUSED])} fused rounds"
+        if i == len(table) - 1 and iterations > len(table):
+            note += f"; iterations {i}-{iterations - 1} summed"
+        rows.append(TraceRow(int(record[steps.STAT_BIN]), "bucket", int(record[steps.STAT_FRONTIER]),
+                             int(record[steps.STAT_EDGES]), float(elapsed), note))
+    return rows
+
+
+def _weight_stats(graph, weights):
+    """(mean, max) arc weight, cached per graph."""
+    stats = graph.derived.get(_WEIGHT_STATS_KEY)
+    if stats is None:
+        if weights.size:
+            stats = (float(weights.mean(dtype=np.float64)), float(weights.max()))
+        else:
+            stats = (1.0, 1.0)
+        graph.derived[_WEIGHT_STATS_KEY] = stats
+    return stats
+
+
+def _ring_size(graph, weights, delta, tuning) -> int:
+    """Bins a thread keeps apart: a power of two covering the heaviest arc's
+    jump, at most ``tuning.ring``."""
+    _, heaviest = _weight_stats(graph, weights)
+    needed = min(heaviest / delta + 2, tuning.ring)
+    ring = 2
+    while ring < needed:
+        ring *= 2
+    return ring
+
+
+@multi_source
+def _delta_stepping_phases(graph, source, delta=None, cutoff=None) -> SSSPResult:
     """Parallel delta-stepping with light/heavy edges; ``delta`` defaults to :func:`default_delta`."""
     weights, in_weights = _weights(graph)
-    delta = default_delta(graph) if delta is None else _check_delta(delta)
+    if delta is None:
+        delta = DELTA_FACTOR * float(weights.mean()) / max(graph.m / max(graph.n, 1), 1.0) or 1.0
+    delta = _check_delta(delta)
     n = graph.n
     dist, infinity = _fresh_distances(n, weights.dtype)
     limit = _cutoff(cutoff, dist.dtype, infinity)
@@ -145,13 +319,14 @@ def auto(graph, source, **options) -> SSSPResult:
     return dijkstra(graph, source, **options)
 
 
-def default_delta(graph) -> float:
-    """``DELTA_FACTOR * mean weight / mean out-degree`` (1.0 for a weightless graph)."""
+def default_delta(graph, tuning: CPUSSSPTuning | None = None) -> float:
+    """``tuning.delta_factor * mean weight / sqrt(mean out-degree)`` (1.0 where that is 0)."""
+    tuning = tuning or CPUSSSPTuning()
     weights, _ = _weights(graph)
-    mean_weight = float(weights.mean(dtype=np.float64)) if weights.size else 1.0
+    mean_weight, _ = _weight_stats(graph, weights)
     mean_degree = max(graph.m / max(graph.n, 1), 1.0)
-    delta = DELTA_FACTOR * mean_weight / mean_degree
-    return delta if delta > 0 else 1.0
+    delta = tuning.delta_factor * mean_weight / np.sqrt(mean_degree)
+    return float(delta) if delta > 0 else 1.0
 
 
 def _check_delta(delta) -> float:
