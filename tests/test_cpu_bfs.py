@@ -7,6 +7,7 @@ from scipy.sparse import csgraph
 
 import wavefront as wf
 from wavefront.backends.cpu import bfs as cpu_bfs
+from wavefront.backends.cpu.tuning import CPUBFSTuning
 from wavefront.bfs.policy import BOTTOM_UP, TOP_DOWN, GAPPolicy
 from wavefront.graph.container import Graph
 
@@ -155,11 +156,62 @@ def test_hybrid_examines_fewer_edges_than_either_direction(kronecker_graph):
 def test_policy_object_and_parameters(kronecker_graph):
     g = kronecker_graph
     source = _hub(g)
-    eager = wf.bfs(g, source, method="hybrid", policy=GAPPolicy(alpha=1e9, beta=1e-9))
-    never = wf.bfs(g, source, method="hybrid", alpha=1e-9)  # m_f never exceeds m_u / alpha
+    per_level = CPUBFSTuning(fused_edges=0)  # every level asks the policy
+    eager = wf.bfs(g, source, method="hybrid", policy=GAPPolicy(alpha=1e9, beta=1e-9), tuning=per_level)
+    never = wf.bfs(g, source, method="hybrid", alpha=1e-9, tuning=per_level)  # m_f never exceeds m_u / alpha
     assert eager.trace[0].kind == BOTTOM_UP  # m_f > m_u / alpha already at the root
     assert {row.kind for row in never.trace} == {TOP_DOWN}
     np.testing.assert_array_equal(eager.levels, never.levels)
+
+
+def test_small_frontiers_run_fused_top_down_whatever_the_policy(kronecker_graph):
+    """Levels whose frontier has fewer than ``fused_edges`` out-arcs run
+    top-down in the fused kernel, even where the policy says bottom-up; the
+    bottom-up method never fuses."""
+    g = kronecker_graph
+    source = _hub(g)
+    degree = np.diff(g.indptr)
+    eager = GAPPolicy(alpha=1e9, beta=1e-9)
+    for fused_edges in (1, int(degree[source]) + 1, g.m + 1):
+        tuning = CPUBFSTuning(fused_edges=fused_edges)
+        result = wf.bfs(g, source, method="hybrid", policy=eager, tuning=tuning)
+        np.testing.assert_array_equal(result.levels, oracle_levels(g, source))
+        rows = list(result.trace)
+        for before, row in zip([None, *rows], rows):
+            if row.reason.startswith("fused"):
+                assert row.kind == TOP_DOWN and row.edges < fused_edges
+                assert row.edges == int(degree[result.levels == row.step - 1].sum())
+            elif row.kind == TOP_DOWN and row.edges < fused_edges:
+                # Only right after a bottom-up level: its frontier is a bitmap, not a queue.
+                assert before is not None and before.kind == BOTTOM_UP
+        assert result.trace[0].reason.startswith("fused") == (degree[source] < fused_edges)
+    bottom_up = wf.bfs(g, source, method="bottom-up", tuning=CPUBFSTuning(fused_edges=g.m + 1))
+    assert {row.kind for row in bottom_up.trace} == {BOTTOM_UP}
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_fused_levels_on_a_long_path_and_grid(workers):
+    """Thousands of one- and few-vertex levels in fused batches (more levels
+    than one call records), on one thread and on two."""
+    import numba
+
+    from wavefront.generators import grid
+
+    previous = numba.get_num_threads()
+    numba.set_num_threads(min(workers, numba.config.NUMBA_NUM_THREADS))
+    try:
+        path = wf.Graph.from_edges(np.arange(9999), np.arange(1, 10_000))
+        tuning = CPUBFSTuning(fused_parallel_vertices=0)  # threads even on a small graph
+        result = wf.bfs(path, 0, method="hybrid", tuning=tuning)
+        assert result.levels.tolist() == list(range(10_000))
+        assert len(result.trace) == 10_000
+        g = grid(60, 70)
+        for source in (0, 2100, 4199):
+            result = wf.bfs(g, source, tuning=tuning)
+            np.testing.assert_array_equal(result.levels, oracle_levels(g, source))
+            assert all(row.reason.startswith("fused") for row in result.trace)
+    finally:
+        numba.set_num_threads(previous)
 
 
 @pytest.mark.parametrize("method", ["top-down", "bottom-up", "hybrid"])

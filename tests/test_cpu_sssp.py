@@ -164,11 +164,16 @@ def test_delta_stepping_trace_rows():
 
 
 def test_default_delta_rule():
-    graph = wf.Graph.from_edges([0, 1, 2], [1, 2, 3], weights=[2.0, 4.0, 6.0])
-    mean_degree = graph.m / graph.n
-    factor = CPUSSSPTuning().delta_factor
-    assert cpu_sssp.default_delta(graph) == pytest.approx(factor * 4.0 / np.sqrt(mean_degree))
-    assert cpu_sssp.default_delta(graph, CPUSSSPTuning(delta_factor=1.0)) == pytest.approx(4.0 / np.sqrt(mean_degree))
+    tuning = CPUSSSPTuning()
+    path = wf.Graph.from_edges([0, 1, 2], [1, 2, 3], weights=[2.0, 4.0, 6.0])
+    assert not tuning.skewed(path)
+    assert cpu_sssp.default_delta(path) == pytest.approx(tuning.road_delta * 4.0)
+    assert cpu_sssp.default_delta(path, CPUSSSPTuning(road_delta=0.5)) == pytest.approx(2.0)
+    rng = np.random.default_rng(1)
+    dense = wf.Graph.from_edges(rng.integers(0, 50, 2000), rng.integers(0, 50, 2000),
+                                weights=np.full(2000, 3.0))
+    assert tuning.skewed(dense)
+    assert cpu_sssp.default_delta(dense) == pytest.approx(tuning.skewed_delta * 3.0)
     zero = wf.Graph.from_edges([0], [1], weights=[0.0])
     assert cpu_sssp.default_delta(zero) == 1.0
 
@@ -253,7 +258,7 @@ def test_fused_kernel_keeps_what_does_not_fit_the_shared_frontier(capacity):
     stats = np.zeros(64 * steps.STAT_COLUMNS, np.int64)
     steps.fused_delta_stepping(
         graph.indptr, graph.indices, graph.weights, words, np.uint32(0), 1 / 40.0, np.iinfo(np.int64).max,
-        frontier, 1, np.zeros(n, np.int64), 1, shared, stats, 4, 1000, 100, 1,
+        frontier, 1, np.zeros(n, np.int64), 1, shared, stats, 4, 1000, 1, 100, 1,
     )
     distances = np.where(words == np.uint64(0xFFFFFFFFFFFFFFFF), np.inf, (words >> np.uint64(32)).astype(np.float64))
     np.testing.assert_array_equal(distances, oracle(graph, 0))
@@ -264,5 +269,7 @@ def test_tuning_rejects_bad_values():
         CPUSSSPTuning(ring=3)
     with pytest.raises(ValueError, match="fusion_limit"):
         CPUSSSPTuning(fusion_limit=-1)
-    with pytest.raises(ValueError, match="delta_factor"):
-        CPUSSSPTuning(delta_factor=0)
+    with pytest.raises(ValueError, match="road_delta"):
+        CPUSSSPTuning(road_delta=0)
+    with pytest.raises(ValueError, match="skewed_frontier_shares"):
+        CPUSSSPTuning(skewed_frontier_shares=0)

@@ -13,6 +13,9 @@
   bottom-up (seed 000 fig. 6 gathers vertices by popcounting words the
   same way). One task owns 64 vertices, i.e. one word of each bitmap, so
   the bitmaps are written without atomics.
+* :func:`fused_top_down` -- consecutive small top-down levels in one
+  parallel region, a barrier between them (road networks: hundreds of
+  levels of a few hundred vertices).
 * :func:`queue_to_bitmap` / :func:`bitmap_to_queue` -- the conversions the
   hybrid runs when it changes direction (seed 000 fig. 6 gathers bitmap
   bits into a queue the same way).
@@ -32,6 +35,8 @@ import numpy as np
 from numba import njit, prange
 
 from ._atomics import (
+    atomic_load,
+    barrier,
     compare_and_swap,
     fetch_add,
     fetch_or,
@@ -39,6 +44,7 @@ from ._atomics import (
     push_block,
     trailing_zeros,
 )
+from ._clock import cycles
 
 QUEUE_BLOCK = 64  # frontier vertices per block of the top-down edge offsets
 EDGE_BLOCK = 2048  # frontier edges a worker takes at a time (top-down)
@@ -220,6 +226,103 @@ def bitmap_to_queue(bits, queue, counters, workers):
         if count:
             push_block(local, count, queue, counters, 0)
     return counters[0]
+
+
+LEVEL_STAT_COLUMNS = 3  # per fused level: frontier vertices, edges examined, end stamp
+# Slots of the fused kernel's int64 ``shared`` array, a cache line apart:
+# the barrier's, then per level ``it`` (triple-buffered, ``it % 3``) the next
+# frontier's tail and its out-arc sum.
+LEVEL_TAIL, LEVEL_EDGES, LEVEL_SHARED_SLOTS = 16, 40, 64
+
+
+@njit(cache=True)
+def _fused_levels_worker(
+    t, indptr, indices, parents, levels, level, queue_a, queue_b, max_edges, last_level, shared, stats,
+    spins, workers,
+):
+    """One thread's part of :func:`fused_top_down`; returns the levels run."""
+    rows = stats.shape[0] // LEVEL_STAT_COLUMNS
+    local = np.empty(LOCAL_BUFFER, dtype=queue_a.dtype)
+    size = atomic_load(shared, LEVEL_TAIL)
+    edges = atomic_load(shared, LEVEL_EDGES)
+    it = 0
+    while size > 0 and edges < max_edges and level + it < last_level and it < rows:
+        ahead, spare = (it + 1) % 3, (it + 2) % 3
+        frontier = queue_a if it % 2 == 0 else queue_b
+        following = queue_b if it % 2 == 0 else queue_a
+        depth = level + it + 1
+        if t == 0:  # last read before the previous barrier; next written after the coming one
+            shared[LEVEL_TAIL + 8 * spare] = 0
+            shared[LEVEL_EDGES + 8 * spare] = 0
+        count = 0
+        found_edges = 0
+        # Each thread takes one contiguous share of the frontier, as GAP's
+        # static schedule does: a frontier is stored in discovery order, so
+        # neighbouring road vertices sit together, and interleaved blocks
+        # would have two threads writing the same cache lines of ``parents``.
+        # (A fused level holds fewer than ``max_edges`` arcs, so a hub cannot
+        # unbalance it by much.)
+        for i in range(t * size // workers, (t + 1) * size // workers):
+            u = frontier[i]
+            for j in range(indptr[u], indptr[u + 1]):
+                v = indices[j]
+                if parents[v] < 0 and compare_and_swap(parents, v, -1, u):
+                    levels[v] = depth
+                    found_edges += indptr[v + 1] - indptr[v]
+                    local[count] = v
+                    count += 1
+                    if count == LOCAL_BUFFER:
+                        push_block(local, count, following, shared, LEVEL_TAIL + 8 * ahead)
+                        count = 0
+        if count:
+            push_block(local, count, following, shared, LEVEL_TAIL + 8 * ahead)
+        fetch_add(shared, LEVEL_EDGES + 8 * ahead, found_edges)
+        barrier(shared, workers, spins)
+        if t == 0:
+            stats[it * LEVEL_STAT_COLUMNS] = size
+            stats[it * LEVEL_STAT_COLUMNS + 1] = edges
+            stats[it * LEVEL_STAT_COLUMNS + 2] = cycles()
+        size = atomic_load(shared, LEVEL_TAIL + 8 * ahead)
+        edges = atomic_load(shared, LEVEL_EDGES + 8 * ahead)
+        it += 1
+    return it
+
+
+@njit(parallel=True, cache=True)
+def fused_top_down(
+    indptr, indices, parents, levels, level, queue_a, queue_b, size, frontier_edges, max_edges, last_level,
+    shared, stats, spins, workers,
+):
+    """Run consecutive top-down levels in one parallel region, a barrier between levels.
+
+    The CPU counterpart of seed 003/004's single-block multi-level kernel
+    (PMPP 15.7): a road search is hundreds of levels of a few hundred
+    vertices, and a parallel step per level pays a Python round trip and a
+    thread-pool wake-up that cost more than the level. Here the threads
+    stay: per level each takes a contiguous share of the frontier, claims
+    unvisited neighbours with a compare-and-swap on ``parents``, appends
+    them through a thread-local buffer, and the threads meet at one barrier.
+    The frontier is ``queue_a[:size]`` with ``frontier_edges`` out-arcs;
+    levels alternate between the two queues. Levels run while the frontier
+    is non-empty with fewer than ``max_edges`` out-arcs, the level about to
+    run is below ``last_level`` and ``stats`` (int64, ``LEVEL_STAT_COLUMNS``
+    per level) has a row. With ``workers == 1`` it is a plain serial BFS.
+    Must run with exactly ``workers`` numba threads (see
+    :func:`._atomics.barrier`). Returns (levels run, the frontier's size and
+    out-arc sum); the frontier is in ``queue_a`` after an even number of
+    levels, else in ``queue_b``.
+    """
+    shared[:] = 0
+    shared[LEVEL_TAIL] = size
+    shared[LEVEL_EDGES] = frontier_edges
+    ran = np.zeros(workers, dtype=np.int64)
+    for t in prange(workers):
+        ran[t] = _fused_levels_worker(
+            t, indptr, indices, parents, levels, level, queue_a, queue_b, max_edges, last_level, shared,
+            stats, spins, workers,
+        )
+    done = ran[0]
+    return done, shared[LEVEL_TAIL + 8 * (done % 3)], shared[LEVEL_EDGES + 8 * (done % 3)]
 
 
 @njit(parallel=True, cache=True)

@@ -392,7 +392,7 @@ def _refill_from_far(bins, counts, far, ring, words, codec, scale, lowest):
 @njit(cache=True)
 def _fused_worker(
     t, indptr, indices, weights, words, codec, scale, cutoff, frontier, marks, epoch, shared, stats,
-    ring, fusion_limit, spins, workers,
+    ring, fusion_limit, shares, spins, workers,
 ):
     """One thread's part of :func:`fused_delta_stepping` (its bins are this function's locals).
 
@@ -417,6 +417,11 @@ def _fused_worker(
             break
         tail = min(atomic_load(shared, TAIL_SLOT + 8 * p), capacity)
         row = min(it, rows - 1)
+        # A few large chunks per thread: a frontier lists neighbouring vertices
+        # together, and small interleaved blocks would have the threads
+        # writing the same cache lines of ``words``; a few, not one, so that
+        # a hub's arcs (Kronecker graphs) do not unbalance the iteration.
+        chunk = max(BLOCK, tail // (shares * workers) + 1)
         slot = cur & (ring - 1)
         examined = 0
         fused = 0
@@ -424,11 +429,11 @@ def _fused_worker(
         while True:
             # The next batch: a block of the shared frontier, else this thread's bin ``cur``.
             if from_shared:
-                lo = fetch_add(shared, CURSOR_SLOT + 8 * p, BLOCK)
+                lo = fetch_add(shared, CURSOR_SLOT + 8 * p, chunk)
                 if lo >= tail:
                     from_shared = False
                     continue
-                hi = min(lo + BLOCK, tail)
+                hi = min(lo + chunk, tail)
                 batch = frontier
             else:
                 size = counts[slot]
@@ -528,13 +533,14 @@ def _fused_worker(
 @njit(parallel=True, cache=True)
 def fused_delta_stepping(
     indptr, indices, weights, words, codec, scale, cutoff, frontier, seeds_count, marks, epoch,
-    shared, stats, ring, fusion_limit, spins, workers,
+    shared, stats, ring, fusion_limit, shares, spins, workers,
 ):
     """Delta-stepping with thread-local bins and bucket fusion, all of it in one parallel region.
 
     GAP's ``sssp`` (Beamer et al.; bucket fusion from Zhang et al., CGO
     2020), in numba: every iteration the threads relax the shared frontier
-    of bin ``cur`` (blocks of ``BLOCK`` taken from a shared cursor); each
+    of bin ``cur`` (``shares`` chunks per thread, of at least ``BLOCK``
+    entries, taken from a shared cursor); each
     improved head goes to the *thread's own* bin for its distance (a ring
     of ``ring`` bins, farther ones in an overflow row); a thread then keeps
     relaxing its own copy of bin ``cur`` while it holds fewer than
@@ -561,7 +567,7 @@ def fused_delta_stepping(
     for t in prange(workers):
         iterations[t] = _fused_worker(
             t, indptr, indices, weights, words, codec, scale, cutoff, frontier, marks, epoch, shared, stats,
-            ring, fusion_limit, spins, workers,
+            ring, fusion_limit, shares, spins, workers,
         )
     return iterations.max()
 

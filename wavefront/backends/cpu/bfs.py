@@ -17,27 +17,32 @@ import numpy as np
 
 from ..._sources import multi_source, seed_array
 from ...bfs.policy import BOTTOM_UP, TOP_DOWN, FixedPolicy, LevelState, make_policy
-from ...results import BFSResult, Trace
+from ...results import BFSResult, Trace, TraceRow
 from . import _bfs_steps as steps
+from ._clock import read_cycles, stamps_to_seconds
 from ._threads import StepThreads
+from .tuning import CPUBFSTuning
+
+FUSED_TRACE_ROWS = 4096  # levels one fused call may run (the driver calls again for more)
 
 
 @multi_source
-def top_down(graph, source, depth_limit: int | None = None) -> BFSResult:
+def top_down(graph, source, depth_limit: int | None = None, tuning: CPUBFSTuning | None = None) -> BFSResult:
     """BFS pushing from the frontier along out-edges every level."""
-    return _search(graph, source, FixedPolicy(TOP_DOWN), depth_limit, "top-down")
+    return _search(graph, source, FixedPolicy(TOP_DOWN), depth_limit, "top-down", tuning)
 
 
 @multi_source
-def bottom_up(graph, source, depth_limit: int | None = None) -> BFSResult:
+def bottom_up(graph, source, depth_limit: int | None = None, tuning: CPUBFSTuning | None = None) -> BFSResult:
     """BFS pulling into every unvisited vertex from its in-neighbours every level."""
-    return _search(graph, source, FixedPolicy(BOTTOM_UP), depth_limit, "bottom-up")
+    return _search(graph, source, FixedPolicy(BOTTOM_UP), depth_limit, "bottom-up", tuning)
 
 
 @multi_source
-def hybrid(graph, source, policy=None, alpha=None, beta=None, depth_limit: int | None = None) -> BFSResult:
+def hybrid(graph, source, policy=None, alpha=None, beta=None, depth_limit: int | None = None,
+           tuning: CPUBFSTuning | None = None) -> BFSResult:
     """Direction-optimizing BFS; ``policy`` defaults to GAP's (alpha=15, beta=18)."""
-    return _search(graph, source, make_policy(policy, alpha, beta), depth_limit, "hybrid")
+    return _search(graph, source, make_policy(policy, alpha, beta), depth_limit, "hybrid", tuning)
 
 
 _WORKSPACE_KEY = "cpu.bfs_workspace"
@@ -55,6 +60,8 @@ class _Workspace:
         self.unvisited_bits = np.empty(words, dtype=np.int64)
         self.block_edges = np.empty(max(n, 1) // steps.QUEUE_BLOCK + 2, dtype=np.int64)
         self.counters = np.zeros(2, dtype=np.int64)
+        self.level_stats = np.empty(FUSED_TRACE_ROWS * steps.LEVEL_STAT_COLUMNS, dtype=np.int64)
+        self.level_shared = np.zeros(steps.LEVEL_SHARED_SLOTS, dtype=np.int64)
 
 
 def _check_depth_limit(depth_limit):
@@ -65,12 +72,13 @@ def _check_depth_limit(depth_limit):
     return int(depth_limit)
 
 
-def _search(graph, source: int, policy, depth_limit, method: str) -> BFSResult:
+def _search(graph, source: int, policy, depth_limit, method: str, tuning) -> BFSResult:
     depth_limit = _check_depth_limit(depth_limit)
+    tuning = tuning or CPUBFSTuning()
     n = graph.n
     parents = np.empty(n, dtype=np.int64)
     levels = np.empty(n, dtype=np.int32)
-    threads = StepThreads()
+    threads = StepThreads(tuning.parallel_work)
     threads.use(n)
     seeds = seed_array(source)  # one id or several (wavefront._sources)
     steps.reset_search(parents, levels, seeds)
@@ -79,7 +87,7 @@ def _search(graph, source: int, policy, depth_limit, method: str) -> BFSResult:
     # ones cost a page fault per 4 KiB on first touch, inside the timed search.
     work = graph.derived.pop(_WORKSPACE_KEY, None) or _Workspace(n, graph.indices.dtype)
     try:
-        trace = _run_levels(graph, seeds, policy, depth_limit, parents, levels, work, threads)
+        trace = _run_levels(graph, seeds, policy, depth_limit, parents, levels, work, threads, tuning)
     finally:
         threads.restore()
     graph.derived[_WORKSPACE_KEY] = work
@@ -88,8 +96,53 @@ def _search(graph, source: int, policy, depth_limit, method: str) -> BFSResult:
     )
 
 
-def _run_levels(graph, seeds, policy, depth_limit, parents, levels, work, threads) -> Trace:
-    """The driver loop: per level, ask the policy, convert the frontier if needed, run the step."""
+def _run_fused(graph, parents, levels, level, frontier_vertices, frontier_edges, depth_limit, work, threads,
+               tuning, trace):
+    """Consecutive small top-down levels in :func:`steps.fused_top_down`.
+
+    Returns (levels run, n_f, m_f, out-arcs discovered in all, previous n_f).
+    """
+    last_level = np.iinfo(np.int64).max if depth_limit is None else depth_limit
+    workers = threads.use(graph.n, tuning.fused_parallel_vertices)
+    start_stamp = read_cycles()
+    start = time.perf_counter()
+    ran, size, edges = steps.fused_top_down(
+        graph.indptr, graph.indices, parents, levels, level, work.queue, work.next_queue, frontier_vertices,
+        frontier_edges, tuning.fused_edges, last_level, work.level_shared, work.level_stats, tuning.spins,
+        workers,
+    )
+    seconds = time.perf_counter() - start
+    ran, size, edges = int(ran), int(size), int(edges)
+    if not ran:
+        return 0, frontier_vertices, frontier_edges, 0, 0
+    stats = work.level_stats[: ran * steps.LEVEL_STAT_COLUMNS].reshape(ran, -1).copy()
+    trace.defer(lambda: _fused_rows(level, stats, start_stamp, seconds, tuning.fused_edges, workers))
+    if ran % 2:  # the frontier ended in the second queue
+        work.queue, work.next_queue = work.next_queue, work.queue
+    discovered = int(stats[1:, 1].sum()) + edges  # each level's m_f was found by the one before
+    return ran, size, edges, discovered, int(stats[-1, 0])
+
+
+def _fused_rows(first_level, stats, start_stamp, seconds, fused_edges, workers):
+    times = stamps_to_seconds(start_stamp, stats[:, 2], seconds)
+    return [
+        TraceRow(first_level + i + 1, TOP_DOWN, int(record[0]), int(record[1]), float(elapsed),
+                 f"fused levels ({workers} threads): m_f={int(record[1])} < {fused_edges}")
+        for i, (record, elapsed) in enumerate(zip(stats, times))
+    ]
+
+
+def _run_levels(graph, seeds, policy, depth_limit, parents, levels, work, threads, tuning) -> Trace:
+    """The driver loop: per level, ask the policy, convert the frontier if needed, run the step.
+
+    While the frontier is a queue of fewer than ``tuning.fused_edges``
+    out-arcs, levels run top-down in batches inside one parallel region
+    (:func:`_run_fused`), whatever the direction policy would say: a
+    bottom-up step sweeps a bitmap of all ``n`` vertices, more than such a
+    frontier's arcs (the CUDA hybrid overrides the policy the same way for
+    frontiers that fit its single block). The ``bottom-up`` method never
+    does this.
+    """
     n, m = graph.n, graph.m
     indptr, indices = graph.indptr, graph.indices
     in_indptr, in_indices = graph.in_indptr, graph.in_indices
@@ -102,7 +155,18 @@ def _run_levels(graph, seeds, policy, depth_limit, parents, levels, work, thread
     previous_frontier_vertices = 0
     direction = TOP_DOWN
     level = 0
+    fuse = not (isinstance(policy, FixedPolicy) and policy.direction == BOTTOM_UP)
     while frontier_vertices > 0 and (depth_limit is None or level < depth_limit):
+        if fuse and frontier_is_queue and frontier_edges < tuning.fused_edges:
+            ran, frontier_vertices, frontier_edges, discovered, previous = _run_fused(
+                graph, parents, levels, level, frontier_vertices, frontier_edges, depth_limit, work, threads,
+                tuning, trace,
+            )
+            if ran:
+                level += ran
+                unexplored_edges -= discovered
+                previous_frontier_vertices, direction = previous, TOP_DOWN
+                continue
         level += 1
         state = LevelState(
             level, n, m, frontier_vertices, frontier_edges, unexplored_edges,

@@ -13,20 +13,24 @@ distances exactly):
 * an unweighted graph counts hops (unit int weights, float64 distances).
 
 Delta-stepping (Meyer & Sanders 2003; seed 001 supplies the relax/update
-arrays it generalises) processes buckets ``[k*delta, (k+1)*delta)`` in order:
-light-edge phases until the bucket stops changing, then one heavy-edge
-phase over the vertices it settled; one trace row per phase. The default
-``delta`` is ``DELTA_FACTOR * mean weight / mean out-degree``: about as
-wide as the weight a vertex can expect to gain per hop spread over its
-neighbours, so a bucket holds a few hops of the frontier (the
-``Θ(1/degree)`` choice of Meyer & Sanders for weights in [0, 1]).
+arrays it generalises) processes bins ``[k*delta, (k+1)*delta)`` in order.
+:func:`delta_stepping` runs GAP's form of it (thread-local bins, bucket
+fusion) in one numba parallel region for the whole search
+(:func:`._sssp_steps.fused_delta_stepping`); one trace row per iteration.
+The default ``delta`` is a multiple of the mean arc weight chosen by the
+graph's shape (:class:`.tuning.CPUSSSPTuning`). Integer and float32
+distances travel with their parent in one 64-bit word, so a tree arc is
+always the arc that gave the distance, computed once in the distance dtype
+(the contract above) with no parent pass.
+
+``DELTA_FACTOR`` is the rule of the light/heavy phase kernels
+(``relax_phase``, ``split_far``) that the distributed SSSP still runs.
 """
 from __future__ import annotations
 
 import time
 
 import numpy as np
-from numba import get_num_threads
 
 from ..._sources import multi_source, seed_array
 from ...results import SSSPResult, Trace
@@ -36,7 +40,6 @@ from ._threads import StepThreads
 from .tuning import CPUSSSPTuning
 
 DELTA_FACTOR = 4.0
-AUTO_DELTA_STEPPING_MIN_VERTICES = 50_000
 _UNIT_WEIGHTS_KEY = "cpu.unit_weights"
 
 
@@ -75,6 +78,7 @@ class _FusedWorkspace:
         self.words = np.empty(n, dtype=np.uint64)
         self.shared = np.zeros(steps.SHARED_SLOTS, dtype=np.int64)
         self.stats = np.zeros(rows * steps.STAT_COLUMNS, dtype=np.int64)
+        self.dirty_rows = 0  # rows of ``stats`` the last search wrote (cleared before the next)
 
 
 def _codec(graph, weights):
@@ -165,16 +169,22 @@ def _fused_search(graph, weights, in_weights, seeds, codec, packed, delta, cutof
     words[seeds] = seeds.astype(words.dtype) if packed else 0
     limit = _cutoff(cutoff, np.dtype(dist_dtype), infinity)
     work.frontier[: seeds.size] = seeds
-    work.stats[:] = 0
+    # Clear only what the last search wrote: a full clear costs tens of
+    # microseconds, as much as a whole search on a small graph.
+    work.stats[: work.dirty_rows * steps.STAT_COLUMNS] = 0
+    work.dirty_rows = tuning.trace_rows  # until the kernel returns
     ring = _ring_size(graph, weights, delta, tuning)
     start_stamp = read_cycles()
     start = time.perf_counter()
     iterations = int(steps.fused_delta_stepping(
         graph.indptr, graph.indices, weights, words, codec, 1.0 / delta, limit, work.frontier, seeds.size,
-        work.marks, work.epoch, work.shared, work.stats, ring, tuning.fusion_limit, tuning.spins, workers,
+        work.marks, work.epoch, work.shared, work.stats, ring, tuning.fusion_limit,
+        tuning.skewed_frontier_shares if tuning.skewed(graph) else tuning.road_frontier_shares,
+        tuning.spins, workers,
     ))
     seconds = time.perf_counter() - start
     work.epoch += iterations + 1
+    work.dirty_rows = min(iterations, tuning.trace_rows)
     if work.shared[steps.OVERFLOW_SLOT]:
         return None
     if packed:
@@ -230,102 +240,25 @@ def _ring_size(graph, weights, delta, tuning) -> int:
 
 
 @multi_source
-def _delta_stepping_phases(graph, source, delta=None, cutoff=None) -> SSSPResult:
-    """Parallel delta-stepping with light/heavy edges; ``delta`` defaults to :func:`default_delta`."""
-    weights, in_weights = _weights(graph)
-    if delta is None:
-        delta = DELTA_FACTOR * float(weights.mean()) / max(graph.m / max(graph.n, 1), 1.0) or 1.0
-    delta = _check_delta(delta)
-    n = graph.n
-    dist, infinity = _fresh_distances(n, weights.dtype)
-    limit = _cutoff(cutoff, dist.dtype, infinity)
-    index_dtype = graph.indices.dtype
-    near, near_next = np.empty(n, index_dtype), np.empty(n, index_dtype)
-    far, far_next = np.empty(n, index_dtype), np.empty(n, index_dtype)
-    processed = np.empty(n, index_dtype)
-    near_flags = np.zeros(n, np.uint8)
-    far_flags = np.zeros(n, np.uint8)
-    processed_flags = np.zeros(n, np.uint8)
-    counters = np.zeros(4, np.int64)
-    mean_degree = graph.m / max(n, 1)
-    threads = StepThreads()
-
-    def phase(frontier, size, light, bucket):
-        # Sees the loop's current ``near_next`` and ``far`` (both are swapped as it runs).
-        workers = threads.use(int(size * mean_degree))
-        return steps.relax_phase(
-            graph.indptr, graph.indices, weights, dist, frontier, size, delta, light, bucket, limit,
-            near_next, near_flags, far, far_flags, processed, processed_flags, counters, workers,
-        )
-
-    trace = Trace()
-    seeds = seed_array(source)  # one id or several (wavefront._sources): all in bucket 0
-    dist[seeds] = 0
-    near[: seeds.size] = seeds
-    near_flags[seeds] = 1
-    near_size, bucket = int(seeds.size), 0
-    split_seconds = 0.0
-    try:
-        while True:
-            while near_size:
-                start = time.perf_counter()
-                examined = phase(near, near_size, True, bucket)
-                seconds = time.perf_counter() - start + split_seconds
-                trace.add(bucket, "light", near_size, examined, seconds, f"delta={delta:g}")
-                near, near_next = near_next, near
-                near_size, split_seconds = int(counters[steps.NEAR_TAIL]), 0.0
-            settled = int(counters[steps.PROCESSED_TAIL])
-            if settled:
-                start = time.perf_counter()
-                examined = phase(processed, settled, False, bucket)
-                steps.clear_flags(processed, settled, processed_flags)
-                counters[steps.PROCESSED_TAIL] = 0
-                trace.add(bucket, "heavy", settled, examined, time.perf_counter() - start, f"delta={delta:g}")
-                near, near_next = near_next, near
-                near_size = int(counters[steps.NEAR_TAIL])
-                if near_size:  # float rounding can land a heavy arc in the current bucket
-                    continue
-            far_size = int(counters[steps.FAR_TAIL])
-            if far_size == 0:
-                break
-            start = time.perf_counter()
-            workers = threads.use(far_size)
-            next_bucket = steps.far_min_bucket(far, far_size, dist, delta, bucket)
-            if next_bucket < 0:
-                break
-            near_size, far_size = steps.split_far(
-                far, far_size, dist, delta, bucket, next_bucket, near, near_flags, far_next, far_flags,
-                counters, workers,
-            )
-            far, far_next = far_next, far
-            bucket = int(next_bucket)
-            split_seconds = time.perf_counter() - start
-        threads.use(n)
-        parents = _tree(graph, dist, infinity, seeds, weights, in_weights)
-    finally:
-        threads.restore()
-    return SSSPResult(
-        source=source, parents=parents, trace=trace, method="delta-stepping", backend="cpu",
-        distances=_public_distances(dist, infinity),
-    )
-
-
-@multi_source
-def auto(graph, source, **options) -> SSSPResult:
-    """Delta-stepping on graphs of at least 50 000 vertices with several threads, else Dijkstra."""
-    if graph.n >= AUTO_DELTA_STEPPING_MIN_VERTICES and get_num_threads() > 1:
-        return delta_stepping(graph, source, **options)
+def auto(graph, source, tuning: CPUSSSPTuning | None = None, **options) -> SSSPResult:
+    """Dijkstra on graphs of at most ``tuning.dijkstra_max_arcs`` arcs, else the
+    fused delta-stepping with the delta of the graph's shape (even on one
+    thread it beats the binary heap there: docs/decisions/cpu-roads.md)."""
+    tuning = tuning or CPUSSSPTuning()
+    if graph.m > tuning.dijkstra_max_arcs:
+        return delta_stepping(graph, source, tuning=tuning, **options)
     options.pop("delta", None)
     return dijkstra(graph, source, **options)
 
 
 def default_delta(graph, tuning: CPUSSSPTuning | None = None) -> float:
-    """``tuning.delta_factor * mean weight / sqrt(mean out-degree)`` (1.0 where that is 0)."""
+    """The mean arc weight times the tuning's factor for the graph's shape
+    (``road_delta`` or ``skewed_delta``); 1.0 where that is 0."""
     tuning = tuning or CPUSSSPTuning()
     weights, _ = _weights(graph)
     mean_weight, _ = _weight_stats(graph, weights)
-    mean_degree = max(graph.m / max(graph.n, 1), 1.0)
-    delta = tuning.delta_factor * mean_weight / np.sqrt(mean_degree)
+    factor = tuning.skewed_delta if tuning.skewed(graph) else tuning.road_delta
+    delta = factor * mean_weight
     return float(delta) if delta > 0 else 1.0
 
 

@@ -12,19 +12,24 @@ from dataclasses import dataclass
 class CPUBFSTuning:
     """BFS on the CPU.
 
-    ``serial_edges``: a top-down level whose frontier has fewer out-arcs runs
-    on the calling thread, inside one numba call that keeps running levels
-    until a frontier reaches this size (a road search is hundreds of such
-    levels, and waking the thread pool costs more than each of them).
-    ``parallel_work``: a parallel step over fewer edges or vertices than
-    this runs on one thread (the first and last levels of a Kronecker search).
+    * ``fused_edges``: while the frontier has fewer out-arcs than this, levels
+      run top-down in one parallel region with a barrier between them
+      (a road search is hundreds of such levels, and a step per level pays a
+      Python round trip and a thread-pool wake-up that cost more than it).
+    * ``fused_parallel_vertices``: graphs with fewer vertices run those
+      levels on one thread.
+    * ``parallel_work``: a per-level parallel step over fewer edges or
+      vertices than this runs on one thread.
+    * ``spins``: barrier polls with the pause hint before a waiter yields its core.
     """
 
-    serial_edges: int = 1 << 14
+    fused_edges: int = 1 << 14
+    fused_parallel_vertices: int = 1 << 14
     parallel_work: int = 1 << 14
+    spins: int = 4000
 
     def __post_init__(self):
-        for name in ("serial_edges", "parallel_work"):
+        for name in ("fused_edges", "fused_parallel_vertices", "parallel_work", "spins"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
                 raise ValueError(f"CPUBFSTuning.{name} must be a non-negative integer, got {value!r}")
@@ -34,36 +39,61 @@ class CPUBFSTuning:
 class CPUSSSPTuning:
     """SSSP on the CPU (the fused delta-stepping and ``auto``'s choice).
 
-    * ``delta_factor``: the default bucket width is ``delta_factor`` times the
-      mean arc weight divided by ``sqrt(mean out-degree)`` (see
-      :func:`wavefront.backends.cpu.sssp.default_delta`).
+    Two graph shapes get their own defaults: *skewed* graphs (mean out-degree
+    at least ``skewed_mean_degree``: Kronecker, social networks; low
+    diameter, hubs) and *road* graphs (the rest: roads, grids; hundreds to
+    thousands of hops).
+
+    * ``road_delta`` / ``skewed_delta``: the default bucket width, in mean
+      arc weights. Roads want wide bins (few iterations, bucket fusion eats
+      the long thin tail); skewed graphs narrow ones (a wide bin relaxes
+      most of the graph many times over).
+    * ``road_frontier_shares`` / ``skewed_frontier_shares``: chunks per
+      thread a shared frontier is cut into (taken from a shared cursor):
+      few and large, since a frontier lists neighbouring vertices together
+      and small interleaved blocks make the threads write the same cache
+      lines; more than one where hubs would unbalance a static split.
     * ``fusion_limit``: a thread keeps relaxing its own copy of the current
       bin while it holds fewer vertices than this (GAP's
       ``kBinSizeThreshold``), instead of meeting the others at a barrier.
-    * ``ring``: most bins a thread keeps apart (a power of two); farther heads share an
-      overflow row that is re-sorted when the search gets near.
+    * ``ring``: most bins a thread keeps apart (a power of two); farther
+      heads share an overflow row that is re-sorted when the search gets near.
     * ``spins``: barrier polls with the pause hint before a waiter yields its core.
     * ``serial_arcs``: graphs with fewer arcs run the fused kernel on one thread.
     * ``trace_rows``: iterations recorded one per trace row (later ones are
       summed into the last row).
     * ``dijkstra_max_arcs``: ``auto`` runs the serial Dijkstra on graphs with
-      at most this many arcs, where the fused kernel's setup dominates.
+      at most this many arcs, where the fused kernel's setup costs more.
     """
 
-    delta_factor: float = 8.0
+    skewed_mean_degree: float = 8.0
+    road_delta: float = 4.0
+    skewed_delta: float = 0.0625
+    road_frontier_shares: int = 1
+    skewed_frontier_shares: int = 4
     fusion_limit: int = 1000
     ring: int = 64
     spins: int = 4000
     serial_arcs: int = 1 << 15
     trace_rows: int = 1 << 13
-    dijkstra_max_arcs: int = 0
+    dijkstra_max_arcs: int = 1 << 13
 
     def __post_init__(self):
-        if not (self.delta_factor > 0):
-            raise ValueError(f"CPUSSSPTuning.delta_factor must be positive, got {self.delta_factor!r}")
-        for name in ("fusion_limit", "ring", "spins", "serial_arcs", "trace_rows", "dijkstra_max_arcs"):
+        for name in ("skewed_mean_degree", "road_delta", "skewed_delta"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
+                raise ValueError(f"CPUSSSPTuning.{name} must be a positive number, got {value!r}")
+        for name in ("road_frontier_shares", "skewed_frontier_shares", "fusion_limit", "ring", "spins",
+                     "serial_arcs", "trace_rows", "dijkstra_max_arcs"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
                 raise ValueError(f"CPUSSSPTuning.{name} must be a non-negative integer, got {value!r}")
-        if self.ring < 2 or self.ring & (self.ring - 1) or self.trace_rows < 1:
-            raise ValueError("CPUSSSPTuning.ring must be a power of two of at least 2, trace_rows at least 1")
+        for name in ("road_frontier_shares", "skewed_frontier_shares", "trace_rows"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"CPUSSSPTuning.{name} must be at least 1, got {getattr(self, name)!r}")
+        if self.ring < 2 or self.ring & (self.ring - 1):
+            raise ValueError(f"CPUSSSPTuning.ring must be a power of two of at least 2, got {self.ring!r}")
+
+    def skewed(self, graph) -> bool:
+        """Whether ``graph`` has the skewed shape (else the road shape)."""
+        return graph.m >= self.skewed_mean_degree * graph.n
