@@ -66,3 +66,25 @@ def print_table(title: str, columns: list[str], rows: list[list], caption: str |
     for row in rows:
         table.add_row(*[str(cell) for cell in row])
     Console().print(table)
+
+
+def status_mb(field: str) -> float:
+    """A memory field of /proc/self/status (VmRSS, VmHWM) in MB; NaN where there is none."""
+    try:
+        with open("/proc/self/status") as status:
+            for line in status:
+                if line.startswith(field + ":"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return float("nan")
+
+
+def reset_peak() -> bool:
+    """Reset this process's VmHWM to its current RSS (Linux >= 4.0); False where not allowed."""
+    try:
+        with open("/proc/self/clear_refs", "w") as refs:
+            refs.write("5")
+        return True
+    except OSError:
+        return False

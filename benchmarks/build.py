@@ -49,30 +49,12 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from benchmarks._common import cpu_model  # noqa: E402
+from benchmarks._common import cpu_model, reset_peak, status_mb  # noqa: E402
 
 WARM_UP_TUPLES = 1 << 17
 
 
 # -- the child process: one variant ------------------------------------------
-def _status_mb(field: str) -> float:
-    with open("/proc/self/status") as status:
-        for line in status:
-            if line.startswith(field):
-                return int(line.split()[1]) / 1024
-    return float("nan")
-
-
-def _reset_peak() -> bool:
-    """Reset this process's VmHWM (Linux >= 4.0); False where not allowed."""
-    try:
-        with open("/proc/self/clear_refs", "w") as refs:
-            refs.write("5")
-        return True
-    except OSError:
-        return False
-
-
 def _graph_bytes(arrays: dict) -> int:
     return sum(int(a.nbytes) for a in arrays.values() if isinstance(a, np.ndarray))
 
@@ -107,8 +89,8 @@ def run_child(variant: str, data: Path, repeat: int) -> dict:
             part = slice(0, min(WARM_UP_TUPLES, src.shape[0]))
             build(src[part], dst[part], None if weights is None else weights[part])
 
-    before = _status_mb("VmRSS:")
-    exact = _reset_peak()
+    before = status_mb("VmRSS:")
+    exact = reset_peak()
     seconds, cpu, graph = [], [], 0
     for _ in range(repeat):
         start, start_cpu = time.perf_counter(), time.process_time()
@@ -117,7 +99,7 @@ def run_child(variant: str, data: Path, repeat: int) -> dict:
         cpu.append(time.process_time() - start_cpu)
         graph = _graph_bytes(arrays)
         del arrays
-    peak = _status_mb("VmHWM:")
+    peak = status_mb("VmHWM:")
     if not exact:  # no reset allowed: the whole process's high-water mark
         import resource
 
