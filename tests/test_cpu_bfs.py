@@ -274,3 +274,30 @@ def test_queue_bitmap_round_trip(case):
     count = steps.bitmap_to_queue(bits, out, np.zeros(2, np.int64), 2)
     assert count == queue.size
     np.testing.assert_array_equal(np.sort(out[:count]), queue)
+
+
+def test_fused_levels_form_their_team_from_the_threads_that_run():
+    """3 workers asked for, 1 numba thread: the iterations run in turn, the
+    first closes the team alone, the others return; the levels are right."""
+    import numba
+
+    from wavefront.backends.cpu import _bfs_steps as steps
+    from wavefront.generators import grid
+
+    g = grid(30, 40)
+    n = g.n
+    parents, levels = np.full(n, -1, np.int64), np.full(n, -1, np.int32)
+    parents[0], levels[0] = 0, 0
+    queue_a, queue_b = np.zeros(n, g.indices.dtype), np.zeros(n, g.indices.dtype)
+    previous = numba.get_num_threads()
+    numba.set_num_threads(1)
+    try:
+        ran, size, _ = steps.fused_top_down(
+            g.indptr, g.indices, parents, levels, 0, queue_a, queue_b, 1, int(g.indptr[1]), g.m + 1,
+            np.iinfo(np.int64).max, np.zeros(steps.LEVEL_SHARED_SLOTS, np.int64),
+            np.zeros(4096 * steps.LEVEL_STAT_COLUMNS, np.int64), 50, 3,
+        )
+    finally:
+        numba.set_num_threads(previous)
+    assert size == 0 and ran == levels.max() + 1
+    np.testing.assert_array_equal(levels, oracle_levels(g, 0))

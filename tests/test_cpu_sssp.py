@@ -273,3 +273,34 @@ def test_tuning_rejects_bad_values():
         CPUSSSPTuning(road_delta=0)
     with pytest.raises(ValueError, match="skewed_frontier_shares"):
         CPUSSSPTuning(skewed_frontier_shares=0)
+
+
+def test_fused_kernel_forms_its_team_from_the_threads_that_run():
+    """Asked for 3 workers on 1 numba thread, the prange's iterations run one
+    after another: the first closes the team alone after its polls, the
+    others find it closed and return. No deadlock, the same distances."""
+    import numba
+
+    from wavefront.backends.cpu import _sssp_steps as steps
+
+    rng = np.random.default_rng(4)
+    n = 3000
+    graph = wf.Graph.from_edges(rng.integers(0, n, 12_000), rng.integers(0, n, 12_000),
+                                weights=rng.integers(1, 50, 12_000).astype(np.int32), n=n)
+    previous = numba.get_num_threads()
+    numba.set_num_threads(1)
+    try:
+        words = np.full(n, np.uint64(0xFFFFFFFFFFFFFFFF))
+        words[0] = 0
+        frontier = np.zeros(n, dtype=graph.indices.dtype)
+        shared = np.zeros(steps.SHARED_SLOTS, np.int64)
+        iterations = steps.fused_delta_stepping(
+            graph.indptr, graph.indices, graph.weights, words, np.uint32(0), 1 / 30.0, np.iinfo(np.int64).max,
+            frontier, 1, np.zeros(n, np.int64), 1, shared, np.zeros(64 * steps.STAT_COLUMNS, np.int64),
+            4, 1000, 1, 50, 3,
+        )
+    finally:
+        numba.set_num_threads(previous)
+    assert iterations > 0
+    got = np.where(words == np.uint64(0xFFFFFFFFFFFFFFFF), np.inf, (words >> np.uint64(32)).astype(np.float64))
+    np.testing.assert_array_equal(got, oracle(graph, 0))

@@ -8,8 +8,9 @@ Each is one LLVM instruction on an array element, so they cost what the C++
 their bit patterns, which is what a float CAS does in CUDA and C++ too.
 
 A kernel that keeps its threads for a whole search also needs ordered
-loads, stores and read-modify-writes, an atomic minimum and a barrier
-(the end of this module).
+loads, stores and read-modify-writes, an atomic minimum, a team that
+forms from the threads that actually run, and a barrier (the end of this
+module).
 """
 from __future__ import annotations
 
@@ -239,21 +240,47 @@ def yield_cpu(typingctx):
     return sig, codegen
 
 
-# Slots of a barrier's int64 state array, a cache line apart so that the
+# Slots of a team's int64 state array, a cache line apart so that the
 # waiters' polling of GENERATION does not fight the arrivals on COUNT.
-BARRIER_COUNT, BARRIER_GENERATION, BARRIER_SLOTS = 0, 8, 16
+BARRIER_COUNT, BARRIER_GENERATION, TEAM_JOINED, TEAM_SIZE, BARRIER_SLOTS = 0, 8, 16, 24, 32
+
+
+@njit(cache=True)
+def join_team(state, workers, spins):
+    """Enter a kernel that keeps its threads: returns (this thread's id, team size).
+
+    A numba ``prange`` of ``workers`` iterations normally runs each on its
+    own thread, all at once, but nothing promises it: TBB may run two on one
+    thread, ``OMP_DYNAMIC`` may shrink the team, a busy machine may start a
+    thread late. So iterations number themselves as they arrive, and the
+    team closes when all ``workers`` have arrived or, failing that, after
+    ``spins`` polls: the team is whoever came. An iteration that arrives
+    later gets an id at or above the team size and must return at once (the
+    work is done or being done without it). The barrier below then only
+    waits for threads known to be running. ``state`` must be zeroed before
+    the region starts.
+    """
+    me = fetch_add_ordered(state, TEAM_JOINED, 1)
+    polls = 0
+    while True:
+        team = atomic_load(state, TEAM_SIZE)
+        if team > 0:
+            return me, team
+        joined = atomic_load(state, TEAM_JOINED)
+        if joined >= workers or polls >= spins:
+            compare_and_swap(state, TEAM_SIZE, 0, min(joined, workers))
+            continue
+        polls += 1
+        spin_pause()
 
 
 @njit(cache=True)
 def barrier(state, workers, spins):
-    """Wait until all ``workers`` threads of a parallel region arrive (sense by generation).
+    """Wait until all ``workers`` threads of a team (see :func:`join_team`) arrive.
 
-    Every one of the ``workers`` must be running at once (a numba ``prange``
-    of exactly ``numba.get_num_threads()`` iterations on the OpenMP or
-    workqueue layer gives each iteration its own thread). A waiter polls
-    ``spins`` times with the pause hint, then yields its core on every
-    poll: on a machine with more runnable threads than cores, spinning
-    would only delay the thread it waits for.
+    Sense by generation. A waiter polls ``spins`` times with the pause hint,
+    then yields its core on every poll: on a machine with more runnable
+    threads than cores, spinning would only delay the thread it waits for.
     """
     if workers == 1:
         return

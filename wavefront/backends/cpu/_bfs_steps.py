@@ -35,11 +35,13 @@ import numpy as np
 from numba import njit, prange
 
 from ._atomics import (
+    BARRIER_SLOTS,
     atomic_load,
     barrier,
     compare_and_swap,
     fetch_add,
     fetch_or,
+    join_team,
     popcount,
     push_block,
     trailing_zeros,
@@ -230,9 +232,9 @@ def bitmap_to_queue(bits, queue, counters, workers):
 
 LEVEL_STAT_COLUMNS = 3  # per fused level: frontier vertices, edges examined, end stamp
 # Slots of the fused kernel's int64 ``shared`` array, a cache line apart:
-# the barrier's, then per level ``it`` (triple-buffered, ``it % 3``) the next
+# the team's and barrier's, then per level ``it`` (triple-buffered, ``it % 3``) the next
 # frontier's tail and its out-arc sum.
-LEVEL_TAIL, LEVEL_EDGES, LEVEL_SHARED_SLOTS = 16, 40, 64
+LEVEL_TAIL, LEVEL_EDGES, LEVEL_SHARED_SLOTS = BARRIER_SLOTS, BARRIER_SLOTS + 24, BARRIER_SLOTS + 48
 
 
 @njit(cache=True)
@@ -240,7 +242,11 @@ def _fused_levels_worker(
     t, indptr, indices, parents, levels, level, queue_a, queue_b, max_edges, last_level, shared, stats,
     spins, workers,
 ):
-    """One thread's part of :func:`fused_top_down`; returns the levels run."""
+    """One thread's part of :func:`fused_top_down`; returns the levels run
+    (0 for a thread that came too late to join)."""
+    t, workers = join_team(shared, workers, spins)
+    if t >= workers:
+        return 0
     rows = stats.shape[0] // LEVEL_STAT_COLUMNS
     local = np.empty(LOCAL_BUFFER, dtype=queue_a.dtype)
     size = atomic_load(shared, LEVEL_TAIL)
@@ -306,9 +312,9 @@ def fused_top_down(
     levels alternate between the two queues. Levels run while the frontier
     is non-empty with fewer than ``max_edges`` out-arcs, the level about to
     run is below ``last_level`` and ``stats`` (int64, ``LEVEL_STAT_COLUMNS``
-    per level) has a row. With ``workers == 1`` it is a plain serial BFS.
-    Must run with exactly ``workers`` numba threads (see
-    :func:`._atomics.barrier`). Returns (levels run, the frontier's size and
+    per level) has a row. With one thread it is a plain serial BFS.
+    ``workers`` is the team to ask for (see :func:`._atomics.join_team`;
+    pass ``numba.get_num_threads()``). Returns (levels run, the frontier's size and
     out-arc sum); the frontier is in ``queue_a`` after an even number of
     levels, else in ``queue_b``.
     """
@@ -321,7 +327,7 @@ def fused_top_down(
             t, indptr, indices, parents, levels, level, queue_a, queue_b, max_edges, last_level, shared,
             stats, spins, workers,
         )
-    done = ran[0]
+    done = ran.max()
     return done, shared[LEVEL_TAIL + 8 * (done % 3)], shared[LEVEL_EDGES + 8 * (done % 3)]
 
 

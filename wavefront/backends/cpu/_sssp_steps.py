@@ -28,6 +28,7 @@ from numba import njit, prange, types
 from numba.extending import overload
 
 from ._atomics import (
+    BARRIER_SLOTS,
     atomic_load,
     barrier,
     compare_and_swap,
@@ -35,6 +36,7 @@ from ._atomics import (
     fetch_min,
     float32_bits,
     float32_from_bits,
+    join_team,
     push_block,
 )
 from ._clock import cycles
@@ -284,10 +286,11 @@ _UNREACHED = np.uint64(0xFFFFFFFFFFFFFFFF)  # a packed integer word with no dist
 PACKED_INT_LIMIT = 0xFFFFFFFF  # packed integer distances stay below this (it marks "unreached")
 
 # Slots of the int64 ``shared`` array, a cache line (8 slots) apart: the
-# barrier's, then the double-buffered bin, frontier tail and work cursor of
-# iterations ``it & 1``, then the overflow flag.
-BIN_SLOT, TAIL_SLOT, CURSOR_SLOT, OVERFLOW_SLOT = 16, 32, 48, 64
-SHARED_SLOTS = 72
+# team's and barrier's, then the double-buffered bin, frontier tail and work
+# cursor of iterations ``it & 1``, then the overflow flag.
+BIN_SLOT, TAIL_SLOT, CURSOR_SLOT, OVERFLOW_SLOT = BARRIER_SLOTS, BARRIER_SLOTS + 16, BARRIER_SLOTS + 32, \
+    BARRIER_SLOTS + 48
+SHARED_SLOTS = BARRIER_SLOTS + 56
 # Columns of the per-iteration ``stats`` rows (flattened int64).
 STAT_BIN, STAT_FRONTIER, STAT_EDGES, STAT_STAMP, STAT_FUSED, STAT_COLUMNS = 0, 1, 2, 3, 4, 5
 
@@ -394,13 +397,17 @@ def _fused_worker(
     t, indptr, indices, weights, words, codec, scale, cutoff, frontier, marks, epoch, shared, stats,
     ring, fusion_limit, shares, spins, workers,
 ):
-    """One thread's part of :func:`fused_delta_stepping` (its bins are this function's locals).
+    """One thread's part of :func:`fused_delta_stepping` (its bins are this function's locals);
+    returns its iterations (0 for a thread that came too late to join).
 
     The relax loop is written once, over batches taken first from the
     shared frontier and then from this thread's copy of the current bin,
     and never calls out with arrays (each such call costs numba two atomic
     reference counts per vertex).
     """
+    t, workers = join_team(shared, workers, spins)
+    if t >= workers:
+        return 0
     capacity = frontier.shape[0]
     rows = stats.shape[0] // STAT_COLUMNS
     bins = np.empty((ring + 1, 64), dtype=frontier.dtype)
@@ -554,8 +561,8 @@ def fused_delta_stepping(
     Bins have width ``1 / scale`` (delta); ``ring`` is a power of two.
     ``words`` arrive initialised (unreached everywhere, seeds at distance 0)
     and ``frontier[:seeds_count]`` holds the seeds; ``marks`` (int64, n) must
-    hold values below ``epoch``. Must run with exactly ``workers`` numba
-    threads, all at once (see :func:`._atomics.barrier`). Returns the number
+    hold values below ``epoch``. ``workers`` is the team to ask for (see
+    :func:`._atomics.join_team`; pass ``numba.get_num_threads()``). Returns the number
     of iterations; ``shared[OVERFLOW_SLOT]`` is 1 when a packed integer
     distance overflowed (the result is then incomplete).
     """

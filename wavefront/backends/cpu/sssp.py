@@ -134,23 +134,8 @@ def delta_stepping(graph, source, delta=None, cutoff=None, tuning: CPUSSSPTuning
 
 
 def _fused_workers(graph, threads, tuning) -> int:
-    """Threads for the fused kernel: one on small graphs, and one where the
-    threading layer may run two prange iterations on one thread (TBB), which
-    the kernel's barrier would deadlock."""
-    workers = threads.use(graph.m, tuning.serial_arcs)
-    if workers > 1 and _threading_layer() == "tbb":
-        workers = threads.use(0, 1)
-    return workers
-
-
-def _threading_layer() -> str:
-    import numba
-
-    try:
-        return numba.threading_layer()
-    except ValueError:  # no parallel region has run yet in this process
-        steps.fill_words(np.empty(1, np.uint64), np.uint64(0))
-        return numba.threading_layer()
+    """Threads to ask the fused kernel for: one on small graphs."""
+    return threads.use(graph.m, tuning.serial_arcs)
 
 
 def _fused_search(graph, weights, in_weights, seeds, codec, packed, delta, cutoff, tuning, work, workers):
