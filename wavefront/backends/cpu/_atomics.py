@@ -243,6 +243,10 @@ def yield_cpu(typingctx):
 # Slots of a team's int64 state array, a cache line apart so that the
 # waiters' polling of GENERATION does not fight the arrivals on COUNT.
 BARRIER_COUNT, BARRIER_GENERATION, TEAM_JOINED, TEAM_SIZE, BARRIER_SLOTS = 0, 8, 16, 24, 32
+# Yielding polls a thread makes, after its spins, before it closes a team
+# without the threads still missing: about a millisecond where they will
+# never come (iterations run in turn on one thread), once per search.
+JOIN_YIELDS = 1000
 
 
 @njit(cache=True)
@@ -254,7 +258,9 @@ def join_team(state, workers, spins):
     thread, ``OMP_DYNAMIC`` may shrink the team, a busy machine may start a
     thread late. So iterations number themselves as they arrive, and the
     team closes when all ``workers`` have arrived or, failing that, after
-    ``spins`` polls: the team is whoever came. An iteration that arrives
+    ``spins`` polls with the pause hint and ``JOIN_YIELDS`` more that yield
+    the core (a thread still asleep, or waiting for this core, gets to run):
+    the team is whoever came. An iteration that arrives
     later gets an id at or above the team size and must return at once (the
     work is done or being done without it). The barrier below then only
     waits for threads known to be running. ``state`` must be zeroed before
@@ -267,11 +273,14 @@ def join_team(state, workers, spins):
         if team > 0:
             return me, team
         joined = atomic_load(state, TEAM_JOINED)
-        if joined >= workers or polls >= spins:
+        if joined >= workers or polls >= spins + JOIN_YIELDS:
             compare_and_swap(state, TEAM_SIZE, 0, min(joined, workers))
             continue
         polls += 1
-        spin_pause()
+        if polls < spins:
+            spin_pause()
+        else:
+            yield_cpu()
 
 
 @njit(cache=True)

@@ -19,6 +19,7 @@ from ..._sources import multi_source, seed_array
 from ...bfs.policy import BOTTOM_UP, TOP_DOWN, FixedPolicy, LevelState, make_policy
 from ...results import BFSResult, Trace, TraceRow
 from . import _bfs_steps as steps
+from ._atomics import TEAM_SIZE
 from ._clock import read_cycles, stamps_to_seconds
 from ._threads import StepThreads
 from .tuning import CPUBFSTuning
@@ -113,21 +114,22 @@ def _run_fused(graph, parents, levels, level, frontier_vertices, frontier_edges,
     )
     seconds = time.perf_counter() - start
     ran, size, edges = int(ran), int(size), int(edges)
+    team = int(work.level_shared[TEAM_SIZE])  # the threads that joined (see _atomics.join_team)
     if not ran:
         return 0, frontier_vertices, frontier_edges, 0, 0
     stats = work.level_stats[: ran * steps.LEVEL_STAT_COLUMNS].reshape(ran, -1).copy()
-    trace.defer(lambda: _fused_rows(level, stats, start_stamp, seconds, tuning.fused_edges, workers))
+    trace.defer(lambda: _fused_rows(level, stats, start_stamp, seconds, tuning.fused_edges, team))
     if ran % 2:  # the frontier ended in the second queue
         work.queue, work.next_queue = work.next_queue, work.queue
     discovered = int(stats[1:, 1].sum()) + edges  # each level's m_f was found by the one before
     return ran, size, edges, discovered, int(stats[-1, 0])
 
 
-def _fused_rows(first_level, stats, start_stamp, seconds, fused_edges, workers):
+def _fused_rows(first_level, stats, start_stamp, seconds, fused_edges, team):
     times = stamps_to_seconds(start_stamp, stats[:, 2], seconds)
     return [
         TraceRow(first_level + i + 1, TOP_DOWN, int(record[0]), int(record[1]), float(elapsed),
-                 f"fused levels ({workers} threads): m_f={int(record[1])} < {fused_edges}")
+                 f"fused levels ({team} threads): m_f={int(record[1])} < {fused_edges}")
         for i, (record, elapsed) in enumerate(zip(stats, times))
     ]
 

@@ -35,6 +35,7 @@ import numpy as np
 from ..._sources import multi_source, seed_array
 from ...results import SSSPResult, Trace
 from . import _sssp_steps as steps
+from ._atomics import TEAM_SIZE
 from ._clock import read_cycles, stamps_to_seconds
 from ._threads import StepThreads
 from .tuning import CPUSSSPTuning
@@ -168,6 +169,7 @@ def _fused_search(graph, weights, in_weights, seeds, codec, packed, delta, cutof
         tuning.spins, workers,
     ))
     seconds = time.perf_counter() - start
+    team = int(work.shared[TEAM_SIZE])  # the threads that joined (see _atomics.join_team)
     work.epoch += iterations + 1
     work.dirty_rows = min(iterations, tuning.trace_rows)
     if work.shared[steps.OVERFLOW_SLOT]:
@@ -183,17 +185,17 @@ def _fused_search(graph, weights, in_weights, seeds, codec, packed, delta, cutof
     trace = Trace()
     rows = min(iterations, tuning.trace_rows)
     table = work.stats[: rows * steps.STAT_COLUMNS].reshape(rows, steps.STAT_COLUMNS).copy()
-    trace.defer(lambda: _bucket_rows(table, start_stamp, seconds, delta, workers, iterations))
+    trace.defer(lambda: _bucket_rows(table, start_stamp, seconds, delta, team, iterations))
     return distances, parents, trace
 
 
-def _bucket_rows(table, start_stamp, seconds, delta, workers, iterations):
+def _bucket_rows(table, start_stamp, seconds, delta, team, iterations):
     from ...results import TraceRow
 
     times = stamps_to_seconds(start_stamp, table[:, steps.STAT_STAMP], seconds)
     rows = []
     for i, (record, elapsed) in enumerate(zip(table, times)):
-        note = f"delta={delta:g}, {workers} threads, {int(record[steps.STAT_FUSED])} fused rounds"
+        note = f"delta={delta:g}, {team} threads, {int(record[steps.STAT_FUSED])} fused rounds"
         if i == len(table) - 1 and iterations > len(table):
             note += f"; iterations {i}-{iterations - 1} summed"
         rows.append(TraceRow(int(record[steps.STAT_BIN]), "bucket", int(record[steps.STAT_FRONTIER]),

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Road networks side by side on a lent GPU machine: wavefront CUDA and CPU
+# (all host cores) against GAP on the same cores and SciPy on one, every
+# result checked against SciPy (benchmarks/roads.py). Logs go under $OUT.
+#
+#   run: bash benchmarks/roads_device.sh                (carry .data and .scratch/gapbs)
+#        PARTS=roads bash benchmarks/roads_device.sh    (DIMACS roads, road-like 1.4 M / 4 M, grid)
+#        PARTS=kron  bash benchmarks/roads_device.sh    (Kronecker SCALE 22, CPU rows and CUDA)
+#
+# GAP is built from .scratch/gapbs with its own Makefile (-O3 -fopenmp) if
+# its binaries are missing. Each part stays under a lent command's
+# 10 minutes on 16 cores (timeouts below); run the parts in two calls if
+# one call would not fit both. The logs come back packed in $OUT/logs.tgz.
+set -uo pipefail
+OUT=${OUT:-/tmp/wavefront-out}
+PARTS=${PARTS:-roads kron}
+GAP=${GAP:-.scratch/gapbs}
+CORES=${CORES:-$(nproc)}
+mkdir -p "$OUT"
+export PYTHONPATH=. PYTHONUNBUFFERED=1
+step() { echo; echo "== $*"; }
+pack_logs() {
+    local pack
+    pack=$(mktemp -d)/logs.tgz
+    (cd "$OUT" && tar czf "$pack" . && find . -type f -delete && mv "$pack" logs.tgz)
+}
+
+step "machine"
+{
+    nvidia-smi --query-gpu=name,memory.total,clocks.sm,clocks.mem --format=csv,noheader 2>/dev/null
+    lscpu | grep -E "Model name|^CPU\(s\)|Thread|L2|L3"
+    git log -1 --format='commit %h %s' 2>/dev/null
+    echo "cores for wavefront CPU and GAP: $CORES"
+} | tee "$OUT/machine.txt"
+
+step "CPU backend tests on $CORES threads (fused kernels' teams and barriers)"
+NUMBA_NUM_THREADS=$CORES timeout 300 python3 -m pytest -q -p no:cacheprovider \
+    tests/test_cpu_bfs.py tests/test_cpu_sssp.py > "$OUT/pytest_cpu.log" 2>&1
+echo "exit $?"; tail -3 "$OUT/pytest_cpu.log"
+
+for part in $PARTS; do
+    case $part in
+        roads) graphs=roads,road1.4m,road4m,grid; extra=(--roots 8 --repeat 3); limit=540 ;;
+        kron)  graphs=kron22; extra=(--kron-roots 2 --repeat 3); limit=560 ;;
+        *) echo "unknown part $part (roads, kron)"; continue ;;
+    esac
+    step "roads.py: $graphs"
+    timeout "$limit" python3 benchmarks/roads.py --gap "$GAP" --cores "$CORES" --graphs "$graphs" \
+        "${extra[@]}" --json "$OUT/roads_$part.json" > "$OUT/roads_$part.md" 2> "$OUT/roads_$part.log"
+    echo "exit $? (124: timed out; the JSON holds the graphs done)"
+    cat "$OUT/roads_$part.md"; tail -4 "$OUT/roads_$part.log"
+done
+pack_logs
