@@ -69,7 +69,6 @@ GRID_MAX_WEIGHT = 100
 KRONECKER_MAX_WEIGHT = 255
 # GAP's delta sweep: the graph's mean arc weight times these factors, then a refinement.
 DELTA_FACTORS = tuple(4.0**k for k in range(-4, 7))
-GAP_SWEEP_TRIALS = 3
 
 
 class CheckFailed(AssertionError):
@@ -263,7 +262,7 @@ def _on_cpu(result):
     return _Host(result)
 
 
-def time_wavefront(graph, roots, repeat, kernel, run_check, on_gpu: bool):
+def time_wavefront(graph, roots, repeat, kernel, run_check, on_gpu: bool, method: str = "auto"):
     """Mean over roots of the best of ``repeat`` calls; each root's first result is checked."""
     import wavefront as wf
     from benchmarks._common import timed_on_gpu
@@ -272,9 +271,9 @@ def time_wavefront(graph, roots, repeat, kernel, run_check, on_gpu: bool):
 
     def once(root):
         if on_gpu:
-            return timed_on_gpu(call, graph, root)
+            return timed_on_gpu(call, graph, root, method=method)
         start = time.perf_counter()
-        result = call(graph, root)
+        result = call(graph, root, method=method)
         return result, time.perf_counter() - start
 
     once(roots[0])  # warm-up: compilation, buffers
@@ -349,19 +348,22 @@ def run_gap(gap: Path, exe: str, graph_file: Path, root: int, trials: int, cores
     return min(trials_s), int(reached[1]), float(average[1])
 
 
-def gap_delta(graph, gap, wsg, roots, cores):
-    """The sweep's best delta (an integer: GAP's weights are int32) on the first root.
+def gap_delta(graph, gap, wsg, roots, cores, trials: int, sweep_roots: int):
+    """The sweep's best delta (an integer: GAP's weights are int32).
 
-    Coarse first, the mean arc weight times powers of 4 from 1/256 to 4096,
-    stopping two steps past the best (the time is about unimodal in delta),
-    then the best's halves and doubles. Returns (delta, {delta: seconds}).
+    Each candidate's time is the sum over the first ``sweep_roots`` roots of
+    the best of ``trials`` trials. Coarse first, the mean arc weight times
+    powers of 4 from 1/256 to 4096, stopping three steps past the best (the
+    time is about unimodal in delta; one noisy step does not stop it), then
+    the best's halves and doubles. Returns (delta, {delta: seconds}).
     """
     mean_weight = float(graph.weights.mean(dtype=np.float64))
     timings: dict[int, float] = {}
 
     def timed(delta: int) -> float:
         if delta not in timings:
-            timings[delta] = run_gap(gap, "sssp", wsg, roots[0], GAP_SWEEP_TRIALS, cores, delta)[0]
+            timings[delta] = sum(run_gap(gap, "sssp", wsg, r, trials, cores, delta)[0]
+                                 for r in roots[:sweep_roots])
         return timings[delta]
 
     worse = 0
@@ -371,7 +373,7 @@ def gap_delta(graph, gap, wsg, roots, cores):
             continue
         best_before = min(timings.values(), default=np.inf)
         worse = worse + 1 if timed(delta) >= best_before else 0
-        if worse == 2:
+        if worse == 3:
             break
     best = min(timings, key=timings.get)
     for delta in (max(1, best // 2), best * 2):
@@ -429,6 +431,11 @@ def bench_graph(name, args, cores, use_cuda):
             seconds, methods = time_wavefront(g, roots, args.repeat, kernel, check, where == "cuda")
             row[f"{kernel}_{where}"], row[f"{kernel}_{where}_method"] = seconds, methods
             log(f"  {kernel} {where}: {seconds * 1e3:.2f} ms ({', '.join(methods)}), checked")
+            extra = args.cpu_methods.get(kernel, []) if where == "cpu" else []
+            for method in extra:  # other CPU methods, for the record (JSON and log only)
+                seconds, _ = time_wavefront(g, roots, args.repeat, kernel, check, False, method)
+                row.setdefault(f"{kernel}_cpu_methods", {})[method] = seconds
+                log(f"  {kernel} cpu {method}: {seconds * 1e3:.2f} ms, checked")
     if args.gap is not None:
         gap_bench(row, graph, roots, ref, kernels, args, cores)
     return row
@@ -457,7 +464,8 @@ def gap_bench(row, graph, roots, ref, kernels, args, cores):
         if far >= 2**30:  # GAP's kDistInf is INT32_MAX / 2
             raise SystemExit(f"{row['graph']}: distances up to {far:.0f} overflow GAP's int32 distances")
         wsg = write_serialized(graph, stem.with_suffix(".wsg"), weighted=True)
-        delta, sweep = (args.gap_delta, {}) if args.gap_delta else gap_delta(graph, args.gap, wsg, roots, cores)
+        delta, sweep = (args.gap_delta, {}) if args.gap_delta else gap_delta(
+            graph, args.gap, wsg, roots, cores, args.gap_sweep_trials, args.gap_sweep_roots)
         best = []
         for i, root in enumerate(roots):
             seconds, count, _ = run_gap(args.gap, "sssp", wsg, root, args.repeat, cores, delta)
@@ -466,7 +474,8 @@ def gap_bench(row, graph, roots, ref, kernels, args, cores):
                 raise CheckFailed(f"{row['graph']} GAP SSSP from {root} reaches {count}, SciPy {expected}")
             best.append(seconds)
         row["sssp_gap"], row["gap_delta"] = statistics.fmean(best), delta
-        row["gap_delta_sweep_ms"] = {str(d): 1e3 * s for d, s in sorted(sweep.items())}
+        row["gap_delta_sweep_ms"] = {str(d): 1e3 * s / min(args.gap_sweep_roots, len(roots))
+                                     for d, s in sorted(sweep.items())}
         log(f"  sssp GAP: {row['sssp_gap'] * 1e3:.2f} ms (delta {delta}), reached counts checked")
 
 
@@ -507,12 +516,23 @@ def main(argv=None) -> int:
     parser.add_argument("--repeat", type=int, default=3, help="timed runs per root (best kept)")
     parser.add_argument("--scipy-repeat", type=int, default=1)
     parser.add_argument("--gap-delta", type=int, help="skip the sweep and give GAP this delta")
+    parser.add_argument("--gap-sweep-trials", type=int, default=5, help="GAP trials per sweep point and root")
+    parser.add_argument("--gap-sweep-roots", type=int, default=2, help="roots each sweep point is timed on")
+    parser.add_argument("--cpu-methods", default="",
+                        help="also time these CPU methods, e.g. sssp:dijkstra,bfs:top-down (JSON and log)")
     parser.add_argument("--no-cuda", action="store_true")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--work", type=Path, default=ROOT / ".scratch" / "roads",
                         help="where GAP's serialized graphs are cached")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args(argv)
+    methods: dict[str, list[str]] = {}
+    for item in filter(None, args.cpu_methods.split(",")):
+        kernel, _, method = item.partition(":")
+        if kernel not in ("bfs", "sssp") or not method:
+            parser.error(f"--cpu-methods takes kernel:method items, got {item!r}")
+        methods.setdefault(kernel, []).append(method)
+    args.cpu_methods = methods
 
     import numba
 
