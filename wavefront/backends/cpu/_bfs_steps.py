@@ -107,7 +107,8 @@ def top_down_step(
                 stop = min(degree, end - offset)
                 for j in range(first + position - offset, first + stop):
                     v = indices[j]
-                    if parents[v] < 0 and compare_and_swap(parents, v, -1, u):
+                    old = parents[v]  # any negative value means unvisited (see reset_search)
+                    if old < 0 and compare_and_swap(parents, v, old, u):
                         levels[v] = level
                         my_degree += indptr[v + 1] - indptr[v]
                         local[count] = v
@@ -272,9 +273,10 @@ def _fused_levels_worker(
             u = frontier[i]
             for j in range(indptr[u], indptr[u + 1]):
                 v = indices[j]
-                if parents[v] < 0 and compare_and_swap(parents, v, -1, u):
+                old = parents[v]
+                if old < 0 and compare_and_swap(parents, v, old, u):
                     levels[v] = depth
-                    found_edges += indptr[v + 1] - indptr[v]
+                    found_edges += -1 - old  # the out-degree reset_search stored (no indptr miss)
                     local[count] = v
                     count += 1
                     if count == LOCAL_BUFFER:
@@ -332,11 +334,25 @@ def fused_top_down(
 
 
 @njit(parallel=True, cache=True)
-def reset_search(parents, levels, sources):
-    """Mark every vertex unvisited, then each of ``sources`` (int64) as its own parent at level 0."""
+def reset_search(parents, levels, sources, indptr):
+    """Mark every vertex unvisited, then each of ``sources`` (int64) as its own parent at level 0.
+
+    An unvisited vertex's parent is ``-1 - out-degree`` (GAP's trick): the
+    thread that claims it learns its out-degree, which the direction policy
+    sums, from the value it replaces instead of from a second cache miss in
+    ``indptr``. :func:`unreached_to_minus_one` restores the -1 sentinel.
+    """
     for v in prange(parents.shape[0]):
-        parents[v] = -1
+        parents[v] = -1 - (indptr[v + 1] - indptr[v])
         levels[v] = -1
     for s in sources:
         parents[s] = s
         levels[s] = 0
+
+
+@njit(parallel=True, cache=True)
+def unreached_to_minus_one(parents):
+    """Give every unreached vertex the documented parent -1 (see :func:`reset_search`)."""
+    for v in prange(parents.shape[0]):
+        if parents[v] < 0:
+            parents[v] = -1

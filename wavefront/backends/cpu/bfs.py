@@ -82,13 +82,15 @@ def _search(graph, source: int, policy, depth_limit, method: str, tuning) -> BFS
     threads = StepThreads(tuning.parallel_work)
     threads.use(n)
     seeds = seed_array(source)  # one id or several (wavefront._sources)
-    steps.reset_search(parents, levels, seeds)
+    steps.reset_search(parents, levels, seeds, graph.indptr)
     # Reuse the frontier buffers of an earlier search on this graph (taken
     # out while in use, so concurrent searches never share them): fresh
     # ones cost a page fault per 4 KiB on first touch, inside the timed search.
     work = graph.derived.pop(_WORKSPACE_KEY, None) or _Workspace(n, graph.indices.dtype)
     try:
-        trace = _run_levels(graph, seeds, policy, depth_limit, parents, levels, work, threads, tuning)
+        trace, reached = _run_levels(graph, seeds, policy, depth_limit, parents, levels, work, threads, tuning)
+        if reached < n:
+            steps.unreached_to_minus_one(parents)
     finally:
         threads.restore()
     graph.derived[_WORKSPACE_KEY] = work
@@ -101,7 +103,7 @@ def _run_fused(graph, parents, levels, level, frontier_vertices, frontier_edges,
                tuning, trace):
     """Consecutive small top-down levels in :func:`steps.fused_top_down`.
 
-    Returns (levels run, n_f, m_f, out-arcs discovered in all, previous n_f).
+    Returns (levels run, n_f, m_f, vertices and out-arcs discovered in all, previous n_f).
     """
     last_level = np.iinfo(np.int64).max if depth_limit is None else depth_limit
     workers = threads.use(graph.n, tuning.fused_parallel_vertices)
@@ -116,13 +118,14 @@ def _run_fused(graph, parents, levels, level, frontier_vertices, frontier_edges,
     ran, size, edges = int(ran), int(size), int(edges)
     team = int(work.level_shared[TEAM_SIZE])  # the threads that joined (see _atomics.join_team)
     if not ran:
-        return 0, frontier_vertices, frontier_edges, 0, 0
+        return 0, frontier_vertices, frontier_edges, 0, 0, 0
     stats = work.level_stats[: ran * steps.LEVEL_STAT_COLUMNS].reshape(ran, -1).copy()
     trace.defer(lambda: _fused_rows(level, stats, start_stamp, seconds, tuning.fused_edges, team))
     if ran % 2:  # the frontier ended in the second queue
         work.queue, work.next_queue = work.next_queue, work.queue
-    discovered = int(stats[1:, 1].sum()) + edges  # each level's m_f was found by the one before
-    return ran, size, edges, discovered, int(stats[-1, 0])
+    # Each level's frontier (n_f, m_f) was discovered by the level before.
+    found, found_edges = int(stats[1:, 0].sum()) + size, int(stats[1:, 1].sum()) + edges
+    return ran, size, edges, found, found_edges, int(stats[-1, 0])
 
 
 def _fused_rows(first_level, stats, start_stamp, seconds, fused_edges, team):
@@ -134,8 +137,9 @@ def _fused_rows(first_level, stats, start_stamp, seconds, fused_edges, team):
     ]
 
 
-def _run_levels(graph, seeds, policy, depth_limit, parents, levels, work, threads, tuning) -> Trace:
+def _run_levels(graph, seeds, policy, depth_limit, parents, levels, work, threads, tuning):
     """The driver loop: per level, ask the policy, convert the frontier if needed, run the step.
+    Returns (trace, vertices reached).
 
     While the frontier is a queue of fewer than ``tuning.fused_edges``
     out-arcs, levels run top-down in batches inside one parallel region
@@ -152,6 +156,7 @@ def _run_levels(graph, seeds, policy, depth_limit, parents, levels, work, thread
     trace = Trace()
     frontier_is_queue = True
     frontier_vertices = int(seeds.size)
+    reached = frontier_vertices
     frontier_edges = int((indptr[seeds + 1] - indptr[seeds]).sum())
     unexplored_edges = m - frontier_edges
     previous_frontier_vertices = 0
@@ -160,13 +165,14 @@ def _run_levels(graph, seeds, policy, depth_limit, parents, levels, work, thread
     fuse = not (isinstance(policy, FixedPolicy) and policy.direction == BOTTOM_UP)
     while frontier_vertices > 0 and (depth_limit is None or level < depth_limit):
         if fuse and frontier_is_queue and frontier_edges < tuning.fused_edges:
-            ran, frontier_vertices, frontier_edges, discovered, previous = _run_fused(
+            ran, frontier_vertices, frontier_edges, found, found_edges, previous = _run_fused(
                 graph, parents, levels, level, frontier_vertices, frontier_edges, depth_limit, work, threads,
                 tuning, trace,
             )
             if ran:
                 level += ran
-                unexplored_edges -= discovered
+                reached += found
+                unexplored_edges -= found_edges
                 previous_frontier_vertices, direction = previous, TOP_DOWN
                 continue
         level += 1
@@ -201,7 +207,8 @@ def _run_levels(graph, seeds, policy, depth_limit, parents, levels, work, thread
         trace.add(level, choice, frontier_vertices, examined, seconds, reason)
         previous_frontier_vertices = frontier_vertices
         frontier_vertices = int(found)
+        reached += frontier_vertices
         frontier_edges = int(found_edges)
         unexplored_edges -= frontier_edges
         direction = choice
-    return trace
+    return trace, reached
