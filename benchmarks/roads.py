@@ -309,7 +309,7 @@ def write_serialized(graph, path: Path, weighted: bool) -> Path:
     repeats offsets and neighbours for its in-arcs."""
     if path.exists():
         return path
-    tmp = path.with_suffix(path.suffix + ".tmp")
+    tmp = path.parent / (path.name + ".tmp")
     with open(tmp, "wb") as out:
         out.write(np.array([graph.directed], dtype=np.bool_).tobytes())
         out.write(np.array([graph.m, graph.n], dtype=np.int64).tobytes())
@@ -444,12 +444,12 @@ def bench_graph(name, args, cores, use_cuda):
 def gap_bench(row, graph, roots, ref, kernels, args, cores):
     work = args.work
     work.mkdir(parents=True, exist_ok=True)
-    stem = work / f"{row['graph']}-seed{args.seed}"  # generated graphs depend on the seed
+    stem = f"{row['graph']}-seed{args.seed}"  # generated graphs depend on the seed
     reached = [int(np.count_nonzero(lv >= 0)) for lv in ref.levels] or [
         int(np.count_nonzero(np.isfinite(d))) for d in ref.distances
     ]
     if "bfs" in kernels:
-        sg = write_serialized(graph, stem.with_suffix(".sg"), weighted=False)
+        sg = write_serialized(graph, work / f"{stem}.sg", weighted=False)
         run_gap(args.gap, "bfs", sg, roots[0], 1, cores)  # warm-up (page cache)
         best = []
         for i, root in enumerate(roots):
@@ -463,7 +463,7 @@ def gap_bench(row, graph, roots, ref, kernels, args, cores):
         far = max(float(d[np.isfinite(d)].max()) for d in ref.distances)
         if far >= 2**30:  # GAP's kDistInf is INT32_MAX / 2
             raise SystemExit(f"{row['graph']}: distances up to {far:.0f} overflow GAP's int32 distances")
-        wsg = write_serialized(graph, stem.with_suffix(".wsg"), weighted=True)
+        wsg = write_serialized(graph, work / f"{stem}.wsg", weighted=True)
         delta, sweep = (args.gap_delta, {}) if args.gap_delta else gap_delta(
             graph, args.gap, wsg, roots, cores, args.gap_sweep_trials, args.gap_sweep_roots)
         best = []
