@@ -63,6 +63,28 @@ def _first(mask: np.ndarray) -> int | None:
     return int(np.argmax(mask)) if mask.size and bool(mask.any()) else None
 
 
+def _owned_rules(world, first, n, root, parents, own) -> np.ndarray:
+    """``parent-array``, ``root-range``, ``parent-range`` and ``root-parent``
+    on this rank's owned parents alone (collective); returns them."""
+    found = {}
+    if parents.dtype != np.int64:
+        found["parent-array"] = (
+            first, f"parents must be int64 (Graph500 needs 48-bit labels), got {parents.dtype}"
+        )
+    if not 0 <= root < n:
+        found["root-range"] = (0, f"root {root} is not a vertex of a graph with {n} vertices")
+    p = parents[own]
+    v = _first((p < -1) | (p >= n))
+    if v is not None:
+        found["parent-range"] = (
+            first + v, f"parent[{first + v}] = {int(p[v])} is neither -1 nor a vertex in [0, {n})"
+        )
+    if first <= root < first + p.shape[0] and int(p[root - first]) != root:
+        found["root-parent"] = (root, f"the root must be its own parent: parent[{root}] = {int(p[root - first])}")
+    _raise_first(world, found, ("parent-array", "root-range", "parent-range", "root-parent"))
+    return p
+
+
 def validate_bfs(graph, result, nedge: int | None = None) -> ValidationSummary:
     """Validate a :class:`~.bfs2d.DistributedBFSResult` (host or GPU arrays)
     against the input tuples the ranks hold, on the host (collective).
@@ -76,24 +98,7 @@ def validate_bfs(graph, result, nedge: int | None = None) -> ValidationSummary:
     ids = np.arange(first, first + parents.shape[0], dtype=np.int64)
 
     # 1. The owned pieces alone.
-    found = {}
-    if parents.dtype != np.int64:
-        found["parent-array"] = (
-            first, f"parents must be int64 (Graph500 needs 48-bit labels), got {parents.dtype}"
-        )
-    if not 0 <= root < n:
-        found["root-range"] = (0, f"root {root} is not a vertex of a graph with {n} vertices")
-    p, lv = parents[own], levels[own]
-    v = _first((p < -1) | (p >= n))
-    if v is not None:
-        found["parent-range"] = (
-            first + v, f"parent[{first + v}] = {int(p[v])} is neither -1 nor a vertex in [0, {n})"
-        )
-    if first <= root < first + p.shape[0]:
-        r = root - first
-        if int(p[r]) != root:
-            found["root-parent"] = (root, f"the root must be its own parent: parent[{root}] = {int(p[r])}")
-    _raise_first(world, found, ("parent-array", "root-range", "parent-range", "root-parent"))
+    p, lv = _owned_rules(world, first, n, root, parents, own), levels[own]
 
     # 2. Each reached vertex against its parent.
     reached = np.zeros(parents.shape[0], dtype=bool)
@@ -179,22 +184,7 @@ def validate_bfs(graph, result, nedge: int | None = None) -> ValidationSummary:
 
 def _tree_rules(world, part, first, n, root, parents, own) -> np.ndarray:
     """``parent-array`` .. ``parent-unreached`` on the owned pieces; returns the reached mask."""
-    found = {}
-    if parents.dtype != np.int64:
-        found["parent-array"] = (
-            first, f"parents must be int64 (Graph500 needs 48-bit labels), got {parents.dtype}"
-        )
-    if not 0 <= root < n:
-        found["root-range"] = (0, f"root {root} is not a vertex of a graph with {n} vertices")
-    p = parents[own]
-    v = _first((p < -1) | (p >= n))
-    if v is not None:
-        found["parent-range"] = (
-            first + v, f"parent[{first + v}] = {int(p[v])} is neither -1 nor a vertex in [0, {n})"
-        )
-    if first <= root < first + p.shape[0] and int(p[root - first]) != root:
-        found["root-parent"] = (root, f"the root must be its own parent: parent[{root}] = {int(p[root - first])}")
-    _raise_first(world, found, ("parent-array", "root-range", "parent-range", "root-parent"))
+    p = _owned_rules(world, first, n, root, parents, own)
     reached = np.zeros(parents.shape[0], dtype=bool)
     reached[own] = p >= 0
     (parent_parent,) = _exchange.fetch(world, part, np.where(reached, parents, root), parents)
