@@ -350,46 +350,69 @@ def bin_of(distance, scale):
     return np.int64(distance * scale)
 
 
-@njit(cache=True)
-def _make_room(bins, counts, needed):
-    """``bins`` with at least ``needed`` free entries in every row (doubled
-    until so), and that free room: pushing one vertex's out-arcs can then not
-    overflow, so the relax loop writes without checks."""
-    room = bins.shape[1] - counts.max()
-    if room >= needed:
-        return bins, room
-    width = bins.shape[1]
-    while width - counts.max() < needed:
-        width *= 2
-    wider = np.empty((bins.shape[0], width), dtype=bins.dtype)
-    for r in range(bins.shape[0]):
-        for k in range(counts[r]):
-            wider[r, k] = bins[r, k]
-    return wider, width - counts.max()
+ROW_SLACK = 16  # the first room of a bin row
 
 
 @njit(cache=True)
-def _refill_from_far(bins, counts, far, ring, words, codec, scale, lowest):
-    """Move overflow-row heads whose bin is now within ``ring`` of ``lowest`` into the ring."""
-    kept = 0
+def _grow_row(store, start, cap, count, r, top):
+    """Give row ``r`` of a thread's bin arena twice its room; returns (store, top).
+
+    Each row of the arena ``store`` is ``store[start[r] : start[r] + cap[r]]``
+    holding ``count[r]`` vertices. A full row moves to the free end ``top``
+    with double the room; when the end is reached, the rows are packed into
+    a new arena twice their total room. A row keeps its room when emptied
+    (as GAP's per-bin vectors keep their capacity): the rows take turns
+    holding bins, and a row that had to grow once will have to again. The
+    arena thus holds about the sum of each row's largest bin, not the ring
+    times the largest bin, which one shared width would.
+    """
+    need = max(2 * cap[r], ROW_SLACK)
+    if top + need <= store.shape[0]:
+        for k in range(count[r]):
+            store[top + k] = store[start[r] + k]
+        start[r] = top
+        cap[r] = need
+        return store, top + need
+    total = need
+    for row in range(count.shape[0]):
+        if row != r:
+            total += cap[row]
+    arena = np.empty(2 * total, dtype=store.dtype)
+    position = 0
+    for row in range(count.shape[0]):
+        for k in range(count[row]):
+            arena[position + k] = store[start[row] + k]
+        start[row] = position
+        if row == r:
+            cap[row] = need
+        position += cap[row]
+    return arena, position
+
+
+@njit(cache=True)
+def _refill_from_far(store, start, cap, count, top, far, ring, words, codec, scale, lowest):
+    """Move overflow-row heads whose bin is now within ``ring`` of ``lowest``
+    into the ring; returns (store, top)."""
+    size = count[ring]
+    parked = np.empty(size, dtype=store.dtype)  # the row may move while we push
+    for k in range(size):
+        parked[k] = store[start[ring] + k]
+    count[ring] = 0
     nearest = NO_BIN
-    bins, _ = _make_room(bins, counts, counts[ring])
-    for k in range(counts[ring]):
-        v = bins[ring, k]
+    for k in range(size):
+        v = parked[k]
         b = bin_of(decode(codec, words[v]), scale)
         if b < lowest:  # improved since into an earlier bin, and settled there
             continue
-        if b - lowest < ring:
-            slot = b & (ring - 1)
-            bins[slot, counts[slot]] = v
-            counts[slot] += 1
-        else:
-            bins[ring, kept] = v
-            kept += 1
+        to = b & (ring - 1) if b - lowest < ring else ring
+        if to == ring:
             nearest = min(nearest, b)
-    counts[ring] = kept
+        if count[to] == cap[to]:
+            store, top = _grow_row(store, start, cap, count, to, top)
+        store[start[to] + count[to]] = v
+        count[to] += 1
     far[0] = nearest
-    return bins
+    return store, top
 
 
 @njit(cache=True)
@@ -400,19 +423,24 @@ def _fused_worker(
     """One thread's part of :func:`fused_delta_stepping` (its bins are this function's locals);
     returns its iterations (0 for a thread that came too late to join).
 
-    The relax loop is written once, over batches taken first from the
-    shared frontier and then from this thread's copy of the current bin,
-    and never calls out with arrays (each such call costs numba two atomic
-    reference counts per vertex).
+    The thread's bins are the rows of an arena (see :func:`_grow_row`): row
+    ``b & (ring - 1)`` holds bin ``b`` of the window ``[cur, cur + ring)``,
+    row ``ring`` the heads beyond it. The relax loop is written once, over
+    batches taken first from the shared frontier and then from this
+    thread's copy of the current bin, and calls out with arrays only to grow
+    a row (each call costs numba two atomic reference counts).
     """
     t, workers = join_team(shared, workers, spins)
     if t >= workers:
         return 0
     capacity = frontier.shape[0]
     rows = stats.shape[0] // STAT_COLUMNS
-    bins = np.empty((ring + 1, 64), dtype=frontier.dtype)
-    counts = np.zeros(ring + 1, dtype=np.int64)
-    room = bins.shape[1]  # free entries left in the fullest row, at least
+    store = np.empty((ring + 1) * ROW_SLACK, dtype=frontier.dtype)
+    start = np.arange(ring + 1) * ROW_SLACK
+    cap = np.full(ring + 1, ROW_SLACK, dtype=np.int64)
+    count = np.zeros(ring + 1, dtype=np.int64)
+    top = store.shape[0]
+    held = 0  # vertices in the ring rows (not the overflow row): the vote scans only when some are
     work = np.empty(max(fusion_limit, 1), dtype=frontier.dtype)
     far = np.full(1, NO_BIN, dtype=np.int64)  # lowest bin in the overflow row
     it = 0
@@ -443,12 +471,14 @@ def _fused_worker(
                 hi = min(lo + chunk, tail)
                 batch = frontier
             else:
-                size = counts[slot]
+                size = count[slot]
                 if size == 0 or size >= fusion_limit:
                     break
+                base = start[slot]
                 for k in range(size):
-                    work[k] = bins[slot, k]
-                counts[slot] = 0
+                    work[k] = store[base + k]
+                count[slot] = 0
+                held -= size
                 fused += 1
                 lo, hi = 0, size
                 batch = work
@@ -459,8 +489,6 @@ def _fused_worker(
                     continue  # improved into an earlier bin after it was queued, and settled there
                 first, last = indptr[u], indptr[u + 1]
                 examined += last - first
-                if room < last - first:
-                    bins, room = _make_room(bins, counts, last - first)
                 for j in range(first, last):
                     candidate = du + weights[j]
                     if candidate > cutoff:
@@ -479,19 +507,22 @@ def _fused_worker(
                             b = bin_of(candidate, scale)
                             if b - cur < ring:
                                 to = b & (ring - 1)
+                                held += 1
                             else:
                                 to = ring
                                 far[0] = min(far[0], b)
-                            bins[to, counts[to]] = v
-                            counts[to] += 1
-                            room -= 1
+                            if count[to] == cap[to]:
+                                store, top = _grow_row(store, start, cap, count, to, top)
+                            store[start[to] + count[to]] = v
+                            count[to] += 1
                             break
                         old = words[v]
         mine = far[0]
-        for k in range(ring):
-            if counts[(cur + k) & (ring - 1)] > 0:
-                mine = min(mine, cur + k)
-                break
+        if held:
+            for b in range(cur, cur + ring):
+                if count[b & (ring - 1)] > 0:
+                    mine = min(mine, b)
+                    break
         if mine != NO_BIN:
             fetch_min(shared, BIN_SLOT + 8 * q, mine)
         fetch_add(stats, row * STAT_COLUMNS + STAT_EDGES, examined)
@@ -510,28 +541,33 @@ def _fused_worker(
             stats[row * STAT_COLUMNS + STAT_STAMP] = cycles()
         if following != NO_BIN:
             if far[0] - following < ring:
-                bins = _refill_from_far(bins, counts, far, ring, words, codec, scale, following)
-                room = bins.shape[1] - counts.max()
+                before = count.sum() - count[ring]
+                store, top = _refill_from_far(store, start, cap, count, top, far, ring, words, codec, scale,
+                                              following)
+                held += count.sum() - count[ring] - before
             slot = following & (ring - 1)
             mark = epoch + it
             kept = 0
-            for k in range(counts[slot]):
-                v = bins[slot, k]
+            base = start[slot]
+            for k in range(count[slot]):
+                v = store[base + k]
                 # Drop vertices improved into an earlier, settled bin, and repeats.
                 if marks[v] != mark and bin_of(decode(codec, words[v]), scale) == following:
                     marks[v] = mark
-                    bins[slot, kept] = v
+                    store[base + kept] = v
                     kept += 1
-            counts[slot] = 0
+            held -= count[slot]
+            count[slot] = 0
             if kept:
                 at = fetch_add(shared, TAIL_SLOT + 8 * q, kept)
                 fits = min(kept, max(capacity - at, 0))
                 for k in range(fits):
-                    frontier[at + k] = bins[slot, k]
+                    frontier[at + k] = store[base + k]
                 # What does not fit stays here: the bin is still the lowest next time.
                 for k in range(fits, kept):
-                    bins[slot, k - fits] = bins[slot, k]
-                counts[slot] = kept - fits
+                    store[base + k - fits] = store[base + k]
+                count[slot] = kept - fits
+                held += kept - fits
         it += 1
         barrier(shared, workers, spins)
     return it
@@ -549,7 +585,8 @@ def fused_delta_stepping(
     of bin ``cur`` (``shares`` chunks per thread, of at least ``BLOCK``
     entries, taken from a shared cursor); each
     improved head goes to the *thread's own* bin for its distance (a ring
-    of ``ring`` bins, farther ones in an overflow row); a thread then keeps
+    of ``ring`` bins in an arena of rows sized each by its content, farther
+    heads in an overflow row); a thread then keeps
     relaxing its own copy of bin ``cur`` while it holds fewer than
     ``fusion_limit`` vertices (no barrier for the long thin tail of a road
     search); the threads vote the lowest non-empty bin with an atomic

@@ -56,8 +56,11 @@ class CPUSSSPTuning:
     * ``fusion_limit``: a thread keeps relaxing its own copy of the current
       bin while it holds fewer vertices than this (GAP's
       ``kBinSizeThreshold``), instead of meeting the others at a barrier.
-    * ``ring``: most bins a thread keeps apart (a power of two); farther
-      heads share an overflow row that is re-sorted when the search gets near.
+    * ``ring``: most bins a thread keeps apart (a power of two; the kernel
+      uses the smallest that covers the heaviest arc's jump); farther heads
+      share an overflow row that is re-sorted each time the search gets near,
+      which costs that row's length each time: keep it large enough that the
+      row stays nearly empty.
     * ``spins``: barrier polls with the pause hint before a waiter yields its core.
     * ``serial_arcs``: graphs with fewer arcs run the fused kernel on one thread.
     * ``trace_rows``: iterations recorded one per trace row (later ones are
@@ -68,11 +71,11 @@ class CPUSSSPTuning:
 
     skewed_mean_degree: float = 8.0
     road_delta: float = 4.0
-    skewed_delta: float = 0.0625
+    skewed_delta: float = 1 / 64
     road_frontier_shares: int = 1
     skewed_frontier_shares: int = 4
     fusion_limit: int = 1000
-    ring: int = 64
+    ring: int = 1024
     spins: int = 4000
     serial_arcs: int = 1 << 15
     trace_rows: int = 1 << 13
