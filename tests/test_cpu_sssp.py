@@ -167,13 +167,14 @@ def test_default_delta_rule():
     tuning = CPUSSSPTuning()
     path = wf.Graph.from_edges([0, 1, 2], [1, 2, 3], weights=[2.0, 4.0, 6.0])
     assert not tuning.skewed(path)
-    assert cpu_sssp.default_delta(path) == pytest.approx(tuning.road_delta * 4.0)
-    assert cpu_sssp.default_delta(path, CPUSSSPTuning(road_delta=0.5)) == pytest.approx(2.0)
+    assert cpu_sssp.default_delta(path, threads=2) == pytest.approx(tuning.road_delta * 4.0)
+    assert cpu_sssp.default_delta(path, threads=8) == pytest.approx(tuning.road_delta * 8.0)
+    assert cpu_sssp.default_delta(path, CPUSSSPTuning(road_delta=0.5), threads=2) == pytest.approx(2.0)
     rng = np.random.default_rng(1)
     dense = wf.Graph.from_edges(rng.integers(0, 50, 2000), rng.integers(0, 50, 2000),
                                 weights=np.full(2000, 3.0))
     assert tuning.skewed(dense)
-    assert cpu_sssp.default_delta(dense) == pytest.approx(tuning.skewed_delta * 3.0)
+    assert cpu_sssp.default_delta(dense, threads=16) == pytest.approx(tuning.skewed_delta * 3.0)
     zero = wf.Graph.from_edges([0], [1], weights=[0.0])
     assert cpu_sssp.default_delta(zero) == 1.0
 

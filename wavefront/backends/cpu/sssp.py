@@ -31,6 +31,7 @@ from __future__ import annotations
 import time
 
 import numpy as np
+from numba import get_num_threads
 
 from ..._sources import multi_source, seed_array
 from ...results import SSSPResult, Trace
@@ -109,7 +110,8 @@ def delta_stepping(graph, source, delta=None, cutoff=None, tuning: CPUSSSPTuning
     """
     tuning = tuning or CPUSSSPTuning()
     weights, in_weights = _weights(graph)
-    delta = default_delta(graph, tuning) if delta is None else _check_delta(delta)
+    if delta is not None:
+        delta = _check_delta(delta)
     seeds = seed_array(source)  # one id or several (wavefront._sources): all in bin 0
     codec, packed = _codec(graph, weights)
     work = graph.derived.pop(_SSSP_WORKSPACE_KEY, None)
@@ -118,6 +120,8 @@ def delta_stepping(graph, source, delta=None, cutoff=None, tuning: CPUSSSPTuning
     threads = StepThreads()
     try:
         workers = _fused_workers(graph, threads, tuning)
+        if delta is None:
+            delta = default_delta(graph, tuning, workers)
         result = _fused_search(graph, weights, in_weights, seeds, codec, packed, delta, cutoff, tuning, work,
                                workers)
         if result is None:  # a packed integer distance overflowed: distances alone, int64
@@ -238,13 +242,23 @@ def auto(graph, source, tuning: CPUSSSPTuning | None = None, **options) -> SSSPR
     return dijkstra(graph, source, **options)
 
 
-def default_delta(graph, tuning: CPUSSSPTuning | None = None) -> float:
-    """The mean arc weight times the tuning's factor for the graph's shape
-    (``road_delta`` or ``skewed_delta``); 1.0 where that is 0."""
+def default_delta(graph, tuning: CPUSSSPTuning | None = None, threads: int | None = None) -> float:
+    """The mean arc weight times the tuning's factor for the graph's shape; 1.0 where that is 0.
+
+    Skewed graphs: ``skewed_delta``. Road graphs: ``road_delta`` times
+    ``sqrt(threads / 2)`` (``threads`` defaults to numba's): each iteration
+    ends in barriers and contended atomics that cost more with more
+    threads, so wider bins (fewer iterations, a little more work) pay off
+    as threads are added (see ``CPUSSSPTuning``).
+    """
     tuning = tuning or CPUSSSPTuning()
     weights, _ = _weights(graph)
     mean_weight, _ = _weight_stats(graph, weights)
-    factor = tuning.skewed_delta if tuning.skewed(graph) else tuning.road_delta
+    if tuning.skewed(graph):
+        factor = tuning.skewed_delta
+    else:
+        threads = get_num_threads() if threads is None else threads
+        factor = tuning.road_delta * np.sqrt(max(threads, 1) / 2)
     delta = factor * mean_weight
     return float(delta) if delta > 0 else 1.0
 

@@ -45,9 +45,11 @@ class CPUSSSPTuning:
     thousands of hops).
 
     * ``road_delta`` / ``skewed_delta``: the default bucket width, in mean
-      arc weights. Roads want wide bins (few iterations, bucket fusion eats
-      the long thin tail); skewed graphs narrow ones (a wide bin relaxes
-      most of the graph many times over).
+      arc weights (road graphs: at 2 threads, scaled by ``sqrt(threads / 2)``,
+      see :func:`wavefront.backends.cpu.sssp.default_delta`). Roads want wide
+      bins (few iterations, bucket fusion eats the long thin tail), the
+      wider the more threads meet at each iteration's barriers; skewed
+      graphs narrow ones (a wide bin relaxes most of the graph many times over).
     * ``road_frontier_shares`` / ``skewed_frontier_shares``: chunks per
       thread a shared frontier is cut into (taken from a shared cursor):
       few and large, since a frontier lists neighbouring vertices together
@@ -70,7 +72,7 @@ class CPUSSSPTuning:
     """
 
     skewed_mean_degree: float = 8.0
-    road_delta: float = 4.0
+    road_delta: float = 8.0
     skewed_delta: float = 1 / 64
     road_frontier_shares: int = 1
     skewed_frontier_shares: int = 4
