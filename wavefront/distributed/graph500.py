@@ -211,6 +211,7 @@ def run_graph500(
         require_cuda()  # before any collective: every rank raises it alike
     from ..errors import GPUMemoryError
 
+    _check_host_memory(world, scale, edgefactor)
     with abort_on_error(world, collective=(GPUMemoryError,)):  # every rank raises it (check_graph_fits)
         threads = use_threads(world)
         report = _run(grid, scale, edgefactor, roots, seed, policy, threads, log if world.rank == 0 else None,
@@ -221,6 +222,19 @@ def run_graph500(
             if json_path is not None:
                 report.write_json(json_path)
     return report
+
+
+def _check_host_memory(world, scale: int, edgefactor: int) -> None:
+    """Refuse a run whose ranks would not fit in their nodes' memory, on every
+    rank at once (collective): an over-large SCALE otherwise ends with the
+    kernel's OOM killer ending a rank mid-generation. Every rank checks every
+    node's (ranks there, memory available) in rank order, so all raise the
+    same HostMemoryError."""
+    from ..graph500.memory import available_bytes, check_distributed_host_memory
+
+    nodes = world.allgather_object((world.node_local().size, available_bytes()))
+    for ranks_here, available in nodes:
+        check_distributed_host_memory(scale, edgefactor, world.size, ranks_here, available)
 
 
 def _run(grid, scale, edgefactor, num_roots, seed, policy, threads, log, kernels, delta, tuning, backend,

@@ -67,3 +67,42 @@ def check_host_memory(scale: int, edgefactor: int, available: int | None = None)
             f"Graph500 SCALE {scale} (edgefactor {edgefactor}) on the CPU", needed, available,
             f"the largest SCALE that fits is {fits}" if fits else "no SCALE fits",
         )
+
+
+# The distributed run (wavefront.distributed), per rank: each rank holds its
+# slice of the tuples, then the exchanged arcs and its block; measured peak
+# RSS with mpirun P = 1 on the CPU (BFS and SSSP, 4 roots): SCALE 16 419 MB,
+# 18 891 MB, 19 1551 MB, i.e. about 257 MB plus 154 bytes per tuple held.
+DISTRIBUTED_BYTES_PER_EDGE = 160
+
+
+def distributed_peak_bytes(scale: int, edgefactor: int, ranks: int) -> int:
+    """Estimated peak resident bytes of one rank of a distributed Graph500 run over ``ranks`` ranks."""
+    n = 1 << scale
+    per_rank = (DISTRIBUTED_BYTES_PER_EDGE * edgefactor * n + BYTES_PER_VERTEX * n) // max(ranks, 1)
+    return int(MARGIN * (BASE_BYTES + per_rank))
+
+
+def check_distributed_host_memory(scale: int, edgefactor: int, ranks: int, ranks_here: int,
+                                  available: int | None = None) -> None:
+    """Raise :class:`HostMemoryError` if the ``ranks_here`` ranks this node runs
+    (of ``ranks`` in all) will not fit in its memory together."""
+    available = available_bytes() if available is None else available
+    if available is None:
+        return
+    needed = ranks_here * distributed_peak_bytes(scale, edgefactor, ranks)
+    if needed + RESERVE_BYTES <= available:
+        return
+    more = ranks
+    while more < (1 << 20) and ranks_here * distributed_peak_bytes(scale, edgefactor, more) + RESERVE_BYTES > available:
+        more *= 2
+    fits = 0
+    while fits < 60 and ranks_here * distributed_peak_bytes(fits + 1, edgefactor, ranks) + RESERVE_BYTES <= available:
+        fits += 1
+    advice = f"the largest SCALE that fits on {ranks} ranks is {fits}" if fits else f"no SCALE fits on {ranks} ranks"
+    if ranks_here > 1 or more > ranks:
+        advice += f"; spread it over more nodes (about {more} ranks at {ranks_here} per node's memory)"
+    raise HostMemoryError(
+        f"distributed Graph500 SCALE {scale} (edgefactor {edgefactor}) with {ranks_here} of {ranks} ranks on this node",
+        needed, available, advice,
+    )
