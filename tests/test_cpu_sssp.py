@@ -165,12 +165,19 @@ def test_delta_stepping_trace_rows():
 
 def test_default_delta_rule():
     tuning = CPUSSSPTuning()
-    path = wf.Graph.from_edges([0, 1, 2], [1, 2, 3], weights=[2.0, 4.0, 6.0])
+    low, high = tuning.road_delta_range
+    path = wf.Graph.from_edges([0, 1, 2], [1, 2, 3], weights=[2.0, 4.0, 6.0])  # median arc weight 4
     assert not tuning.skewed(path)
-    assert cpu_sssp.default_delta(path, threads=2) == pytest.approx(tuning.road_delta * 4.0)
-    assert cpu_sssp.default_delta(path, threads=8) == pytest.approx(tuning.road_delta * 8.0)
-    assert cpu_sssp.default_delta(path, CPUSSSPTuning(road_delta=0.5), threads=2) == pytest.approx(2.0)
-    rng = np.random.default_rng(1)
+    assert cpu_sssp.default_delta(path, threads=2) == pytest.approx(high * 4.0)  # tiny: the widest bins
+    rng = np.random.default_rng(2)
+    n = 2_000_000
+    big = wf.Graph.from_edges(np.arange(n - 1), np.arange(1, n), weights=rng.integers(1, 100, n - 1), n=n)
+    median = float(np.median(big.weights[:: max(1, big.m // 65_536)]))
+    expected = tuning.road_delta * 1e6 / n
+    assert cpu_sssp.default_delta(big, threads=2) == pytest.approx(max(expected, low) * median)
+    assert cpu_sssp.default_delta(big, threads=32) == pytest.approx(max(expected * 4, low) * median)
+    rule = CPUSSSPTuning(road_delta=1.0, road_delta_range=(0.25, 2.0))
+    assert cpu_sssp.default_delta(big, rule, threads=2) == pytest.approx(0.5 * median)
     dense = wf.Graph.from_edges(rng.integers(0, 50, 2000), rng.integers(0, 50, 2000),
                                 weights=np.full(2000, 3.0))
     assert tuning.skewed(dense)
@@ -272,6 +279,8 @@ def test_tuning_rejects_bad_values():
         CPUSSSPTuning(fusion_limit=-1)
     with pytest.raises(ValueError, match="road_delta"):
         CPUSSSPTuning(road_delta=0)
+    with pytest.raises(ValueError, match="road_delta_range"):
+        CPUSSSPTuning(road_delta_range=(2.0, 1.0))
     with pytest.raises(ValueError, match="skewed_frontier_shares"):
         CPUSSSPTuning(skewed_frontier_shares=0)
 

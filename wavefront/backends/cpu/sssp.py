@@ -66,6 +66,7 @@ def dijkstra(graph, source, cutoff=None) -> SSSPResult:
 
 _SSSP_WORKSPACE_KEY = "cpu.sssp_workspace"
 _WEIGHT_STATS_KEY = "cpu.weight_stats"
+_MEDIAN_WEIGHT_KEY = "cpu.median_weight"
 _PACKED_IDS_LIMIT = 0xFFFFFFFF  # packed words keep a parent id below this (all ones: unreached)
 
 
@@ -243,24 +244,40 @@ def auto(graph, source, tuning: CPUSSSPTuning | None = None, **options) -> SSSPR
 
 
 def default_delta(graph, tuning: CPUSSSPTuning | None = None, threads: int | None = None) -> float:
-    """The mean arc weight times the tuning's factor for the graph's shape; 1.0 where that is 0.
+    """The default bin width for the graph's shape (``tuning.skewed``); 1.0 where it comes out 0.
 
-    Skewed graphs: ``skewed_delta``. Road graphs: ``road_delta`` times
-    ``sqrt(threads / 2)`` (``threads`` defaults to numba's): each iteration
-    ends in barriers and contended atomics that cost more with more
-    threads, so wider bins (fewer iterations, a little more work) pay off
-    as threads are added (see ``CPUSSSPTuning``).
+    * Skewed graphs: ``skewed_delta`` mean arc weights.
+    * Road graphs: ``road_delta`` median arc weights at a million vertices and
+      2 threads, scaled by ``1e6 / n`` and by ``sqrt(threads / 2)`` (``threads``
+      defaults to numba's), the multiple clamped to ``road_delta_range``. A
+      bin must hold enough vertices to pay for an iteration's barriers and
+      contended atomics; a small road graph has few vertices per bin and
+      wants wide ones, a large one narrow ones (wide bins relax long arcs
+      early and redo the work); more threads pay more per iteration. The
+      median, not the mean: road weights are heavy-tailed (the road-like
+      generator's mean is 2.4 times its median).
     """
     tuning = tuning or CPUSSSPTuning()
     weights, _ = _weights(graph)
     mean_weight, _ = _weight_stats(graph, weights)
     if tuning.skewed(graph):
-        factor = tuning.skewed_delta
+        delta = tuning.skewed_delta * mean_weight
     else:
         threads = get_num_threads() if threads is None else threads
-        factor = tuning.road_delta * np.sqrt(max(threads, 1) / 2)
-    delta = factor * mean_weight
+        low, high = tuning.road_delta_range
+        multiple = tuning.road_delta * 1e6 / max(graph.n, 1) * np.sqrt(max(threads, 1) / 2)
+        delta = min(max(multiple, low), high) * _median_weight(graph, weights)
     return float(delta) if delta > 0 else 1.0
+
+
+def _median_weight(graph, weights) -> float:
+    """The median arc weight, from at most ~65 536 evenly spaced arcs; cached per graph."""
+    median = graph.derived.get(_MEDIAN_WEIGHT_KEY)
+    if median is None:
+        sample = weights[:: max(1, weights.size // 65_536)]
+        median = float(np.median(sample)) if sample.size else 1.0
+        graph.derived[_MEDIAN_WEIGHT_KEY] = median
+    return median
 
 
 def _check_delta(delta) -> float:

@@ -44,12 +44,15 @@ class CPUSSSPTuning:
     diameter, hubs) and *road* graphs (the rest: roads, grids; hundreds to
     thousands of hops).
 
-    * ``road_delta`` / ``skewed_delta``: the default bucket width, in mean
-      arc weights (road graphs: at 2 threads, scaled by ``sqrt(threads / 2)``,
-      see :func:`wavefront.backends.cpu.sssp.default_delta`). Roads want wide
-      bins (few iterations, bucket fusion eats the long thin tail), the
-      wider the more threads meet at each iteration's barriers; skewed
-      graphs narrow ones (a wide bin relaxes most of the graph many times over).
+    * ``road_delta``, ``road_delta_range``: the default bin width on road
+      graphs, in median arc weights for a million vertices and 2 threads,
+      scaled by ``1e6 / n`` and ``sqrt(threads / 2)`` and clamped to the range
+      (:func:`wavefront.backends.cpu.sssp.default_delta`): small road graphs
+      want wide bins (few iterations; bucket fusion eats the long thin
+      tail), large ones narrow bins (wide ones redo work), and more threads
+      wider ones (each iteration's barriers cost more).
+    * ``skewed_delta``: the default bin width on skewed graphs, in mean arc
+      weights: narrow (a wide bin relaxes most of the graph many times over).
     * ``road_frontier_shares`` / ``skewed_frontier_shares``: chunks per
       thread a shared frontier is cut into (taken from a shared cursor):
       few and large, since a frontier lists neighbouring vertices together
@@ -72,7 +75,8 @@ class CPUSSSPTuning:
     """
 
     skewed_mean_degree: float = 8.0
-    road_delta: float = 8.0
+    road_delta: float = 2.5
+    road_delta_range: tuple = (0.5, 128.0)
     skewed_delta: float = 1 / 64
     road_frontier_shares: int = 1
     skewed_frontier_shares: int = 4
@@ -88,6 +92,10 @@ class CPUSSSPTuning:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
                 raise ValueError(f"CPUSSSPTuning.{name} must be a positive number, got {value!r}")
+        low, high = self.road_delta_range
+        if not 0 < low <= high:
+            raise ValueError(f"CPUSSSPTuning.road_delta_range must be (low, high) with 0 < low <= high, "
+                             f"got {self.road_delta_range!r}")
         for name in ("road_frontier_shares", "skewed_frontier_shares", "fusion_limit", "ring", "spins",
                      "serial_arcs", "trace_rows", "dijkstra_max_arcs"):
             value = getattr(self, name)
