@@ -169,13 +169,14 @@ def test_default_delta_rule():
     path = wf.Graph.from_edges([0, 1, 2], [1, 2, 3], weights=[2.0, 4.0, 6.0])  # median arc weight 4
     assert not tuning.skewed(path)
     assert cpu_sssp.default_delta(path, threads=2) == pytest.approx(high * 4.0)  # tiny: the widest bins
+    assert cpu_sssp.default_delta(path, threads=8) == pytest.approx(high * 2 * 4.0)
     rng = np.random.default_rng(2)
     n = 2_000_000
     big = wf.Graph.from_edges(np.arange(n - 1), np.arange(1, n), weights=rng.integers(1, 100, n - 1), n=n)
     median = float(np.median(big.weights[:: max(1, big.m // 65_536)]))
     expected = tuning.road_delta * 1e6 / n
     assert cpu_sssp.default_delta(big, threads=2) == pytest.approx(max(expected, low) * median)
-    assert cpu_sssp.default_delta(big, threads=32) == pytest.approx(max(expected * 4, low) * median)
+    assert cpu_sssp.default_delta(big, threads=32) == pytest.approx(max(expected, low) * 4 * median)
     rule = CPUSSSPTuning(road_delta=1.0, road_delta_range=(0.25, 2.0))
     assert cpu_sssp.default_delta(big, rule, threads=2) == pytest.approx(0.5 * median)
     dense = wf.Graph.from_edges(rng.integers(0, 50, 2000), rng.integers(0, 50, 2000),

@@ -247,9 +247,9 @@ def default_delta(graph, tuning: CPUSSSPTuning | None = None, threads: int | Non
     """The default bin width for the graph's shape (``tuning.skewed``); 1.0 where it comes out 0.
 
     * Skewed graphs: ``skewed_delta`` mean arc weights.
-    * Road graphs: ``road_delta`` median arc weights at a million vertices and
-      2 threads, scaled by ``1e6 / n`` and by ``sqrt(threads / 2)`` (``threads``
-      defaults to numba's), the multiple clamped to ``road_delta_range``. A
+    * Road graphs: ``road_delta`` median arc weights at a million vertices,
+      scaled by ``1e6 / n`` and clamped to ``road_delta_range``, then
+      multiplied by ``sqrt(threads / 2)`` (``threads`` defaults to numba's). A
       bin must hold enough vertices to pay for an iteration's barriers and
       contended atomics; a small road graph has few vertices per bin and
       wants wide ones, a large one narrow ones (wide bins relax long arcs
@@ -265,8 +265,8 @@ def default_delta(graph, tuning: CPUSSSPTuning | None = None, threads: int | Non
     else:
         threads = get_num_threads() if threads is None else threads
         low, high = tuning.road_delta_range
-        multiple = tuning.road_delta * 1e6 / max(graph.n, 1) * np.sqrt(max(threads, 1) / 2)
-        delta = min(max(multiple, low), high) * _median_weight(graph, weights)
+        multiple = min(max(tuning.road_delta * 1e6 / max(graph.n, 1), low), high)
+        delta = multiple * np.sqrt(max(threads, 1) / 2) * _median_weight(graph, weights)
     return float(delta) if delta > 0 else 1.0
 
 

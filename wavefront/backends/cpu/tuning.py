@@ -45,8 +45,8 @@ class CPUSSSPTuning:
     thousands of hops).
 
     * ``road_delta``, ``road_delta_range``: the default bin width on road
-      graphs, in median arc weights for a million vertices and 2 threads,
-      scaled by ``1e6 / n`` and ``sqrt(threads / 2)`` and clamped to the range
+      graphs, in median arc weights for a million vertices, scaled by
+      ``1e6 / n`` and clamped to the range, then scaled by ``sqrt(threads / 2)``
       (:func:`wavefront.backends.cpu.sssp.default_delta`): small road graphs
       want wide bins (few iterations; bucket fusion eats the long thin
       tail), large ones narrow bins (wide ones redo work), and more threads
@@ -76,7 +76,7 @@ class CPUSSSPTuning:
 
     skewed_mean_degree: float = 8.0
     road_delta: float = 2.5
-    road_delta_range: tuple = (0.5, 128.0)
+    road_delta_range: tuple = (0.5, 16.0)
     skewed_delta: float = 1 / 64
     road_frontier_shares: int = 1
     skewed_frontier_shares: int = 4
