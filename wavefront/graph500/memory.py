@@ -101,7 +101,7 @@ def check_distributed_host_memory(scale: int, edgefactor: int, ranks: int, ranks
         fits += 1
     advice = f"the largest SCALE that fits on {ranks} ranks is {fits}" if fits else f"no SCALE fits on {ranks} ranks"
     if ranks_here > 1 or more > ranks:
-        advice += f"; spread it over more nodes (about {more} ranks at {ranks_here} per node's memory)"
+        advice += f"; spread it over more nodes: about {more} ranks, {ranks_here} per node like this one"
     raise HostMemoryError(
         f"distributed Graph500 SCALE {scale} (edgefactor {edgefactor}) with {ranks_here} of {ranks} ranks on this node",
         needed, available, advice,
