@@ -285,22 +285,21 @@ def test_gpus_needed_is_the_fewest_that_fit():
     assert gpus_needed(30, 16, 2**20) is None  # no count of GPUs that small holds it
 
 
-def test_gpu_memory_error_names_the_gpus_that_would_suffice(monkeypatch):
-    from wavefront.backends.cuda import memory
+def test_gpu_memory_error_names_the_gpus_that_would_suffice():
     from wavefront.distributed.memory import check_block_fits, gpus_needed
 
-    monkeypatch.setattr(memory, "free_bytes", lambda: H100_FREE)  # no GPU needed: the figure is faked
-    check_block_fits(26, 16, 1)  # fits
+    # no GPU needed: the free figure is given
+    check_block_fits(26, 16, 1, free_bytes=H100_FREE)  # fits
     with pytest.raises(wavefront.GPUMemoryError) as info:
-        check_block_fits(29, 16, 1)
+        check_block_fits(29, 16, 1, free_bytes=H100_FREE)
     error = info.value
     assert error.free_bytes == H100_FREE and error.needed_bytes > H100_FREE
     assert error.gpus_needed == gpus_needed(29, 16, H100_FREE) > 1
     assert f"split over {error.gpus_needed} GPUs" in str(error) and f"mpirun -n {error.gpus_needed}" in str(error)
-    check_block_fits(29, 16, error.gpus_needed)  # and with that many it does
+    check_block_fits(29, 16, error.gpus_needed, free_bytes=H100_FREE)  # and with that many it does
 
 
-def test_a_block_that_does_not_fit_names_the_gpus_that_would(monkeypatch):
+def test_a_block_that_does_not_fit_names_the_gpus_that_would():
     from wavefront.backends.cuda import memory
     from wavefront.distributed.memory import (
         block_bytes_for,
@@ -310,11 +309,9 @@ def test_a_block_that_does_not_fit_names_the_gpus_that_would(monkeypatch):
 
     _, _, dist = _kronecker(10)
     needed = block_bytes_for(dist.n, dist.m, 1, 1, 1, dist.local_arcs) + memory.SAFETY_BYTES
-    monkeypatch.setattr(memory, "free_bytes", lambda: needed)  # faked: no GPU is asked
-    check_graph_fits(dist)
-    monkeypatch.setattr(memory, "free_bytes", lambda: needed - 1)
+    check_graph_fits(dist, free_bytes=needed)  # the free figure given: no GPU is asked
     with pytest.raises(wavefront.GPUMemoryError) as info:
-        check_graph_fits(dist)
+        check_graph_fits(dist, free_bytes=needed - 1)
     assert info.value.needed_bytes == needed and info.value.free_bytes == needed - 1
     assert info.value.gpus_needed == gpus_needed_for(dist.n, dist.m, needed - 1) == 2
 

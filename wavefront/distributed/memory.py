@@ -101,18 +101,19 @@ def check_block_fits(scale: int, edgefactor: int, size: int, free_bytes: int | N
         )
 
 
-def check_graph_fits(graph) -> None:
+def check_graph_fits(graph, free_bytes: int | None = None) -> None:
     """Collective: every rank raises the same :class:`~wavefront.errors.GPUMemoryError`
     if some rank's block of ``graph`` (a :class:`~.graph.DistributedGraph`)
-    does not fit its GPU, naming the largest need, the smallest free memory
-    and how many GPUs like the tightest one would hold the graph."""
+    does not fit its GPU (``free_bytes``, default: what this rank's GPU has
+    free), naming the largest need, the smallest free memory and how many
+    GPUs like the tightest one would hold the graph."""
     from ..backends.cuda import memory
     from ..errors import GPUMemoryError
 
     grid = graph.grid
     needed = block_bytes_for(graph.n, graph.m, grid.size, grid.rows, grid.cols, graph.local_arcs)
     needed += memory.SAFETY_BYTES
-    free = memory.free_bytes()
+    free = memory.free_bytes() if free_bytes is None else int(free_bytes)
     worst = graph.world.allreduce(np.array([needed, -free, int(needed > free)], dtype=np.int64), "max")
     if worst[2]:
         free = int(-worst[1])
