@@ -20,18 +20,22 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import sys
 
 import numpy as np
 
 import wavefront
 import wavefront.distributed as wd
 from wavefront.distributed.launch import abort_on_error
-from wavefront.errors import ValidationError
 from wavefront.generators import kronecker_edges
 from wavefront.graph.build import from_edges
 from wavefront.graph500.roots import choose_roots
 from wavefront.results import BFSResult
 from wavefront.validate import validate_bfs
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # this folder, however the script is run
+from _faults import rules_per_fault  # noqa: E402
 
 POLICIES = ("gap", "seed000", "top-down", "bottom-up")
 
@@ -122,35 +126,18 @@ def check_mutations(graph, full_graph, edges, root, grid) -> dict:
         indptr, indices = full_graph.indptr, full_graph.indices
         plan = mutations(gathered, gathered.levels, lambda v: indices[indptr[v]:indptr[v + 1]])
     plan = graph.world.bcast_object(plan)
-    nedge = graph.traversed_edges(result.reached)
-    named = {}
-    for name, changes, delta in plan:
-        parents, levels = result.parents.copy(), result.levels.copy()
-        for v, (p, lv) in changes.items():
-            if graph.first_vertex <= v < graph.first_vertex + parents.shape[0]:
-                parents[v - graph.first_vertex], levels[v - graph.first_vertex] = p, lv
-        broken = wd.DistributedBFSResult(
+
+    def distributed(parents, levels, nedge):
+        wd.validate_bfs(graph, wd.DistributedBFSResult(
             source=result.source, parents=parents, levels=levels, first_vertex=result.first_vertex,
             n=result.n, world=result.world,
-        )
-        try:
-            wd.validate_bfs(graph, broken, nedge + delta)
-            distributed = None
-        except ValidationError as exc:
-            distributed = exc.rule
-        single = None
-        if grid.rank == 0:
-            full_parents, full_levels = gathered.parents.copy(), gathered.levels.copy()
-            for v, (p, lv) in changes.items():
-                full_parents[v], full_levels[v] = p, lv
-            try:
-                validate_bfs(edges, BFSResult(source=result.source, parents=full_parents, levels=full_levels),
-                             n=full_graph.n, nedge=nedge + delta)
-            except ValidationError as exc:
-                single = exc.rule
-        named[name] = (distributed, single)
-    return named
+        ), nedge)
 
+    def single(parents, levels, nedge):
+        validate_bfs(edges, BFSResult(source=result.source, parents=parents, levels=levels),
+                     n=full_graph.n, nedge=nedge)
+
+    return rules_per_fault(graph, result, gathered, plan, "levels", distributed, single, grid.rank == 0)
 
 def main() -> None:
     parser = argparse.ArgumentParser()

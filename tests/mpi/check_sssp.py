@@ -20,17 +20,21 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import sys
 
 import numpy as np
 
 import wavefront
 import wavefront.distributed as wd
 from wavefront.distributed.launch import abort_on_error
-from wavefront.errors import ValidationError
 from wavefront.generators import kronecker_edges
 from wavefront.graph.build import from_edges
 from wavefront.results import SSSPResult
 from wavefront.validate import validate_sssp
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # this folder, however the script is run
+from _faults import rules_per_fault  # noqa: E402
 
 
 def irregular_edges(n: int = 1000):
@@ -116,35 +120,18 @@ def check_mutations(graph, full_graph, edges, root, grid) -> dict:
         indptr, indices = full_graph.indptr, full_graph.indices
         plan = mutations(gathered, lambda v: indices[indptr[v]:indptr[v + 1]])
     plan = graph.world.bcast_object(plan)
-    nedge = graph.traversed_edges(result.reached)
-    named = {}
-    for name, changes, delta in plan:
-        parents, dist = result.parents.copy(), result.distances.copy()
-        for v, (p, dv) in changes.items():
-            if graph.first_vertex <= v < graph.first_vertex + parents.shape[0]:
-                parents[v - graph.first_vertex], dist[v - graph.first_vertex] = p, dv
-        broken = wd.DistributedSSSPResult(
-            source=result.source, parents=parents, distances=dist, first_vertex=result.first_vertex,
-            n=result.n, world=result.world,
-        )
-        try:
-            wd.validate_sssp(graph, broken, nedge + delta)
-            distributed = None
-        except ValidationError as exc:
-            distributed = exc.rule
-        single = None
-        if grid.rank == 0:
-            full_parents, full_dist = gathered.parents.copy(), gathered.distances.copy()
-            for v, (p, dv) in changes.items():
-                full_parents[v], full_dist[v] = p, dv
-            try:
-                validate_sssp(edges, SSSPResult(source=result.source, parents=full_parents, distances=full_dist),
-                              n=full_graph.n, nedge=nedge + delta)
-            except ValidationError as exc:
-                single = exc.rule
-        named[name] = (distributed, single)
-    return named
 
+    def distributed(parents, distances, nedge):
+        wd.validate_sssp(graph, wd.DistributedSSSPResult(
+            source=result.source, parents=parents, distances=distances, first_vertex=result.first_vertex,
+            n=result.n, world=result.world,
+        ), nedge)
+
+    def single(parents, distances, nedge):
+        validate_sssp(edges, SSSPResult(source=result.source, parents=parents, distances=distances),
+                      n=full_graph.n, nedge=nedge)
+
+    return rules_per_fault(graph, result, gathered, plan, "distances", distributed, single, grid.rank == 0)
 
 def main() -> None:
     parser = argparse.ArgumentParser()
