@@ -38,25 +38,29 @@ def test_cli_refuses_a_scale_that_cannot_fit():
     assert "Traceback" not in done.stderr
 
 
-@pytest.mark.slow
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc/self/status")
-def test_the_estimate_bounds_a_measured_peak():
-    """A real SCALE 14 run, its own peak RSS measured inside the child: the
+def measured_peak(*argv: str) -> int:
+    """Peak RSS of ``wavefront ARGV`` run in a child, measured inside it: the
     high-water mark of its address space (VmHWM), not ru_maxrss, which Linux
     carries over from the process that forked it."""
     code = (
         "import re, sys\n"
         "from wavefront.cli import main\n"
-        "status = main(['graph500', '--scale', '14', '--backend', 'cpu', '--no-progress', '--roots', '4'])\n"
+        f"status = main({list(argv)!r})\n"
         "kb = int(re.search(r'VmHWM:\\s+(\\d+)', open('/proc/self/status').read()).group(1))\n"
         "print('PEAK', kb * 1024, file=sys.stderr)\n"
         "sys.exit(status)\n"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-2000:]
-    peak = int(done.stderr.split("PEAK")[-1].split()[0])
-    assert peak <= peak_bytes(14, 16), (peak, peak_bytes(14, 16))
+    return int(done.stderr.split("PEAK")[-1].split()[0])
 
+
+@pytest.mark.slow
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc/self/status")
+def test_the_estimate_bounds_a_measured_peak():
+    """A real SCALE 14 run."""
+    peak = measured_peak("graph500", "--scale", "14", "--backend", "cpu", "--no-progress", "--roots", "4")
+    assert peak <= peak_bytes(14, 16), (peak, peak_bytes(14, 16))
 
 def test_distributed_ranks_of_a_node_are_counted_together():
     # A rank holds its share of the tuples: more ranks, less each; a node
@@ -82,17 +86,7 @@ def test_distributed_cli_refuses_a_scale_that_cannot_fit():
 @pytest.mark.slow
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc/self/status")
 def test_the_distributed_estimate_bounds_a_measured_peak():
-    """One rank of the distributed run at SCALE 16, measured as above."""
-    code = (
-        "import re, sys\n"
-        "from wavefront.cli import main\n"
-        "status = main(['graph500', '--scale', '16', '--distributed', '--backend', 'cpu', '--no-progress',"
-        " '--roots', '4'])\n"
-        "kb = int(re.search(r'VmHWM:\\s+(\\d+)', open('/proc/self/status').read()).group(1))\n"
-        "print('PEAK', kb * 1024, file=sys.stderr)\n"
-        "sys.exit(status)\n"
-    )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
-    assert done.returncode == 0, done.stderr[-2000:]
-    peak = int(done.stderr.split("PEAK")[-1].split()[0])
+    """One rank of the distributed run at SCALE 16."""
+    peak = measured_peak("graph500", "--scale", "16", "--distributed", "--backend", "cpu", "--no-progress",
+                         "--roots", "4")
     assert peak <= distributed_peak_bytes(16, 16, 1), (peak, distributed_peak_bytes(16, 16, 1))
