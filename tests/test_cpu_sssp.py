@@ -254,7 +254,7 @@ def test_bins_grow_past_their_first_size():
 def test_fused_kernel_keeps_what_does_not_fit_the_shared_frontier(capacity):
     """Vertices that do not fit the shared frontier stay in their thread's
     bin and are appended in a later iteration of the same bin."""
-    from wavefront.backends.cpu import _sssp_steps as steps
+    from wavefront.backends.cpu import _sssp_fused as steps
 
     rng = np.random.default_rng(11)
     n = 2000
@@ -292,7 +292,7 @@ def test_fused_kernel_forms_its_team_from_the_threads_that_run():
     others find it closed and return. No deadlock, the same distances."""
     import numba
 
-    from wavefront.backends.cpu import _sssp_steps as steps
+    from wavefront.backends.cpu import _sssp_fused as steps
 
     rng = np.random.default_rng(4)
     n = 3000

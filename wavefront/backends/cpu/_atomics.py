@@ -146,7 +146,7 @@ def push_block(local, count, queue, tails, slot):
 # -- ordered atomics and a spin barrier --------------------------------------------------------
 # The steps above only need relaxed ("monotonic") atomics: each numba
 # parallel region ends with a join. A kernel that keeps its threads for a
-# whole search (see _sssp_steps.fused_delta_stepping) synchronises them
+# whole search (see _sssp_fused.fused_delta_stepping) synchronises them
 # itself, and its barrier must order the plain loads and stores around it,
 # hence acquire loads, release stores and acquire-release read-modify-writes.
 

@@ -16,7 +16,7 @@ Delta-stepping (Meyer & Sanders 2003; seed 001 supplies the relax/update
 arrays it generalises) processes bins ``[k*delta, (k+1)*delta)`` in order.
 :func:`delta_stepping` runs GAP's form of it (thread-local bins, bucket
 fusion) in one numba parallel region for the whole search
-(:func:`._sssp_steps.fused_delta_stepping`); one trace row per iteration.
+(:func:`._sssp_fused.fused_delta_stepping`); one trace row per iteration.
 The default ``delta`` is a multiple of the mean arc weight chosen by the
 graph's shape (:class:`.tuning.CPUSSSPTuning`). Integer and float32
 distances travel with their parent in one 64-bit word, so a tree arc is
@@ -35,6 +35,7 @@ from numba import get_num_threads
 
 from ..._sources import multi_source, seed_array
 from ...results import SSSPResult, Trace
+from . import _sssp_fused as fused
 from . import _sssp_steps as steps
 from ._atomics import TEAM_SIZE
 from ._clock import read_cycles, stamps_to_seconds
@@ -79,13 +80,13 @@ class _FusedWorkspace:
         self.marks = np.zeros(n, dtype=np.int64)
         self.epoch = 1  # marks below this are free
         self.words = np.empty(n, dtype=np.uint64)
-        self.shared = np.zeros(steps.SHARED_SLOTS, dtype=np.int64)
-        self.stats = np.zeros(rows * steps.STAT_COLUMNS, dtype=np.int64)
+        self.shared = np.zeros(fused.SHARED_SLOTS, dtype=np.int64)
+        self.stats = np.zeros(rows * fused.STAT_COLUMNS, dtype=np.int64)
         self.dirty_rows = 0  # rows of ``stats`` the last search wrote (cleared before the next)
 
 
 def _codec(graph, weights):
-    """(codec marker, packed): how the fused kernel stores distances (see _sssp_steps)."""
+    """(codec marker, packed): how the fused kernel stores distances (see _sssp_fused)."""
     if graph.n < _PACKED_IDS_LIMIT:
         if weights.dtype == np.float32:
             return np.float32(0), True
@@ -116,7 +117,7 @@ def delta_stepping(graph, source, delta=None, cutoff=None, tuning: CPUSSSPTuning
     seeds = seed_array(source)  # one id or several (wavefront._sources): all in bin 0
     codec, packed = _codec(graph, weights)
     work = graph.derived.pop(_SSSP_WORKSPACE_KEY, None)
-    if work is None or work.stats.size != tuning.trace_rows * steps.STAT_COLUMNS:
+    if work is None or work.stats.size != tuning.trace_rows * fused.STAT_COLUMNS:
         work = _FusedWorkspace(graph.n, graph.indices.dtype, tuning.trace_rows)
     threads = StepThreads()
     try:
@@ -149,7 +150,7 @@ def _fused_search(graph, weights, in_weights, seeds, codec, packed, delta, cutof
     n = graph.n
     if packed:
         words = work.words
-        steps.fill_words(words, _infinity_word(codec))
+        fused.fill_words(words, _infinity_word(codec))
         dist_dtype = np.float32 if isinstance(codec, np.float32) else np.int64
         infinity = np.float32(np.inf) if dist_dtype is np.float32 else np.iinfo(np.int64).max
     else:
@@ -162,12 +163,12 @@ def _fused_search(graph, weights, in_weights, seeds, codec, packed, delta, cutof
     work.frontier[: seeds.size] = seeds
     # Clear only what the last search wrote: a full clear costs tens of
     # microseconds, as much as a whole search on a small graph.
-    work.stats[: work.dirty_rows * steps.STAT_COLUMNS] = 0
+    work.stats[: work.dirty_rows * fused.STAT_COLUMNS] = 0
     work.dirty_rows = tuning.trace_rows  # until the kernel returns
     ring = _ring_size(graph, weights, delta, tuning)
     start_stamp = read_cycles()
     start = time.perf_counter()
-    iterations = int(steps.fused_delta_stepping(
+    iterations = int(fused.fused_delta_stepping(
         graph.indptr, graph.indices, weights, words, codec, 1.0 / delta, limit, work.frontier, seeds.size,
         work.marks, work.epoch, work.shared, work.stats, ring, tuning.fusion_limit,
         tuning.skewed_frontier_shares if tuning.skewed(graph) else tuning.road_frontier_shares,
@@ -177,19 +178,19 @@ def _fused_search(graph, weights, in_weights, seeds, codec, packed, delta, cutof
     team = int(work.shared[TEAM_SIZE])  # the threads that joined (see _atomics.join_team)
     work.epoch += iterations + 1
     work.dirty_rows = min(iterations, tuning.trace_rows)
-    if work.shared[steps.OVERFLOW_SLOT]:
+    if work.shared[fused.OVERFLOW_SLOT]:
         return None
     if packed:
         public_dtype = np.float32 if dist_dtype is np.float32 else np.float64
         distances = np.empty(n, dtype=public_dtype)
         parents = np.empty(n, dtype=np.int64)
-        steps.unpack_words(words, codec, distances, parents, public_dtype(np.inf))
+        fused.unpack_words(words, codec, distances, parents, public_dtype(np.inf))
     else:
         parents = _tree(graph, words, infinity, seeds, weights, in_weights)
         distances = _public_distances(words, infinity)
     trace = Trace()
     rows = min(iterations, tuning.trace_rows)
-    table = work.stats[: rows * steps.STAT_COLUMNS].reshape(rows, steps.STAT_COLUMNS).copy()
+    table = work.stats[: rows * fused.STAT_COLUMNS].reshape(rows, fused.STAT_COLUMNS).copy()
     trace.defer(lambda: _bucket_rows(table, start_stamp, seconds, delta, team, iterations))
     return distances, parents, trace
 
@@ -197,14 +198,14 @@ def _fused_search(graph, weights, in_weights, seeds, codec, packed, delta, cutof
 def _bucket_rows(table, start_stamp, seconds, delta, team, iterations):
     from ...results import TraceRow
 
-    times = stamps_to_seconds(start_stamp, table[:, steps.STAT_STAMP], seconds)
+    times = stamps_to_seconds(start_stamp, table[:, fused.STAT_STAMP], seconds)
     rows = []
     for i, (record, elapsed) in enumerate(zip(table, times)):
-        note = f"delta={delta:g}, {team} threads, {int(record[steps.STAT_FUSED])} fused rounds"
+        note = f"delta={delta:g}, {team} threads, {int(record[fused.STAT_FUSED])} fused rounds"
         if i == len(table) - 1 and iterations > len(table):
             note += f"; iterations {i}-{iterations - 1} summed"
-        rows.append(TraceRow(int(record[steps.STAT_BIN]), "bucket", int(record[steps.STAT_FRONTIER]),
-                             int(record[steps.STAT_EDGES]), float(elapsed), note))
+        rows.append(TraceRow(int(record[fused.STAT_BIN]), "bucket", int(record[fused.STAT_FRONTIER]),
+                             int(record[fused.STAT_EDGES]), float(elapsed), note))
     return rows
 
 

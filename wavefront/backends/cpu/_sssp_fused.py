@@ -1,0 +1,399 @@
+"""The fused delta-stepping of the CPU backend: one numba parallel region for
+a whole search (GAP's thread-local bins and bucket fusion; the record is
+docs/decisions/cpu-roads.md).
+
+* :func:`fused_delta_stepping` -- the search; each thread runs
+  :func:`_fused_worker`, the team synchronised by spin barriers
+  (:mod:`._atomics`).
+* the codecs (:func:`decode`, :func:`encode`, :func:`overflows`) -- how a
+  distance (and its parent) is stored in one word;
+* :func:`fill_words` / :func:`unpack_words` -- set up and read back the words.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange, types
+from numba.extending import overload
+
+from ._atomics import (
+    BARRIER_SLOTS,
+    atomic_load,
+    barrier,
+    compare_and_swap,
+    fetch_add,
+    fetch_min,
+    float32_bits,
+    float32_from_bits,
+    join_team,
+)
+from ._clock import cycles
+from ._sssp_steps import BLOCK
+
+# Distances live in ``words``, read and written through a codec chosen by
+# the type of the ``codec`` marker argument (numba compiles one kernel per
+# codec):
+#
+# * ``np.uint32`` marker, uint64 words: an integer distance below 2**32 - 1
+#   in the high half, the parent's id in the low half. One compare-and-swap
+#   sets both, so the parent is always the vertex that gave the distance:
+#   no parent pass. A candidate that does not fit raises the OVERFLOW flag
+#   and the driver reruns with the plain int64 codec.
+# * ``np.float32`` marker, uint64 words: the float32 distance's bits in the
+#   high half (non-negative floats order like their bits), the parent low.
+# * any other marker (the dtype of ``words``): the distance alone (float64,
+#   or int64 after an overflow); parents come from the tight-arc pass.
+
+NO_BIN = np.iinfo(np.int64).max
+_LOW32 = np.uint64(0xFFFFFFFF)
+_SHIFT = np.uint64(32)
+_UNREACHED = np.uint64(0xFFFFFFFFFFFFFFFF)  # a packed integer word with no distance and no parent
+PACKED_INT_LIMIT = 0xFFFFFFFF  # packed integer distances stay below this (it marks "unreached")
+
+# Slots of the int64 ``shared`` array, a cache line (8 slots) apart: the
+# team's and barrier's, then the double-buffered bin, frontier tail and work
+# cursor of iterations ``it & 1``, then the overflow flag.
+BIN_SLOT, TAIL_SLOT, CURSOR_SLOT, OVERFLOW_SLOT = BARRIER_SLOTS, BARRIER_SLOTS + 16, BARRIER_SLOTS + 32, \
+    BARRIER_SLOTS + 48
+SHARED_SLOTS = BARRIER_SLOTS + 56
+# Columns of the per-iteration ``stats`` rows (flattened int64).
+STAT_BIN, STAT_FRONTIER, STAT_EDGES, STAT_STAMP, STAT_FUSED, STAT_COLUMNS = 0, 1, 2, 3, 4, 5
+
+
+def decode(codec, word):
+    """The distance stored in ``word`` (numba only)."""
+
+
+def encode(codec, distance, parent):
+    """The word storing ``distance`` reached from ``parent`` (numba only)."""
+
+
+def overflows(codec, distance, old):
+    """Whether ``distance`` would improve the word ``old`` but cannot be stored (numba only)."""
+
+
+def _packed_int(codec):
+    return isinstance(codec, types.Integer) and codec.bitwidth == 32 and not codec.signed
+
+
+def _packed_float32(codec):
+    return codec == types.float32
+
+
+@overload(decode, jit_options={"cache": True})
+def _decode(codec, word):
+    if _packed_int(codec):
+        return lambda codec, word: np.int64(word >> _SHIFT)
+    if _packed_float32(codec):
+        return lambda codec, word: float32_from_bits(np.uint32(word >> _SHIFT))
+    return lambda codec, word: word
+
+
+@overload(encode, jit_options={"cache": True})
+def _encode(codec, distance, parent):
+    if _packed_int(codec):
+        return lambda codec, distance, parent: (np.uint64(distance) << _SHIFT) | np.uint64(parent)
+    if _packed_float32(codec):
+        return lambda codec, distance, parent: (
+            (np.uint64(float32_bits(distance)) << _SHIFT) | np.uint64(parent)
+        )
+    return lambda codec, distance, parent: distance
+
+
+@overload(overflows, jit_options={"cache": True})
+def _overflows(codec, distance, old):
+    if _packed_int(codec):
+        return lambda codec, distance, old: distance >= PACKED_INT_LIMIT and old == _UNREACHED
+    return lambda codec, distance, old: False
+
+
+@njit(cache=True, inline="always")
+def bin_of(distance, scale):
+    """A distance's bin: ``int(distance * scale)`` with ``scale = 1 / delta`` (a
+    multiplication, not a division, and monotone in the distance, which is
+    all the algorithm needs of it)."""
+    return np.int64(distance * scale)
+
+
+ROW_SLACK = 16  # the first room of a bin row
+
+
+@njit(cache=True)
+def _grow_row(store, start, cap, count, r, top):
+    """Give row ``r`` of a thread's bin arena twice its room; returns (store, top).
+
+    Each row of the arena ``store`` is ``store[start[r] : start[r] + cap[r]]``
+    holding ``count[r]`` vertices. A full row moves to the free end ``top``
+    with double the room; when the end is reached, the rows are packed into
+    a new arena twice their total room. A row keeps its room when emptied
+    (as GAP's per-bin vectors keep their capacity): the rows take turns
+    holding bins, and a row that had to grow once will have to again. The
+    arena thus holds about the sum of each row's largest bin, not the ring
+    times the largest bin, which one shared width would.
+    """
+    need = max(2 * cap[r], ROW_SLACK)
+    if top + need <= store.shape[0]:
+        for k in range(count[r]):
+            store[top + k] = store[start[r] + k]
+        start[r] = top
+        cap[r] = need
+        return store, top + need
+    total = need
+    for row in range(count.shape[0]):
+        if row != r:
+            total += cap[row]
+    arena = np.empty(2 * total, dtype=store.dtype)
+    position = 0
+    for row in range(count.shape[0]):
+        for k in range(count[row]):
+            arena[position + k] = store[start[row] + k]
+        start[row] = position
+        if row == r:
+            cap[row] = need
+        position += cap[row]
+    return arena, position
+
+
+@njit(cache=True)
+def _refill_from_far(store, start, cap, count, top, far, ring, words, codec, scale, lowest):
+    """Move overflow-row heads whose bin is now within ``ring`` of ``lowest``
+    into the ring; returns (store, top)."""
+    size = count[ring]
+    parked = np.empty(size, dtype=store.dtype)  # the row may move while we push
+    for k in range(size):
+        parked[k] = store[start[ring] + k]
+    count[ring] = 0
+    nearest = NO_BIN
+    for k in range(size):
+        v = parked[k]
+        b = bin_of(decode(codec, words[v]), scale)
+        if b < lowest:  # improved since into an earlier bin, and settled there
+            continue
+        to = b & (ring - 1) if b - lowest < ring else ring
+        if to == ring:
+            nearest = min(nearest, b)
+        if count[to] == cap[to]:
+            store, top = _grow_row(store, start, cap, count, to, top)
+        store[start[to] + count[to]] = v
+        count[to] += 1
+    far[0] = nearest
+    return store, top
+
+
+@njit(cache=True)
+def _fused_worker(
+    t, indptr, indices, weights, words, codec, scale, cutoff, frontier, marks, epoch, shared, stats,
+    ring, fusion_limit, shares, spins, workers,
+):
+    """One thread's part of :func:`fused_delta_stepping` (its bins are this function's locals);
+    returns its iterations (0 for a thread that came too late to join).
+
+    The thread's bins are the rows of an arena (see :func:`_grow_row`): row
+    ``b & (ring - 1)`` holds bin ``b`` of the window ``[cur, cur + ring)``,
+    row ``ring`` the heads beyond it. The relax loop is written once, over
+    batches taken first from the shared frontier and then from this
+    thread's copy of the current bin, and calls out with arrays only to grow
+    a row (each call costs numba two atomic reference counts).
+    """
+    t, workers = join_team(shared, workers, spins)
+    if t >= workers:
+        return 0
+    capacity = frontier.shape[0]
+    rows = stats.shape[0] // STAT_COLUMNS
+    store = np.empty((ring + 1) * ROW_SLACK, dtype=frontier.dtype)
+    start = np.arange(ring + 1) * ROW_SLACK
+    cap = np.full(ring + 1, ROW_SLACK, dtype=np.int64)
+    count = np.zeros(ring + 1, dtype=np.int64)
+    top = store.shape[0]
+    held = 0  # vertices in the ring rows (not the overflow row): the vote scans only when some are
+    work = np.empty(max(fusion_limit, 1), dtype=frontier.dtype)
+    far = np.full(1, NO_BIN, dtype=np.int64)  # lowest bin in the overflow row
+    it = 0
+    while True:
+        p = it & 1
+        q = 1 - p
+        cur = atomic_load(shared, BIN_SLOT + 8 * p)
+        if cur == NO_BIN:
+            break
+        tail = min(atomic_load(shared, TAIL_SLOT + 8 * p), capacity)
+        row = min(it, rows - 1)
+        # A few large chunks per thread: a frontier lists neighbouring vertices
+        # together, and small interleaved blocks would have the threads
+        # writing the same cache lines of ``words``; a few, not one, so that
+        # a hub's arcs (Kronecker graphs) do not unbalance the iteration.
+        chunk = max(BLOCK, tail // (shares * workers) + 1)
+        slot = cur & (ring - 1)
+        examined = 0
+        fused = 0
+        from_shared = True
+        while True:
+            # The next batch: a block of the shared frontier, else this thread's bin ``cur``.
+            if from_shared:
+                lo = fetch_add(shared, CURSOR_SLOT + 8 * p, chunk)
+                if lo >= tail:
+                    from_shared = False
+                    continue
+                hi = min(lo + chunk, tail)
+                batch = frontier
+            else:
+                size = count[slot]
+                if size == 0 or size >= fusion_limit:
+                    break
+                base = start[slot]
+                for k in range(size):
+                    work[k] = store[base + k]
+                count[slot] = 0
+                held -= size
+                fused += 1
+                lo, hi = 0, size
+                batch = work
+            for i in range(lo, hi):
+                u = batch[i]
+                du = decode(codec, words[u])
+                if bin_of(du, scale) < cur:
+                    continue  # improved into an earlier bin after it was queued, and settled there
+                first, last = indptr[u], indptr[u + 1]
+                examined += last - first
+                for j in range(first, last):
+                    candidate = du + weights[j]
+                    if candidate > cutoff:
+                        continue
+                    v = indices[j]
+                    old = words[v]
+                    if not candidate < decode(codec, old):
+                        # An unreached vertex decodes to the packed limit, so a
+                        # candidate past it lands here, not below.
+                        if overflows(codec, candidate, old):
+                            shared[OVERFLOW_SLOT] = 1
+                        continue
+                    new = encode(codec, candidate, u)
+                    while candidate < decode(codec, old):
+                        if compare_and_swap(words, v, old, new):
+                            b = bin_of(candidate, scale)
+                            if b - cur < ring:
+                                to = b & (ring - 1)
+                                held += 1
+                            else:
+                                to = ring
+                                far[0] = min(far[0], b)
+                            if count[to] == cap[to]:
+                                store, top = _grow_row(store, start, cap, count, to, top)
+                            store[start[to] + count[to]] = v
+                            count[to] += 1
+                            break
+                        old = words[v]
+        mine = far[0]
+        if held:
+            for b in range(cur, cur + ring):
+                if count[b & (ring - 1)] > 0:
+                    mine = min(mine, b)
+                    break
+        if mine != NO_BIN:
+            fetch_min(shared, BIN_SLOT + 8 * q, mine)
+        fetch_add(stats, row * STAT_COLUMNS + STAT_EDGES, examined)
+        fetch_add(stats, row * STAT_COLUMNS + STAT_FUSED, fused)
+        barrier(shared, workers, spins)
+
+        if atomic_load(shared, OVERFLOW_SLOT) != 0:
+            break
+        following = atomic_load(shared, BIN_SLOT + 8 * q)
+        if t == 0:  # one thread clears this iteration's slots for iteration it + 2
+            shared[BIN_SLOT + 8 * p] = NO_BIN
+            shared[TAIL_SLOT + 8 * p] = 0
+            shared[CURSOR_SLOT + 8 * q] = 0
+            stats[row * STAT_COLUMNS + STAT_BIN] = cur
+            stats[row * STAT_COLUMNS + STAT_FRONTIER] += tail
+            stats[row * STAT_COLUMNS + STAT_STAMP] = cycles()
+        if following != NO_BIN:
+            if far[0] - following < ring:
+                before = count.sum() - count[ring]
+                store, top = _refill_from_far(store, start, cap, count, top, far, ring, words, codec, scale,
+                                              following)
+                held += count.sum() - count[ring] - before
+            slot = following & (ring - 1)
+            mark = epoch + it
+            kept = 0
+            base = start[slot]
+            for k in range(count[slot]):
+                v = store[base + k]
+                # Drop vertices improved into an earlier, settled bin, and repeats.
+                if marks[v] != mark and bin_of(decode(codec, words[v]), scale) == following:
+                    marks[v] = mark
+                    store[base + kept] = v
+                    kept += 1
+            held -= count[slot]
+            count[slot] = 0
+            if kept:
+                at = fetch_add(shared, TAIL_SLOT + 8 * q, kept)
+                fits = min(kept, max(capacity - at, 0))
+                for k in range(fits):
+                    frontier[at + k] = store[base + k]
+                # What does not fit stays here: the bin is still the lowest next time.
+                for k in range(fits, kept):
+                    store[base + k - fits] = store[base + k]
+                count[slot] = kept - fits
+                held += kept - fits
+        it += 1
+        barrier(shared, workers, spins)
+    return it
+
+
+@njit(parallel=True, cache=True)
+def fused_delta_stepping(
+    indptr, indices, weights, words, codec, scale, cutoff, frontier, seeds_count, marks, epoch,
+    shared, stats, ring, fusion_limit, shares, spins, workers,
+):
+    """Delta-stepping with thread-local bins and bucket fusion, all of it in one parallel region.
+
+    GAP's ``sssp`` (Beamer et al.; bucket fusion from Zhang et al., CGO
+    2020), in numba: every iteration the threads relax the shared frontier
+    of bin ``cur`` (``shares`` chunks per thread, of at least ``BLOCK``
+    entries, taken from a shared cursor); each
+    improved head goes to the *thread's own* bin for its distance (a ring
+    of ``ring`` bins in an arena of rows sized each by its content, farther
+    heads in an overflow row); a thread then keeps
+    relaxing its own copy of bin ``cur`` while it holds fewer than
+    ``fusion_limit`` vertices (no barrier for the long thin tail of a road
+    search); the threads vote the lowest non-empty bin with an atomic
+    minimum, and after a barrier each appends its share of that bin to the
+    next shared frontier (skipping entries whose distance has since moved
+    to an earlier bin, and vertices it already appended this iteration).
+    No global sort and no per-phase launch: two barriers per iteration.
+
+    Bins have width ``1 / scale`` (delta); ``ring`` is a power of two.
+    ``words`` arrive initialised (unreached everywhere, seeds at distance 0)
+    and ``frontier[:seeds_count]`` holds the seeds; ``marks`` (int64, n) must
+    hold values below ``epoch``. ``workers`` is the team to ask for (see
+    :func:`._atomics.join_team`; pass ``numba.get_num_threads()``). Returns the number
+    of iterations; ``shared[OVERFLOW_SLOT]`` is 1 when a packed integer
+    distance overflowed (the result is then incomplete).
+    """
+    shared[:] = 0
+    shared[BIN_SLOT] = 0
+    shared[BIN_SLOT + 8] = NO_BIN
+    shared[TAIL_SLOT] = seeds_count
+    iterations = np.zeros(workers, dtype=np.int64)
+    for t in prange(workers):
+        iterations[t] = _fused_worker(
+            t, indptr, indices, weights, words, codec, scale, cutoff, frontier, marks, epoch, shared, stats,
+            ring, fusion_limit, shares, spins, workers,
+        )
+    return iterations.max()
+
+
+@njit(parallel=True, cache=True)
+def fill_words(words, value):
+    for v in prange(words.shape[0]):
+        words[v] = value
+
+
+@njit(parallel=True, cache=True)
+def unpack_words(words, codec, distances, parents, infinity):
+    """Split packed words into distances (``infinity`` where unreached) and parents (-1)."""
+    for v in prange(words.shape[0]):
+        word = words[v]
+        if (word & _LOW32) == _LOW32:  # no parent: unreached (ids stay below 2**32 - 1)
+            distances[v] = infinity
+            parents[v] = -1
+        else:
+            distances[v] = decode(codec, word)
+            parents[v] = np.int64(word & _LOW32)
