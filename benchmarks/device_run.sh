@@ -5,16 +5,7 @@
 #        BFS_ONLY=1 bash benchmarks/device_run.sh   (no SSSP benchmarks)
 # The logs come back packed in $OUT/logs.tgz, the plots beside it.
 set -uo pipefail
-OUT=${OUT:-/tmp/wavefront-out}
-mkdir -p "$OUT"
-export PYTHONPATH=. PYTHONUNBUFFERED=1
-step() { echo; echo "== $*"; }
-# Only a few files come back from a lent machine: pack the logs into one.
-pack_logs() {
-    local pack
-    pack=$(mktemp -d)/logs.tgz
-    (cd "$OUT" && tar czf "$pack" --exclude '*.png' . && find . -type f ! -name '*.png' -delete && mv "$pack" logs.tgz)
-}
+source "$(dirname "$0")/_device_common.sh"
 
 step "device"
 nvidia-smi --query-gpu=name,memory.total,clocks.sm,clocks.mem --format=csv,noheader | tee "$OUT/gpu.txt"

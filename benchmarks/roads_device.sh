@@ -12,18 +12,10 @@
 # 10 minutes on 16 cores (timeouts below); run the parts in two calls if
 # one call would not fit both. The logs come back packed in $OUT/logs.tgz.
 set -uo pipefail
-OUT=${OUT:-/tmp/wavefront-out}
+source "$(dirname "$0")/_device_common.sh"
 PARTS=${PARTS:-roads kron}
 GAP=${GAP:-.scratch/gapbs}
 CORES=${CORES:-$(nproc)}
-mkdir -p "$OUT"
-export PYTHONPATH=. PYTHONUNBUFFERED=1
-step() { echo; echo "== $*"; }
-pack_logs() {
-    local pack
-    pack=$(mktemp -d)/logs.tgz
-    (cd "$OUT" && tar czf "$pack" . && find . -type f -delete && mv "$pack" logs.tgz)
-}
 
 step "machine"
 {
