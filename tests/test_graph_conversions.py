@@ -259,3 +259,15 @@ def test_a_gpu_graph_goes_to_networkx_and_scipy():
     assert edge_weights(g.to_networkx()) == edge_weights(G)
     r = wf.sssp(g, sources=["Valjean", "Javert"]).to("cpu")
     assert_same(g.keyed(r.distances, r.reached), nx.multi_source_dijkstra_path_length(G, {"Valjean", "Javert"}))
+
+
+def test_multigraph_mixing_none_and_numbers_on_parallel_edges_is_refused():
+    # NetworkX's min over such parallel edges raises TypeError; wavefront names the cause.
+    G = nx.MultiGraph()
+    G.add_edge(0, 1, weight=None)
+    G.add_edge(0, 1, weight=2)
+    with pytest.raises(WeightError, match="some have the weight None and some a number"):
+        wf.Graph.from_networkx(G)
+    G.remove_edge(0, 1, key=1)  # only None left: the edge is hidden, as NetworkX's searches hide it
+    G.add_edge(1, 2, weight=3)
+    assert wf.Graph.from_networkx(G).m == 2

@@ -93,10 +93,26 @@ def read_edge_values(adj, attr, default, multigraph, n) -> EdgeValues:
     get = operator.methodcaller("get", attr, default)
     if multigraph:
         # NetworkX's weight function for multigraphs: the smallest parallel edge.
-        raw = [min(map(get, keyed.values())) for nbrs in adj.values() for keyed in nbrs.values()]
+        raw = [_lightest(list(map(get, keyed.values()))) for nbrs in adj.values() for keyed in nbrs.values()]
     else:
         raw = list(map(get, chain.from_iterable(map(operator.methodcaller("values"), adj.values()))))
     return classify_values(raw, n)
+
+
+class _MixedNone:
+    """Parallel edges of which some have the weight None and some a number:
+    NetworkX's ``min`` over them raises TypeError; wavefront says why."""
+
+
+_MIXED_NONE = _MixedNone()
+
+
+def _lightest(values: list):
+    """The smallest of a multigraph's parallel edge values (None if all are None)."""
+    present = [v for v in values if v is not None]
+    if len(present) == len(values):
+        return min(values)
+    return _MIXED_NONE if present else None
 
 
 def classify_values(raw: list, n: int) -> EdgeValues:
@@ -110,6 +126,8 @@ def classify_values(raw: list, n: int) -> EdgeValues:
         return EdgeValues(array, True, 0, _value_problem(array, True, n))
     if kind == "f":
         return EdgeValues(array, False, 0, _value_problem(array, False, n))
+    if kind == "O" and any(v is _MIXED_NONE for v in raw):
+        return EdgeValues(array, False, 0, "parallel edges of which some have the weight None and some a number")
     if kind != "O" or not all(v is None or isinstance(v, _NUMBER_TYPES) for v in raw):
         return EdgeValues(array, False, 0, "edge weights that are not ints or floats")
     # None values (edges NetworkX's weighted searches skip), or Python ints
