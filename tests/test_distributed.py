@@ -22,6 +22,7 @@ import pytest
 
 import wavefront
 import wavefront.distributed as wd
+from wavefront.backends.cpu.tuning import CPUBFSTuning
 from wavefront.cli import main
 from wavefront.distributed.grid import Partition, ProcessGrid, grid_shape, parse_grid
 from wavefront.distributed.launch import (
@@ -29,7 +30,6 @@ from wavefront.distributed.launch import (
     mpi_world_size,
     threads_per_rank,
 )
-from wavefront.backends.cpu.tuning import CPUBFSTuning
 from wavefront.distributed.transport import SelfTransport
 from wavefront.errors import ValidationError, VertexError, WeightError
 from wavefront.generators import kronecker_edges
@@ -347,10 +347,15 @@ def test_gpu_blocks_in_a_world_of_one(transport):
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("size, transport", [(1, "nccl"), (2, "mpi"), (2, "auto")])
+@pytest.mark.parametrize("size, transport", [(1, "nccl"), (2, "mpi"), (2, "auto"), (2, "nccl")])
 def test_mpirun_gpu_blocks(size, transport, tmp_path):
-    """Each rank takes its node-local GPU. One GPU here: P = 2 shares it, so
-    NCCL (which refuses two ranks on one GPU) gives way to host staging."""
+    """Each rank takes its node-local GPU. With one GPU P = 2 shares it, so
+    NCCL (which refuses two ranks on one GPU) gives way to host staging; with
+    two, ``auto`` is NCCL between the GPUs."""
+    import cupy
+
+    if transport == "nccl" and cupy.cuda.runtime.getDeviceCount() < size:
+        pytest.skip(f"NCCL needs a GPU per rank: {size} ranks, {cupy.cuda.runtime.getDeviceCount()} GPU(s)")
     out = tmp_path / "summary.json"
     done = mpirun(size, sys.executable, SCRIPTS / "check_gpu_bfs.py", "--scale", 12, "--roots", 2,
                   "--transport", transport, "--out", out, timeout=300)
