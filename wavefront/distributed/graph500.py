@@ -23,9 +23,12 @@ them:
 
 With ``backend="cuda"`` the BFS runs on each rank's GPU (:mod:`.gpu`:
 the node-local rank's device, device buffers over NCCL or staged through
-MPI); SSSP has CPU ranks only. Rank 0 prints the reference's report
-(:mod:`wavefront.graph500.report`) with ``num_mpi_processes: P``; the other
-ranks print nothing on stdout.
+MPI); SSSP has CPU ranks only. A ``DistributedTuning.cpu_share`` other
+than 0 has each rank's host cores take that share of its block's bottom-up
+work (``auto``: measured in the warm-up search); the report carries each
+rank's share and, for ``auto``, the rates that chose it. Rank 0 prints the
+reference's report (:mod:`wavefront.graph500.report`) with
+``num_mpi_processes: P``; the other ranks print nothing on stdout.
 """
 from __future__ import annotations
 
@@ -45,6 +48,7 @@ from .grid import ProcessGrid
 from .launch import abort_on_error, use_threads
 from .sssp2d import METHOD as SSSP_METHOD
 from .sssp2d import joined, sssp
+from .tuning import DistributedTuning
 from .validate import validate_bfs, validate_sssp
 
 KERNELS = ("bfs", "sssp")
@@ -63,12 +67,19 @@ class DistributedReport(Graph500Report):
     grid: str = ""
     threads_per_rank: int = 1
     construction: dict = field(default_factory=dict)
+    # CPU+GPU cooperation: {"requested": share or "auto", "ranks": [each rank's
+    # gpu.cpu_share_report]}; empty when no share was asked for.
+    cpu_share: dict = field(default_factory=dict)
 
     def extra_lines(self) -> list[str]:
-        return super().extra_lines() + [
+        lines = [
             field_line("process_grid", self.grid),
             field_line("threads_per_rank", f"{self.threads_per_rank:d}"),
         ]
+        if self.cpu_share:
+            shares = ", ".join(f"{rank['share']:.4g}" for rank in self.cpu_share.get("ranks", []))
+            lines.append(field_line("cpu_share", f"{self.cpu_share['requested']} (per rank: {shares or '-'})"))
+        return super().extra_lines() + lines
 
     def as_dict(self) -> dict:
         out = super().as_dict()
@@ -76,6 +87,8 @@ class DistributedReport(Graph500Report):
             "process_grid": self.grid, "threads_per_rank": self.threads_per_rank,
             "construction": self.construction,
         }
+        if self.cpu_share:
+            out["distributed"]["cpu_share"] = self.cpu_share
         return out
 
 
@@ -114,19 +127,22 @@ def _timed(world, run, *args, **kwargs):
     return out, time.perf_counter() - start
 
 
-def _prepare(graph, kernels, backend: str = "cpu", transport: str = "auto"):
+def _prepare(graph, kernels, backend: str = "cpu", transport: str = "auto", tuning=None):
     """The per-graph search structures a kernel builds on first use (kernel
-    1's share); the GPU block with ``backend="cuda"`` (else None)."""
+    1's share); the GPU block with ``backend="cuda"`` (else None), with the
+    host copy of its CPU rows when ``tuning`` asks for a CPU share."""
     if "sssp" in kernels:
         joined(graph)
     if backend == "cuda":
-        from .gpu import to_gpu
+        from .gpu import prepare_cooperation, to_gpu
 
-        return to_gpu(graph, transport=transport)
+        block = to_gpu(graph, transport=transport)
+        prepare_cooperation(block, tuning)
+        return block
     return None
 
 
-def _warm_up(grid, scale, edgefactor, seed, policy, kernels, backend="cpu", transport="auto") -> None:
+def _warm_up(grid, scale, edgefactor, seed, policy, kernels, backend="cpu", transport="auto", tuning=None) -> None:
     """Load every numba kernel the run uses on a small graph, untimed.
 
     Rank 0 goes first, alone (a world of one), while the others wait: ranks
@@ -139,11 +155,11 @@ def _warm_up(grid, scale, edgefactor, seed, policy, kernels, backend="cpu", tran
     if grid.size > 1:
         if grid.rank == 0:
             _warm_up(ProcessGrid(world=SelfTransport(), set_threads=False), scale, edgefactor, seed, policy, kernels,
-                     backend, "mpi")
+                     backend, "mpi", tuning)
         grid.world.barrier()
     kronecker_edges(max(scale, 12), edgefactor, seed, np, 0, 1 << 16)  # the generator's compiled path
     small = kronecker(scale, edgefactor, seed, grid, weighted="sssp" in kernels)
-    block = _prepare(small, kernels, backend, transport)
+    block = _prepare(small, kernels, backend, transport, tuning)
     root = int(choose_roots(small, 1, seed)[0])
     if "bfs" in kernels:
         if block is None:
@@ -151,7 +167,8 @@ def _warm_up(grid, scale, edgefactor, seed, policy, kernels, backend="cpu", tran
         else:
             from .gpu import bfs as gpu_bfs
 
-            result = gpu_bfs(block, root, policy)
+            # With a CPU share this loads its numba kernels too (rank 0 first).
+            result = gpu_bfs(block, root, policy, tuning=tuning)
         validate_bfs(small, result, small.traversed_edges(result.reached))
     if "sssp" in kernels:
         result = sssp(small, root)
@@ -205,6 +222,11 @@ def run_graph500(
         raise BackendUnavailableError(
             "the distributed SSSP runs on CPU ranks only; run the BFS kernel alone on the GPUs (kernels='bfs')"
         )
+    if backend == "cpu" and tuning is not None and tuning.cpu_share != 0:
+        raise ValueError(
+            f"cpu_share={tuning.cpu_share!r} splits GPU blocks with the host cores; CPU ranks "
+            "(backend='cpu') do all their work on the host already: use backend='cuda' or cpu_share=0"
+        )
     if backend == "cuda":
         from ..backends import require_cuda
 
@@ -244,7 +266,7 @@ def _run(grid, scale, edgefactor, num_roots, seed, policy, threads, log, kernels
     world = grid.world
     say = (lambda text: print(f"wavefront graph500: {text}", file=log, flush=True)) if log else (lambda text: None)
     say(f"distributed over {world.size} MPI ranks, {grid.rows}x{grid.cols} grid, {threads} threads per rank")
-    _warm_up(grid, min(scale, WARM_UP_SCALE), edgefactor, seed, policy, kernels, backend, transport)
+    _warm_up(grid, min(scale, WARM_UP_SCALE), edgefactor, seed, policy, kernels, backend, transport, tuning)
 
     weighted = "sssp" in kernels
     edges, generation = _timed(world, kronecker_slice, scale, edgefactor, seed, grid, weighted)
@@ -252,7 +274,7 @@ def _run(grid, scale, edgefactor, num_roots, seed, policy, threads, log, kernels
     def construct(edges):
         graph = from_edges(edges.src, edges.dst, 1 << scale, grid, tuple_offset=edges.first, weights=edges.weights)
         start = time.perf_counter()
-        block = _prepare(graph, kernels, backend, transport)
+        block = _prepare(graph, kernels, backend, transport, tuning)
         graph.timings["prepare"] = time.perf_counter() - start
         return graph, block
 
@@ -298,6 +320,11 @@ def _run(grid, scale, edgefactor, num_roots, seed, policy, threads, log, kernels
             say(report.failure.describe())
             return report
         run.trace = search(int(root_list[0]), True).gather_trace() or []
+        if kernel == "bfs" and block is not None and tuning is not None and tuning.cpu_share != 0:
+            from .gpu import cpu_share_report
+
+            ranks = world.allgather_object(cpu_share_report(block, tuning))
+            report.cpu_share = {"requested": tuning.cpu_share, "ranks": ranks}
     return report
 
 
@@ -340,6 +367,12 @@ def run_from_args(args) -> DistributedReport:
 
     kernels = tuple(k for k in KERNELS if k in args.kernels)
     backend = "cuda" if args.backend == "cuda" else "cpu"  # auto: CPU ranks (a GPU run is asked for by name)
+    cpu_share = getattr(args, "cpu_share", None)
+    if cpu_share is not None and backend != "cuda":
+        raise CommandLineError(
+            f"--cpu-share hands part of each GPU block's bottom-up work to the host cores; it needs "
+            f"--backend cuda (--backend {args.backend} runs CPU ranks, which do all their work on the host)"
+        )
     if backend == "cuda" and "sssp" in kernels:
         raise BackendUnavailableError(
             "the distributed SSSP runs on CPU ranks only; with --backend cuda run --kernels bfs"
@@ -360,8 +393,9 @@ def run_from_args(args) -> DistributedReport:
         grid = ProcessGrid(*parse_grid(args.grid)) if getattr(args, "grid", None) else ProcessGrid()
     except ValueError as exc:
         raise CommandLineError(f"--grid: {exc}") from None
+    tuning = None if cpu_share is None else DistributedTuning(cpu_share=cpu_share)
     return run_graph500(
         args.scale, edgefactor=args.edgefactor, roots=args.roots, seed=args.seed,
         policy=POLICIES.get(bfs_method), grid=grid, json_path=args.json_path, kernels=kernels,
-        backend=backend, transport=args.transport,
+        backend=backend, transport=args.transport, tuning=tuning,
     )

@@ -6,6 +6,7 @@ The defaults are the winners recorded in ``docs/decisions/distributed.md``.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from numbers import Real
 
 FOLD_DEDUPE = ("auto", "always", "never")
 
@@ -25,17 +26,61 @@ class DistributedTuning:
     * ``pack_pairs``: a pair travels as one int64 ``parent << b | target``
       (``b`` bits for a vertex of an owner's piece) where ``b`` plus the bits
       of a vertex id fit in 63, else as two int64.
+
+    CPU+GPU cooperation (seed 000 §3.3; GPU blocks only, :mod:`.gpu`):
+
+    * ``cpu_share``: the share of a GPU block's bottom-up work (a contiguous
+      range of its target vertices holding that share of the block's CSC
+      arcs) that the rank's host cores scan while the GPU scans the rest;
+      a number in [0, 1), or ``"auto"``: measure both sides' rates (edges
+      examined per second) on the first search's bottom-up levels and take
+      ``cpu_rate / (cpu_rate + gpu_rate)``, or 0 where copies and merge cost
+      more than the CPU saves. 0 (the default) runs the GPU alone, with no
+      host copies (see ``docs/decisions/distributed.md``).
+    * ``cpu_share_probe``: the share ``"auto"`` measures at.
+    * ``cpu_share_min``: ``"auto"`` picks 0 below this share (the copies of a
+      level cost about the same whatever the share, so a sliver never pays).
     """
 
     fold_dedupe: str = "auto"
     dedupe_ratio: float = 1.0
     pack_pairs: bool = True
+    cpu_share: float | str = 0.0
+    cpu_share_probe: float = 0.0625
+    cpu_share_min: float = 0.02
 
     def __post_init__(self):
         if self.fold_dedupe not in FOLD_DEDUPE:
             raise ValueError(f"fold_dedupe must be one of {', '.join(FOLD_DEDUPE)}, got {self.fold_dedupe!r}")
         if not self.dedupe_ratio > 0:
             raise ValueError(f"dedupe_ratio must be positive, got {self.dedupe_ratio!r}")
+        object.__setattr__(self, "cpu_share", check_cpu_share(self.cpu_share))
+        if not 0 < self.cpu_share_probe < 1:
+            raise ValueError(f"cpu_share_probe must lie in (0, 1), got {self.cpu_share_probe!r}")
+        if not 0 <= self.cpu_share_min < 1:
+            raise ValueError(f"cpu_share_min must lie in [0, 1), got {self.cpu_share_min!r}")
+
+
+def check_cpu_share(value) -> float | str:
+    """``value`` as a CPU share: ``"auto"``, or a float in [0, 1) (a number or
+    its text). Raises ValueError (TypeError for neither a number nor text)
+    saying what is allowed."""
+    if isinstance(value, str):
+        text = value.strip()
+        if text.lower() == "auto":
+            return "auto"
+        try:
+            value = float(text)
+        except ValueError:
+            raise ValueError(f"the CPU share must be 'auto' or a number in [0, 1), got {value!r}") from None
+    elif isinstance(value, bool) or not isinstance(value, Real):
+        raise TypeError(f"the CPU share must be 'auto' or a number in [0, 1), got {value!r}")
+    value = float(value)
+    if not 0 <= value < 1:  # also refuses NaN
+        raise ValueError(
+            f"the CPU share must lie in [0, 1) (the GPU keeps the rest of the block), got {value!r}"
+        )
+    return value
 
 
 DEFAULT_TUNING = DistributedTuning()

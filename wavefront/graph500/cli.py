@@ -58,6 +58,16 @@ def _kernels(text: str) -> tuple:
     return tuple(names)
 
 
+def _cpu_share(text: str) -> float | str:
+    """``--cpu-share``: "auto" or a number in [0, 1)."""
+    from ..distributed.tuning import check_cpu_share
+
+    try:
+        return check_cpu_share(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 def _methods(text: str):
     """``NAME`` (every kernel) or ``bfs=NAME,sssp=NAME``."""
     if "=" not in text:
@@ -105,6 +115,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--transport", choices=("auto", "nccl", "mpi"), default="auto",
                         help="how a distributed --backend cuda run moves device buffers: NCCL, or host "
                         "staging over MPI (auto: NCCL where no two ranks share a GPU)")
+    parser.add_argument("--cpu-share", type=_cpu_share, default=None, metavar="auto|SHARE",
+                        help="distributed --backend cuda runs: the share in [0, 1) of each GPU block's "
+                        "bottom-up work that the rank's host cores take (seed 000's CPU+GPU cooperation); "
+                        "auto measures both sides on the warm-up search (default 0: the GPU alone)")
 
 
 def run_from_args(args) -> int:
@@ -124,6 +138,11 @@ def run_from_args(args) -> int:
         from ..distributed.graph500 import run_from_args as run_distributed
 
         return EXIT_OK if run_distributed(args).valid else EXIT_INVALID
+    if getattr(args, "cpu_share", None) is not None:
+        raise CommandLineError(
+            "--cpu-share splits the blocks of a distributed GPU run; add --distributed "
+            "(or run under mpirun) with --backend cuda"
+        )
     if choose_backend(args.backend)[0] == "cpu":  # a GPU run generates and builds on the GPU
         check_host_memory(args.scale, args.edgefactor)
     report = run_graph500(
