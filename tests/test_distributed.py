@@ -363,7 +363,7 @@ def test_mpirun_gpu_blocks(size, transport, tmp_path):
     summary = json.loads(out.read_text())
     assert summary["size"] == size and summary["searches"] == 2 * 3
     one_gpu = len(set(summary["devices"])) < size
-    assert summary["transport"] == ("mpi" if transport == "auto" and one_gpu else transport)
+    assert summary["transport"] == (("mpi" if one_gpu else "nccl") if transport == "auto" else transport)
     assert summary["fold_bytes"] > 0 or size == 1
 
 

@@ -34,7 +34,12 @@ exchanges break.
 
 Owners keep their piece's parents and levels on the device; a result's
 arrays are CuPy arrays, which the distributed validator reads on the host.
-The fold packs each pair into one int64 where the ids fit, as on CPU ranks;
+The fold is three kernels (``kernels/bfs_fold_2d.cu``: count per owner,
+pack grouped by owner, accept by compare-and-swap) and one host read per
+side; it replaced a sort, a bincount, a unique and boolean compactions in
+CuPy, each synchronizing (H100, SCALE 22 on one rank: 12-17 ms per search
+down to 4.3-4.7 ms; docs/decisions/distributed.md). It packs each pair into
+one int64 where the ids fit, as on CPU ranks;
 the CPU ranks' fold deduplication (an exclusive OR-scan) is not used here:
 NCCL has no bitwise reduction.
 
@@ -67,6 +72,7 @@ from .graph import DistributedGraph
 from .tuning import DEFAULT_TUNING, DistributedTuning
 
 _GPU_KEY = "distributed.gpu"
+FOLD_KERNELS = "bfs_fold_2d.cu"  # seed 000 fig. 8's fold on a GPU block
 
 
 @dataclass
@@ -387,7 +393,6 @@ class _Search:
     def __init__(self, gpu: GPUBlock, policy, measure_wait: bool, tuning):
         import cupy
 
-        self.cupy = cupy
         self.gpu, self.policy, self.measure_wait = gpu, policy, measure_wait
         g = gpu.graph
         self.g, self.grid, self.part = g, g.grid, g.part
@@ -396,6 +401,12 @@ class _Search:
         world, row, col = gpu.transports
         self.dworld, self.drow, self.dcol = world, row, col
         self.clock = Clock(g.grid.world, g.grid.row, g.grid.col, world, row, col)
+        from ..backends.cuda.abi import FOLD_MAX_OWNERS
+
+        if g.grid.cols > FOLD_MAX_OWNERS:
+            raise ValueError(f"the GPU fold handles grids of up to {FOLD_MAX_OWNERS} columns, got {g.grid.cols}")
+        self.stats = cupy.zeros(2, dtype=cupy.uint64)  # fold_accept's accepted count and degree sum
+        self.owner_counts = cupy.zeros(g.grid.cols, dtype=cupy.uint64)
         self.row_words = g.part.row_block_size // 32
         self.col_words = g.part.col_block_size // 32
         # The CPU share (None: the GPU alone, exactly as without cooperation).
@@ -424,29 +435,22 @@ class _Search:
         ws.frontier[: self.col_words] = col_bits
 
     def _accept(self, received, level, own_parents, own_levels, piece_bits) -> tuple[int, int]:
-        """Owner side of the fold: unvisited vertices take a parent (any one
-        offered is a neighbour one level up); returns (accepted, their degree sum)."""
+        """Owner side of the fold (``fold_accept``): unvisited vertices take a
+        parent (any one offered is a neighbour one level up) and their bit in
+        ``piece_bits``; returns (accepted, their degree sum)."""
         from ..backends.cuda import bfs_steps as steps
 
-        cp = self.cupy
-        if self.shift:
-            vertices, parent = received & self.mask, received >> self.shift
-        else:
-            pairs = received.reshape(-1, 2)
-            vertices, parent = pairs[:, 0], pairs[:, 1]
-        fresh = own_parents[vertices] < 0
-        vertices, parent = vertices[fresh], parent[fresh]
-        own_parents[vertices] = parent
-        own_levels[vertices] = level
-        new = cp.unique(vertices)
         piece_bits.fill(0)
-        if new.size:
-            ws = self.gpu.ws
-            fn = steps.get_kernel("bfs_convert.cu", "queue_to_bitmap", ws.index64)
-            queue = new.astype(ws.vid_dtype)
-            fn((steps.blocks(new.size),), (steps.BLOCK,), (queue, steps.i64(new.size), piece_bits))
-            return int(new.size), int(self.gpu.degree[new].sum())
-        return 0, 0
+        stats = self.stats
+        stats.fill(0)
+        pairs = int(received.shape[0]) // (1 if self.shift else 2)
+        if pairs:
+            fn = steps.get_kernel(FOLD_KERNELS, "fold_accept", self.gpu.ws.index64)
+            fn((steps.blocks(pairs),), (steps.BLOCK,),
+               (received, steps.i64(pairs), np.int32(self.shift), np.int32(level), own_parents, own_levels,
+                self.gpu.degree, piece_bits, stats))
+        accepted, edges = (int(x) for x in stats.get())
+        return accepted, edges
 
     def _start(self, record) -> None:
         """Fill a cooperative record's share columns (a no-op without a share)."""
@@ -514,18 +518,32 @@ class _Search:
         return found, total_edges
 
     def _pairs(self, found):
-        """The claimed targets as (owner-local vertex, global parent) pairs grouped by owner."""
+        """The claimed targets as (owner-local vertex, global parent) pairs
+        grouped by owner (``fold_count``, ``fold_pack``), and the host counts."""
+        from ..backends.cuda import bfs_steps as steps
+
         cp = self.cupy
         gpu, g = self.gpu, self.g
-        piece = g.part.piece
-        targets = cp.sort(gpu.ws.queue_in[:found].astype(cp.int64))
-        owner = targets // piece
-        counts = cp.bincount(owner, minlength=self.grid.cols).get().astype(np.int64)
-        local = targets - owner * piece
-        parent = gpu.step_parents[targets] + g.col_offset
-        if self.shift:
-            return (parent << self.shift) | local, counts
-        return cp.stack((local, parent), axis=1).reshape(-1), counts * 2
+        owners, width = self.grid.cols, 1 if self.shift else 2
+        if found == 0:
+            return cp.empty(0, dtype=cp.int64), np.zeros(owners, dtype=np.int64)
+        targets, piece, wide = gpu.ws.queue_in[:found], steps.i64(g.part.piece), gpu.ws.index64
+        if owners == 1:
+            counts = np.array([found], dtype=np.int64)
+        else:
+            self.owner_counts.fill(0)
+            fn = steps.get_kernel(FOLD_KERNELS, "fold_count", wide)
+            fn((steps.blocks(found),), (steps.BLOCK,),
+               (targets, steps.i64(found), piece, np.int32(owners), self.owner_counts))
+            counts = self.owner_counts.get().astype(np.int64)
+        starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
+        cursor = cp.asarray(starts.astype(np.uint64))
+        pairs = cp.empty(found * width, dtype=cp.int64)
+        fn = steps.get_kernel(FOLD_KERNELS, "fold_pack", wide)
+        fn((steps.blocks(found),), (steps.BLOCK,),
+           (targets, steps.i64(found), piece, np.int32(owners), gpu.step_parents, steps.i64(g.col_offset),
+            np.int32(self.shift), cursor, pairs))
+        return pairs, counts * width
 
     def run(self, source: int, depth_limit):
         cp = self.cupy

@@ -50,6 +50,9 @@ def single_block_capacity(index64: bool) -> int:
     return 2048 if index64 else 3072
 
 
+# -- the distributed BFS's fold on a GPU block: kernels/bfs_fold_2d.cu ----------------
+FOLD_MAX_OWNERS = 1024  # grid columns one fold may address (shared-memory counters per block)
+
 # -- persistent kernels: kernels/persistent.cuh -------------------------------------
 TRACE_WIDTH = 4  # trace row: kind, vertices, splits, global timer (ns)
 
@@ -110,6 +113,7 @@ _FILES = {
     "bfs_bottom_up.cu": {**_COMMON, "BU_BLOCK": BOTTOM_UP_BLOCK, "BU_LARGE_BLOCK": BOTTOM_UP_LARGE_BLOCK},
     "bfs_single_block.cu": {**_COMMON, **_PERSISTENT, "SB_THREADS": SINGLE_BLOCK_THREADS,
                             "SB_STATS_FIELDS": SINGLE_BLOCK_STATS_FIELDS},
+    "bfs_fold_2d.cu": {**_COMMON, "FOLD_MAX_OWNERS": FOLD_MAX_OWNERS},
     "sssp_harish.cu": {**_SSSP_COMMON, "HARISH_BLOCK": SSSP_BLOCK},
     "sssp_near_far.cu": {**_PERSISTENT, **_SSSP_COMMON, **_SSSP_TRACE, "NF_BLOCK": NEAR_FAR_BLOCK,
                          "NF_ARCS": NEAR_FAR_ARCS, "NF_MIN_BLOCKS": NEAR_FAR_MAX_BLOCKS_PER_SM,
