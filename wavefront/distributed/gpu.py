@@ -393,11 +393,11 @@ class _Search:
     def __init__(self, gpu: GPUBlock, policy, measure_wait: bool, tuning):
         import cupy
 
+        self.cupy = cupy
         self.gpu, self.policy, self.measure_wait = gpu, policy, measure_wait
         g = gpu.graph
         self.g, self.grid, self.part = g, g.grid, g.part
         self.shift = pair_shift(g.part, tuning)
-        self.mask = (1 << self.shift) - 1 if self.shift else 0
         world, row, col = gpu.transports
         self.dworld, self.drow, self.dcol = world, row, col
         self.clock = Clock(g.grid.world, g.grid.row, g.grid.col, world, row, col)
