@@ -1,0 +1,902 @@
+"""The communication model of the 2-D distributed BFS: bytes per collective and level, fitted times, projections.
+
+    PYTHONPATH=. python benchmarks/scaling_model.py runs/*.json             # check, fit, project
+    PYTHONPATH=. python benchmarks/scaling_model.py --exact runs/*.json     # every byte from the regenerated graph
+    PYTHONPATH=. python benchmarks/scaling_model.py --markdown              # the projection alone, as markdown
+
+The JSON files are ``--json`` reports of ``wavefront graph500`` runs on the
+distributed path (``mpirun -n P ...`` or ``--distributed``); their
+``kernels.bfs.trace`` rows hold, per rank and level, the seconds and the
+bytes of every collective (:mod:`wavefront.distributed._trace`).
+
+1. **Bytes** (:func:`level_bytes`): what each rank hands to the others per
+   collective and level, read off :mod:`wavefront.distributed.bfs2d`,
+   :mod:`~wavefront.distributed.gpu` and the byte counters of the host and
+   device transports. Everything but the fold's payload is a function of
+   ``n``, the grid and the level alone; the fold's payload needs the number
+   of pairs a rank sends to *other* owners, which the trace does not hold
+   (``sent`` counts pairs to itself too). :func:`search_counts` gets those
+   counts, and every other field of the trace, from the graph and the BFS
+   levels (``--exact`` regenerates the Kronecker graph from the report's
+   SCALE and seed); without it the fold is checked by the identity
+   ``out - in = pair_bytes * (sent - received)``, which holds whatever the
+   self-addressed share is.
+2. **Times**: per collective call ``t = alpha + bytes / beta``, fitted per
+   platform and P (robust least squares, :func:`fit_alpha_beta`).
+3. **Projection** to 8-1024 GPUs (:func:`project`): per search, bitmap and
+   fold bytes over a link class's bandwidth, the latency of each collective
+   (NCCL's ring model: a base plus one hop latency per ring step, its
+   constants cited in docs/scaling.md), and the GPU compute of a block, from
+   the measured single-GPU times. The GPU constants are the measurements in
+   :data:`H100_NVLINK_2GPU`; what is not measured yet is listed in
+   :data:`NOT_MEASURED` and printed, never filled in.
+
+docs/scaling.md is the decision record this script's tables come from.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+# Collectives of a level, in the order a level runs them (level 0 has no fold).
+COLLECTIVES = ("fold_scan", "fold", "row_allgather", "transpose", "column_allgather", "allreduce")
+GIB = 1 << 30
+
+
+# -- the byte model ------------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Layout:
+    """A graph of ``n`` vertices over an ``rows x cols`` grid; ``nccl``: the
+    GPU path's device buffers go over NCCL, whose all-to-all-v exchanges its
+    counts on the host outside the fold's byte counter (MPI and staged
+    transports count them: 8 bytes per other rank of the row)."""
+
+    n: int
+    rows: int
+    cols: int
+    nccl: bool = False
+
+    @property
+    def size(self) -> int:
+        return self.rows * self.cols
+
+    @property
+    def part(self):
+        from wavefront.distributed.grid import Partition
+
+        return Partition.of(self.n, self.rows, self.cols)
+
+    @property
+    def piece_bytes(self) -> int:
+        """One owner's piece of a frontier bitmap (a piece is a multiple of 64 vertices)."""
+        return self.part.piece // 8
+
+    @property
+    def pair_bytes(self) -> int:
+        """A fold pair: one int64 where target and parent ids pack into 63 bits, else two."""
+        from wavefront.distributed.bfs2d import pair_shift
+        from wavefront.distributed.tuning import DistributedTuning
+
+        return 8 if pair_shift(self.part, DistributedTuning()) else 16
+
+    # The vector transpose of grid.py: rank r's piece goes to the rank that
+    # contributes it to its column's all-gather; rank (i, j) receives piece j*R + i.
+    def transpose_dest(self, rank: int) -> int:
+        return (rank % self.rows) * self.cols + rank // self.rows
+
+    def transpose_source(self, rank: int) -> int:
+        i, j = divmod(rank, self.cols)
+        return j * self.rows + i
+
+    def transpose_moves(self) -> bool:
+        """Whether any rank's piece leaves it in the transpose (the worst rank pays one piece)."""
+        return any(self.transpose_dest(r) != r for r in range(self.size))
+
+
+def level_bytes(layout: Layout, rank: int, level: int, *, deduplicated: bool = False,
+                to_others: float = 0, from_others: float = 0) -> dict[str, tuple[float, float]]:
+    """``{collective: (bytes out, bytes in)}`` of ``rank`` at ``level``, as the
+    transports count them: payload to and from *other* ranks.
+
+    * ``row_allgather`` / ``column_allgather``: the owners' new frontier
+      pieces, ``piece / 8`` bytes to each of the other ``C - 1`` / ``R - 1``
+      ranks of the grid row / column;
+    * ``transpose``: one piece, unless the rank keeps it (a 1 x C or R x 1
+      grid, the diagonal of a square one);
+    * ``allreduce``: one int64 (the root's degree) at level 0, two after
+      (accepted count and their degree sum); nothing in a world of one;
+    * ``fold_scan`` (levels the CPU ranks deduplicate): the row block's found
+      bitmap, ``C * piece / 8`` bytes, from every rank of the row but the last
+      and into every one but the first (an exclusive scan);
+    * ``fold``: ``pair_bytes`` per (target, parent) pair to another owner of
+      the row, plus the all-to-all of the counts (8 bytes per other rank of
+      the row) on MPI and staged transports.
+    """
+    rows, cols, size = layout.rows, layout.cols, layout.size
+    j = rank % cols
+    piece = layout.piece_bytes
+    out: dict[str, tuple[float, float]] = {}
+    if level > 0:
+        if deduplicated:
+            scan = cols * piece
+            out["fold_scan"] = (scan if j < cols - 1 else 0, scan if j > 0 else 0)
+        header = 0 if layout.nccl else 8 * (cols - 1)
+        pair = layout.pair_bytes
+        out["fold"] = (header + pair * to_others, header + pair * from_others)
+    row = (cols - 1) * piece
+    out["row_allgather"] = (row, row)
+    out["transpose"] = (piece if layout.transpose_dest(rank) != rank else 0,
+                        piece if layout.transpose_source(rank) != rank else 0)
+    column = (rows - 1) * piece
+    out["column_allgather"] = (column, column)
+    reduce = (8 if level == 0 else 16) if size > 1 else 0
+    out["allreduce"] = (reduce, reduce)
+    return out
+
+
+# -- fold counts from the graph and the BFS levels ------------------------------------------------------------------
+@dataclass
+class SearchCounts:
+    """Per trace row (level 0 .. depth + 1) and rank: what the distributed
+    search's trace would hold, derived from the graph and its BFS levels."""
+
+    discovered: np.ndarray  # (levels,) vertices each level added (level 0: the root)
+    frontier_edges: np.ndarray  # (levels,) m_f each level started from
+    deduplicated: np.ndarray  # (levels,) whether the level's fold picked one sender per target
+    found: np.ndarray  # (levels, P) targets each rank's step claimed
+    sent: np.ndarray  # (levels, P) pairs each rank put in the fold
+    to_others: np.ndarray  # (levels, P) of those, pairs to another rank
+    received: np.ndarray  # (levels, P) pairs each owner received (itself included)
+    from_others: np.ndarray  # (levels, P)
+
+    @property
+    def levels(self) -> int:
+        return self.discovered.shape[0]
+
+
+def unique_arcs(src, dst, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Both arcs of every non-loop tuple, parallel arcs merged (the graph the blocks hold)."""
+    src, dst = np.asarray(src, dtype=np.int64), np.asarray(dst, dtype=np.int64)
+    proper = src != dst
+    keys = np.unique(np.concatenate((src[proper] * n + dst[proper], dst[proper] * n + src[proper])))
+    return keys // n, keys % n
+
+
+def search_counts(tails, heads, levels, layout: Layout, dedupe: str = "auto", dedupe_ratio: float = 1.0
+                  ) -> SearchCounts:
+    """The trace counts of one search from the merged arcs ``tails -> heads``
+    and the BFS ``levels`` (-1 unreached).
+
+    A rank ``(i, j)`` claims at level ``L`` exactly the vertices of row block
+    ``i`` at level ``L`` with an in-neighbour at level ``L - 1`` in column
+    block ``j``: top-down expands the column block's frontier into the row
+    block's unvisited vertices, bottom-up scans those vertices for a frontier
+    parent, and both see the same visited set. ``dedupe``: "auto" (CPU ranks,
+    :class:`~wavefront.distributed.tuning.DistributedTuning`'s rule: a level
+    deduplicates when ``m_f * pair_bytes >= ratio * P * n_row / 8``) or
+    "never" (GPU ranks); a deduplicated level keeps the first rank of the row
+    that claimed a target."""
+    if dedupe not in ("auto", "never"):
+        raise ValueError(f"dedupe must be 'auto' or 'never', got {dedupe!r}")
+    levels = np.asarray(levels, dtype=np.int64)
+    part, size, cols = layout.part, layout.size, layout.cols
+    depth = int(levels.max())
+    rows_out = depth + 2  # level 0, levels 1..depth, and the level that finds nothing
+    degree = np.bincount(tails, minlength=levels.shape[0])
+    discovered = np.bincount(levels[levels >= 0], minlength=rows_out)[:rows_out]
+    frontier_edges = np.zeros(rows_out, dtype=np.int64)
+    per_level_degree = np.bincount(levels[levels >= 0], weights=degree[levels >= 0], minlength=rows_out)
+    frontier_edges[1:] = per_level_degree[: rows_out - 1].astype(np.int64)
+    if dedupe == "never" or cols == 1:
+        deduplicated = np.zeros(rows_out, dtype=bool)
+    else:
+        threshold = dedupe_ratio * size * (part.row_block_size / 8)
+        deduplicated = frontier_edges * layout.pair_bytes >= threshold
+        deduplicated[0] = False
+
+    level_of_tail, level_of_head = levels[tails], levels[heads]
+    tree = (level_of_tail >= 0) & (level_of_head == level_of_tail + 1)
+    keys = np.unique(heads[tree] * cols + tails[tree] // part.col_block_size)
+    vertex, column = keys // cols, keys % cols
+    level = levels[vertex]
+    sender = (vertex // part.row_block_size) * cols + column
+    owner = vertex // part.piece
+
+    def per_level_rank(mask):
+        return np.bincount(level[mask] * size + sender[mask], minlength=rows_out * size).reshape(rows_out, size)
+
+    def per_level_owner(mask):
+        return np.bincount(level[mask] * size + owner[mask], minlength=rows_out * size).reshape(rows_out, size)
+
+    everything = np.ones(keys.shape[0], dtype=bool)
+    found = per_level_rank(everything)
+    first = np.zeros(keys.shape[0], dtype=bool)  # keys are sorted by vertex, then column
+    first[np.unique(vertex, return_index=True)[1]] = True
+    kept = np.where(deduplicated[level], first, True)
+    elsewhere = kept & (owner != sender)
+    return SearchCounts(
+        discovered=discovered, frontier_edges=frontier_edges, deduplicated=deduplicated, found=found,
+        sent=per_level_rank(kept), to_others=per_level_rank(elsewhere),
+        received=per_level_owner(kept), from_others=per_level_owner(elsewhere),
+    )
+
+
+def bfs_levels(tails, heads, n: int, root: int) -> np.ndarray:
+    """BFS levels from ``root`` by wavefront's single-process search (the oracle the distributed tests use)."""
+    import wavefront
+    from wavefront.graph.build import from_edges
+
+    graph = from_edges(tails, heads, n=n, directed=True)
+    return np.asarray(wavefront.bfs(graph, int(root)).levels, dtype=np.int64)
+
+
+def kronecker_arcs(scale: int, edgefactor: int = 16, seed: int = 1):
+    """The merged arcs of the Graph500 Kronecker graph (the same tuples every P generates)."""
+    from wavefront.generators import kronecker_edges
+
+    src, dst, _ = kronecker_edges(scale, edgefactor, seed)
+    return unique_arcs(src, dst, 1 << scale), src, dst
+
+
+KINDS = {"cpu": ("auto", False), "nccl": ("never", True), "staged": ("never", False)}  # (dedupe, nccl)
+
+
+def predict_levels(scale: int, rows: int, cols: int, kind: str = "cpu", roots: int = 64, edgefactor: int = 16,
+                   seed: int = 1) -> list[list]:
+    """The trace bytes the model gives a Graph500 run's traced search (its
+    first root, drawn as the run draws ``roots`` roots) on an ``rows x cols``
+    grid: per level, the vertices discovered, ``m_f``, whether the fold
+    deduplicates, and per collective the bytes out, smallest-largest over
+    ranks. ``kind``: "cpu" (CPU ranks), "nccl" or "staged" (GPU ranks, device
+    buffers over NCCL or through MPI)."""
+    from wavefront.graph500.roots import choose_roots
+
+    if kind not in KINDS:
+        raise ValueError(f"kind must be one of {', '.join(KINDS)}, got {kind!r}")
+    dedupe, nccl = KINDS[kind]
+    (tails, heads), src, dst = kronecker_arcs(scale, edgefactor, seed)
+    n = 1 << scale
+    root = int(choose_roots(src, dst, n, roots, seed)[0])
+    layout = Layout(n, rows, cols, nccl)
+    counts = search_counts(tails, heads, bfs_levels(tails, heads, n, root), layout, dedupe=dedupe)
+    table = []
+    for level in range(counts.levels):
+        per_rank = [level_bytes(layout, rank, level, deduplicated=bool(counts.deduplicated[level]),
+                                to_others=int(counts.to_others[level, rank]),
+                                from_others=int(counts.from_others[level, rank])) for rank in range(layout.size)]
+        cells = []
+        for name in COLLECTIVES:
+            values = [b[name][0] for b in per_rank if name in b]
+            cells.append("-" if not values else f"{min(values):,.0f}" if min(values) == max(values)
+                         else f"{min(values):,.0f}-{max(values):,.0f}")
+        total = max(sum(out for out, _ in b.values()) for b in per_rank)
+        table.append([level, int(counts.discovered[level]), int(counts.frontier_edges[level]),
+                      "yes" if counts.deduplicated[level] else "no", *cells, f"{total:,.0f}"])
+    return table
+
+
+# -- reports ------------------------------------------------------------------------------------------------------
+@dataclass
+class Run:
+    """One distributed Graph500 report: its grid, transport and BFS trace."""
+
+    path: str
+    scale: int
+    edgefactor: int
+    seed: int
+    root: int
+    layout: Layout
+    backend: str
+    transport: str  # "mpi" (host buffers, or device buffers staged through MPI) or "nccl"
+    device: str
+    trace: list
+    median_seconds: float
+
+    @property
+    def label(self) -> str:
+        return f"{self.backend}/{self.transport}"
+
+
+def load_run(path) -> Run:
+    """A ``--json`` report of a distributed Graph500 run; raises ValueError
+    naming what is missing when it is not one."""
+    data = json.loads(Path(path).read_text())
+    bfs = data.get("kernels", {}).get("bfs")
+    grid = data.get("distributed", {}).get("process_grid")
+    if not bfs or not grid or "trace" not in bfs:
+        raise ValueError(f"{path}: not a distributed Graph500 BFS report (needs distributed.process_grid and "
+                         "kernels.bfs.trace; run wavefront graph500 --distributed or under mpirun with --json)")
+    rows, cols = (int(x) for x in grid.split("x"))
+    reason = data.get("backend_reason", "")
+    if data.get("backend") == "cuda":
+        transport = "nccl" if "over nccl" in reason else "mpi"
+    else:
+        transport = "mpi"  # host buffers: MPI, or copies in a world of one (no bytes either way)
+    times = bfs.get("time", {})
+    return Run(
+        path=str(path), scale=int(data["SCALE"]), edgefactor=int(data["edgefactor"]), seed=int(data["seed"]),
+        root=int(data["roots"][0]), layout=Layout(1 << int(data["SCALE"]), rows, cols, nccl=transport == "nccl"),
+        backend=str(data.get("backend")), transport=transport, device=str(data.get("device", "")),
+        trace=bfs["trace"], median_seconds=float(times.get("median", float("nan"))),
+    )
+
+
+def counts_for(run: Run, arcs=None) -> SearchCounts:
+    """:func:`search_counts` of the run's traced search, on the regenerated graph (or ``arcs``)."""
+    tails, heads = kronecker_arcs(run.scale, run.edgefactor, run.seed)[0] if arcs is None else arcs
+    levels = bfs_levels(tails, heads, run.layout.n, run.root)
+    return search_counts(tails, heads, levels, run.layout, dedupe="never" if run.backend == "cuda" else "auto")
+
+
+# -- checking the bytes against a trace -----------------------------------------------------------------------------
+@dataclass
+class ByteCheck:
+    """How a report's trace compares with the byte model."""
+
+    path: str
+    rows: int = 0
+    compared: int = 0  # (row, collective, direction) values compared
+    fold_exact: bool = False  # the fold's payload compared exactly (counts from the graph)
+    mismatches: list = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.mismatches
+
+
+def check_bytes(run: Run, counts: SearchCounts | None = None) -> ByteCheck:
+    """Compare every trace row's per-collective bytes (out and in) with
+    :func:`level_bytes`. With ``counts`` (:func:`search_counts`) the fold's
+    payload and the rows' found/sent/received/discovered/deduplicated
+    fields are compared too; without, the fold is checked by the identity
+    ``out - in = pair_bytes * (sent - received)`` and by its self-addressed
+    pairs lying in ``[0, min(sent, received)]``."""
+    layout = run.layout
+    result = ByteCheck(run.path, fold_exact=counts is not None)
+    bad = result.mismatches
+    if counts is not None:
+        levels_traced = {row["level"] for row in run.trace}
+        if levels_traced != set(range(counts.levels)):
+            bad.append(f"levels traced {sorted(levels_traced)} != the model's 0..{counts.levels - 1}")
+            return result
+    for row in run.trace:
+        rank, level = int(row["rank"]), int(row["level"])
+        where = f"level {level} rank {rank}"
+        result.rows += 1
+        dedup = bool(row.get("deduplicated", False))
+        if counts is not None:
+            for name, model in (("deduplicated", bool(counts.deduplicated[level])),
+                                ("discovered", int(counts.discovered[level])),
+                                ("frontier_edges", int(counts.frontier_edges[level]))):
+                if row[name] != model:
+                    bad.append(f"{where}: {name} {row[name]} != model {model}")
+            if level > 0:
+                for name in ("found", "sent", "received"):
+                    model = int(getattr(counts, name)[level, rank])
+                    if row[name] != model:
+                        bad.append(f"{where}: {name} {row[name]} != model {model}")
+            to_others = int(counts.to_others[level, rank])
+            from_others = int(counts.from_others[level, rank])
+        else:
+            to_others = from_others = 0
+        model = level_bytes(layout, rank, level, deduplicated=dedup, to_others=to_others, from_others=from_others)
+        measured = row["collectives"]
+        if set(measured) != set(model):
+            bad.append(f"{where}: collectives {sorted(measured)} != model {sorted(model)}")
+            continue
+        for name, (out, into) in model.items():
+            got = measured[name]
+            if name == "fold" and counts is None:
+                header = 0 if layout.nccl else 8 * (layout.cols - 1)
+                pair = layout.pair_bytes
+                payload_out, payload_in = got["bytes_out"] - header, got["bytes_in"] - header
+                own_out = row["sent"] - payload_out / pair
+                own_in = row["received"] - payload_in / pair
+                result.compared += 2
+                if payload_out % pair or payload_in % pair or own_out != own_in or not (
+                        0 <= own_out <= min(row["sent"], row["received"])):
+                    bad.append(f"{where}: fold out {got['bytes_out']} / in {got['bytes_in']} do not fit "
+                               f"sent {row['sent']}, received {row['received']} at {pair} B a pair")
+                continue
+            result.compared += 2
+            if got["bytes_out"] != out or got["bytes_in"] != into:
+                bad.append(f"{where}: {name} out/in {got['bytes_out']}/{got['bytes_in']} != model {out}/{into}")
+        if sum(c["bytes_out"] for c in measured.values()) != row["bytes_out"]:
+            bad.append(f"{where}: the collectives' bytes do not add up to the row's bytes_out")
+    return result
+
+
+# -- fitting alpha and beta ----------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Fit:
+    """``t = calls * alpha + bytes / beta`` for one platform and P, at one quantile of the times."""
+
+    label: str
+    size: int
+    quantile: float
+    alpha: float  # seconds per collective call
+    beta: float  # bytes per second (inf where no sample moved a byte)
+    samples: int
+    slow: float  # share of calls that took 1 ms or more
+    median_error: float  # median |predicted - measured| / measured of a level's communication seconds
+
+    def seconds(self, calls, nbytes):
+        return np.asarray(calls) * self.alpha + np.asarray(nbytes) / self.beta
+
+
+def samples(run: Run) -> tuple[np.ndarray, np.ndarray, np.ndarray, list]:
+    """Per trace collective entry: (calls, bytes, seconds) and its name; the
+    bytes are the larger of out and in (a collective ends when both are done)."""
+    calls, nbytes, seconds, names = [], [], [], []
+    for row in run.trace:
+        for name, entry in row["collectives"].items():
+            calls.append(entry["calls"])
+            nbytes.append(max(entry["bytes_out"], entry["bytes_in"]))
+            seconds.append(entry["seconds"])
+            names.append(name)
+    return np.array(calls, dtype=float), np.array(nbytes, dtype=float), np.array(seconds, dtype=float), names
+
+
+def fit_alpha_beta(calls, nbytes, seconds, quantile: float = 0.5) -> tuple[float, float]:
+    """Quantile regression (a linear program, SciPy's HiGHS) of ``seconds =
+    calls * alpha + nbytes / beta`` with ``alpha, 1/beta >= 0``; beta is inf
+    when no sample moved a byte. The median (0.5) is robust to the heavy
+    right tail of a shared machine (a rank descheduled for a time slice);
+    a low quantile is the cost of a call when both sides run."""
+    from scipy.optimize import linprog
+
+    calls, nbytes, seconds = (np.asarray(x, dtype=float) for x in (calls, nbytes, seconds))
+    if not 0 < quantile < 1:
+        raise ValueError(f"quantile must lie in (0, 1), got {quantile!r}")
+    moved = bool(np.any(nbytes > 0))
+    scale_b = float(np.median(nbytes[nbytes > 0])) if moved else 1.0
+    regressors = np.column_stack((calls, nbytes / scale_b)) if moved else calls[:, None]
+    count, width = regressors.shape
+    # variables: the coefficients, then the positive and negative parts of each residual
+    cost = np.concatenate((np.zeros(width), np.full(count, quantile), np.full(count, 1 - quantile)))
+    equality = np.hstack((regressors, np.eye(count), -np.eye(count)))
+    solved = linprog(cost, A_eq=equality, b_eq=seconds, bounds=(0, None), method="highs")
+    if not solved.success:
+        raise RuntimeError(f"the quantile fit failed: {solved.message}")
+    alpha = float(solved.x[0])
+    per_byte = float(solved.x[1]) / scale_b if moved else 0.0
+    return alpha, (1.0 / per_byte if per_byte > 0 else math.inf)
+
+
+def fit_runs(runs: list[Run], quantile: float = 0.5) -> list[Fit]:
+    """One fit per (platform, P) over every collective entry of their traces."""
+    groups: dict[tuple, list[Run]] = {}
+    for run in runs:
+        groups.setdefault((run.label, run.layout.size), []).append(run)
+    fits = []
+    for (label, size), members in sorted(groups.items()):
+        parts = [samples(run) for run in members]
+        calls = np.concatenate([p[0] for p in parts])
+        nbytes = np.concatenate([p[1] for p in parts])
+        seconds = np.concatenate([p[2] for p in parts])
+        alpha, beta = fit_alpha_beta(calls, nbytes, seconds, quantile)
+        errors = []
+        for run in members:
+            for row in run.trace:
+                measured = row["comm_seconds"]
+                entries = row["collectives"].values()
+                predicted = sum(e["calls"] * alpha + max(e["bytes_out"], e["bytes_in"]) / beta for e in entries)
+                if measured > 0:
+                    errors.append(abs(predicted - measured) / measured)
+        fits.append(Fit(label, size, quantile, alpha, beta, int(calls.shape[0]), float(np.mean(seconds >= 1e-3)),
+                        float(np.median(errors)) if errors else 0.0))
+    return fits
+
+
+def per_collective(runs: list[Run]) -> list[tuple]:
+    """(platform, P, collective, entries, median bytes, median seconds per call) over the runs' traces."""
+    table: dict[tuple, list] = {}
+    for run in runs:
+        calls, nbytes, seconds, names = samples(run)
+        for c, b, s, name in zip(calls, nbytes, seconds, names):
+            table.setdefault((run.label, run.layout.size, name), []).append((b, s / c))
+    out = []
+    for key in sorted(table, key=lambda k: (k[0], k[1], COLLECTIVES.index(k[2]) if k[2] in COLLECTIVES else 99)):
+        values = np.array(table[key])
+        out.append((*key, values.shape[0], float(np.median(values[:, 0])), float(np.median(values[:, 1]))))
+    return out
+
+
+# -- the GPU measurements ------------------------------------------------------------------------------------------
+# Measured on 2 NVIDIA H100 80GB HBM3 (NVLink NV18), NCCL, one host of 32
+# cores, commit ~e17afac; Graph500 BFS, 4 roots, the distributed path; per
+# collective: the trace of root 0 (a barrier before each fold and a stream
+# synchronization after each collective). Times in seconds, bytes per rank.
+H100_NVLINK_2GPU = {
+    "search_seconds": {  # Graph500 median per search (no barriers)
+        ("1x1", 22): 8.27e-3, ("1x2", 23): 8.74e-3,
+    },
+    "search_seconds_in_process_1x1_22": (4.3e-3, 4.7e-3),  # one rank in one process, no barriers
+    "single_gpu_seconds": {  # the single-GPU hybrid BFS driver (not the distributed path), median
+        22: 0.78e-3,  # today, same machine
+        24: 1.18e-3, 26: 2.258e-3,  # docs/performance.md, H100 column (Graph500 SCALE 24; BFS SCALE 26, 64 roots)
+    },
+    "gteps": {("1x1", 22): 8.4, ("1x2", 23): 15.7, ("single", 22): 88.0},
+    "levels_scale22": 8,
+    # SCALE 22 on 1x2, per level and rank: (fastest, slowest) seconds and the bytes out.
+    "collective_seconds_1x2_22": {
+        "fold": (0.09e-3, 0.21e-3), "row_allgather": (0.055e-3, 0.33e-3), "transpose": (0.04e-3, 0.06e-3),
+        "column_allgather": (0.024e-3, 0.03e-3), "allreduce": (0.02e-3, 0.07e-3),
+    },
+    "collective_bytes_1x2_22": {
+        "fold": (0, 4.6e6), "row_allgather": (262144, 262144), "transpose": (0, 0), "column_allgather": (0, 0),
+        "allreduce": (16, 16),
+    },
+    "comm_seconds_per_level_1x2_22": (0.24e-3, 0.64e-3),
+}
+
+NOT_MEASURED = (
+    ("per-level GPU trace JSON of the 1x2 NCCL run (fits alpha and beta from data, as on CPU ranks): "
+     "pass d2_*_nccl.json from benchmarks/distributed_device.sh"),
+    "the distributed path on one GPU at SCALE 26 (the per-level overhead is measured at SCALE 22 only)",
+    "any run on more than 2 GPUs, and any run across nodes (InfiniBand)",
+    "edges examined per rank on GPU blocks against one GPU (the 2-D bottom-up's lost early exits)",
+)
+
+
+@dataclass(frozen=True)
+class GPUConstants:
+    """What the H100 measurements give the model (each derived in :func:`gpu_constants`)."""
+
+    call_seconds: float  # one NCCL call on a one-rank communicator, synchronized: software alone
+    host_call_seconds: float  # one small MPI collective between the two ranks (host allreduce)
+    step_seconds_traced: float  # one NVLink ring step on the traced (synchronized) path, at most
+    fold_beta_traced: float  # the fold's effective bytes per second on the traced path, at least
+    level_overhead: float  # per level: the 1-rank distributed path beyond the single-GPU driver
+    added_per_level_1to2: float  # per level: what going from 1 to 2 GPUs added to a timed search, at most
+
+
+def gpu_constants(m=H100_NVLINK_2GPU) -> GPUConstants:
+    seconds, nbytes = m["collective_seconds_1x2_22"], m["collective_bytes_1x2_22"]
+    in_process = sum(m["search_seconds_in_process_1x1_22"]) / 2
+    levels = m["levels_scale22"]
+    fold_span = seconds["fold"][1] - seconds["fold"][0]
+    return GPUConstants(
+        call_seconds=seconds["column_allgather"][0],
+        host_call_seconds=seconds["allreduce"][0],
+        step_seconds_traced=seconds["row_allgather"][0] - seconds["column_allgather"][0],
+        # assumes the slowest fold was the one that moved the most bytes
+        fold_beta_traced=(nbytes["fold"][1] - nbytes["fold"][0]) / fold_span,
+        level_overhead=(in_process - m["single_gpu_seconds"][22]) / levels,
+        added_per_level_1to2=(m["search_seconds"][("1x2", 23)] - m["search_seconds"][("1x1", 22)]) / levels,
+    )
+
+
+# -- the projection ------------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Link:
+    """A link class: per-GPU bandwidth range and NCCL's per-ring-step latency for it."""
+
+    name: str
+    beta_low: float  # bytes per second per GPU
+    beta_high: float
+    step: float  # seconds per ring step (NCCL tuning model, Simple protocol)
+
+
+# NCCL's own latency model (src/graph/tuning.cc): a ring collective costs a
+# base latency plus one hardware latency per step; Simple protocol (our
+# bitmaps are megabytes): base 8.4 us, per step 3.4 us over NVLink, 9.6 us over the network.
+NCCL_BASE = 8.4e-6
+NVLINK = Link("NVLink", 300e9, 450e9, 3.4e-6)
+INFINIBAND = Link("InfiniBand", 25e9, 50e9, 9.6e-6)
+H100_FREE_BYTES = 79 * GIB  # what an H100 80GB reports free (docs/decisions/distributed.md)
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """How the code around the collectives behaves.
+
+    ``today``: the per-level overhead the 1-rank distributed path measured
+    beyond the single-GPU driver (host synchronizations, Python, one-rank
+    collectives) stays; the host's MPI allreduce and the fold's count
+    exchange stay on the host. ``floor``: the block step runs at the
+    single-GPU driver's speed and every exchange is a device collective
+    paying NCCL's latency alone."""
+
+    name: str
+    level_overhead: float  # seconds per level beyond the block's kernels
+    host_call: float | None  # seconds of one small MPI call (None: device collectives, NCCL_BASE)
+
+
+def scenarios(constants: GPUConstants) -> tuple[Scenario, Scenario]:
+    return (Scenario("today", constants.level_overhead, constants.host_call_seconds),
+            Scenario("floor", 0.0, None))
+
+
+@dataclass(frozen=True)
+class GraphShape:
+    """What the fold volume and TEPS need from the graph, measured by
+    :func:`graph_shape` on a smaller Kronecker graph."""
+
+    scale: int
+    reached: float  # vertices reached / n
+    nedge: float  # Graph500's edge count / (edgefactor * n)
+    duplication: dict  # C -> pairs claimed per vertex discovered (no deduplication)
+    levels: float  # trace rows per search (level 0 .. depth + 1)
+    dense_share: float  # share of the bitmap bytes left if small levels sent 4-byte ids instead
+
+
+def graph_shape(scale: int, columns=(1, 2, 4, 8, 16, 32), roots: int = 4, seed: int = 1,
+                edgefactor: int = 16) -> GraphShape:
+    """Reach, edge count, trace rows and the fold's duplication factor
+    ``D(C) = sum over ranks of pairs claimed / vertices discovered`` (a
+    vertex is claimed once by every column block holding one of its parents;
+    the GPU fold sends them all), averaged over Graph500 roots."""
+    from wavefront.graph500.roots import choose_roots
+
+    (tails, heads), src, dst = kronecker_arcs(scale, edgefactor, seed)
+    n = 1 << scale
+    reached, nedge, depth, dense, dup = [], [], [], [], {c: [] for c in columns}
+    proper = src != dst
+    for root in choose_roots(src, dst, n, roots, seed):
+        levels = bfs_levels(tails, heads, n, int(root))
+        inside = levels >= 0
+        reached.append(inside.mean())
+        nedge.append(np.count_nonzero(inside[src[proper]]) / (edgefactor * n))
+        rows = int(levels.max()) + 2
+        depth.append(rows)
+        # A row's bitmap pieces carry the vertices the level discovered: as
+        # 4-byte piece-local ids they would cost 32 * discovered / n of the bitmap.
+        discovered = np.bincount(levels[inside], minlength=rows)[:rows]
+        dense.append(np.minimum(1.0, 32.0 * discovered / n).sum() / rows)
+        for c in columns:
+            counts = search_counts(tails, heads, levels, Layout(n, 1, c), dedupe="never")
+            dup[c].append(counts.found.sum() / max(1, counts.discovered[1:].sum()))
+    return GraphShape(scale, float(np.mean(reached)), float(np.mean(nedge)),
+                      {c: float(np.mean(v)) for c, v in dup.items()}, float(np.mean(depth)), float(np.mean(dense)))
+
+
+def duplication(shape: GraphShape, cols: int) -> float:
+    """D(C) at ``cols``: measured where it was, else extended in log2 C from
+    the last two measured points (bounded by C: one pair per column block)."""
+    known = sorted(shape.duplication)
+    if cols in shape.duplication:
+        return shape.duplication[cols]
+    a, b = known[-2], known[-1]
+    slope = (shape.duplication[b] - shape.duplication[a]) / (math.log2(b) - math.log2(a))
+    return min(float(cols), shape.duplication[b] + slope * (math.log2(cols) - math.log2(b)))
+
+
+def single_gpu_seconds(scale: float, m=H100_NVLINK_2GPU) -> float:
+    """The single-GPU driver's search time at ``scale``: log-linear between the
+    measured SCALEs, proportional to the edges above the largest (a SCALE 26
+    search already moves memory at a steady rate), and never below the
+    smallest measured (small searches are latency-bound)."""
+    known = m["single_gpu_seconds"]
+    scales = sorted(known)
+    if scale <= scales[0]:
+        return known[scales[0]]
+    if scale >= scales[-1]:
+        return known[scales[-1]] * 2.0 ** (scale - scales[-1])
+    return float(np.exp(np.interp(scale, scales, [math.log(known[s]) for s in scales])))
+
+
+@dataclass(frozen=True)
+class Projection:
+    size: int
+    grid: str
+    scale: int
+    bitmap_bytes: float  # per rank per search
+    fold_bytes: float
+    latency: float  # seconds per search
+    compute: float
+    comm_low: float  # bytes / beta at the link's high and low bandwidth
+    comm_high: float
+    block_bytes: int
+
+    @property
+    def search_low(self) -> float:
+        return self.compute + self.latency + self.comm_low
+
+    @property
+    def search_high(self) -> float:
+        return self.compute + self.latency + self.comm_high
+
+    def limiter(self) -> str:
+        parts = {"compute": self.compute, "latency": self.latency, "bytes": self.comm_high}
+        return max(parts, key=parts.get)
+
+
+def project(scale: int, size: int, link: Link, scenario: Scenario, shape: GraphShape, levels: float | None = None,
+            edgefactor: int = 16) -> Projection:
+    """One GPU per rank, the most square grid, NCCL device buffers. Per
+    search (``levels`` trace rows; the first has no fold):
+
+    * bytes per rank: every row's bitmap pieces (row and column all-gathers,
+      the transpose on the worst rank) and the fold's pairs to other owners,
+      ``pair_bytes * reached * n * D(C) * (C - 1) / C / P`` (balanced ranks);
+    * latency: each collective over a group of ``g`` ranks costs NCCL's base
+      plus ``g - 1`` ring steps (the fold's grouped send/recv counted as a
+      ring too); the allreduce and the fold's count exchange are host MPI
+      calls (``today``) or device ones (``floor``), ``ceil(log2 g)`` steps;
+    * compute: the single-GPU driver's time at the block's SCALE (its arcs)
+      plus the scenario's per-level overhead.
+    """
+    from wavefront.distributed.grid import grid_shape
+    from wavefront.distributed.memory import block_bytes
+
+    rows, cols = grid_shape(size)
+    n = 1 << scale
+    layout = Layout(n, rows, cols, nccl=True)
+    levels = shape.levels if levels is None else levels
+    moves = layout.transpose_moves()
+    piece = layout.piece_bytes
+    bitmap = levels * ((cols - 1) + (rows - 1) + int(moves)) * piece
+    fold = layout.pair_bytes * shape.reached * n * duplication(shape, cols) * (cols - 1) / cols / size
+
+    def ring(group):
+        return NCCL_BASE + (group - 1) * link.step if group > 1 else 0.0
+
+    def small(group):
+        if group == 1:
+            return 0.0
+        base = NCCL_BASE if scenario.host_call is None else scenario.host_call
+        return base + math.ceil(math.log2(group)) * link.step
+
+    per_level = ring(cols) + ring(rows) + (NCCL_BASE + link.step if moves else 0.0) + small(size)
+    per_fold = ring(cols) + small(cols)
+    latency = levels * per_level + (levels - 1) * per_fold
+    compute = single_gpu_seconds(scale - math.log2(size)) + levels * scenario.level_overhead
+    moved = bitmap + fold
+    return Projection(size, f"{rows}x{cols}", scale, bitmap, fold, latency, compute,
+                      moved / link.beta_high, moved / link.beta_low, block_bytes(scale, edgefactor, size, rows, cols))
+
+
+def projection_rows(series: str, link: Link, scenario: Scenario, shape: GraphShape, levels=None,
+                    sizes=(8, 16, 32, 64, 128, 256, 512, 1024), edgefactor: int = 16) -> list[list]:
+    rows = []
+    for size in sizes:
+        scale = 26 + int(math.log2(size)) if series == "weak" else 30
+        p = project(scale, size, link, scenario, shape, levels, edgefactor)
+        nedge = shape.nedge * edgefactor * (1 << scale)
+        from wavefront.backends.cuda.memory import SAFETY_BYTES
+
+        fits = p.block_bytes + SAFETY_BYTES <= H100_FREE_BYTES
+        rows.append([
+            p.size, p.grid, p.scale, f"{p.bitmap_bytes / 1e6:,.0f}", f"{p.fold_bytes / 1e6:,.0f}",
+            f"{p.latency * 1e3:.2f}", f"{p.compute * 1e3:.2f}",
+            f"{p.comm_low * 1e3:.2f}-{p.comm_high * 1e3:.2f}",
+            f"{p.search_low * 1e3:.1f}-{p.search_high * 1e3:.1f}",
+            f"{nedge / p.search_high / 1e9:,.0f}-{nedge / p.search_low / 1e9:,.0f}",
+            p.limiter(), f"{p.block_bytes / GIB:.0f}" + ("" if fits else " (no)"),
+        ])
+    return rows
+
+
+PROJECTION_COLUMNS = [
+    "P", "grid", "SCALE", "bitmap MB/rank", "fold MB/rank", "latency ms", "compute ms", "bytes ms",
+    "search ms", "GTEPS", "limit", "block GiB (fits H100?)",
+]
+
+
+# -- output ------------------------------------------------------------------------------------------------------
+def emit(title: str, columns: list[str], rows: list[list], markdown: bool) -> None:
+    if markdown:
+        print(f"\n**{title}**\n")
+        print("| " + " | ".join(columns) + " |")
+        print("|" + "|".join("---" if i < 2 else "---:" for i in range(len(columns))) + "|")
+        for row in rows:
+            print("| " + " | ".join(str(cell) for cell in row) + " |")
+    else:
+        from _common import print_table
+
+        print_table(title, columns, rows)
+
+
+def _engineering(value: float, unit: str) -> str:
+    if math.isinf(value):
+        return "-"
+    return f"{value * 1e6:.1f} us" if unit == "s" else f"{value / 1e9:.2f} GB/s"
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("reports", nargs="*", help="--json reports of distributed Graph500 runs")
+    parser.add_argument("--exact", action="store_true",
+                        help="regenerate each report's graph and compare the fold's bytes exactly too")
+    parser.add_argument("--exact-max-scale", type=int, default=20, help="largest SCALE --exact regenerates")
+    parser.add_argument("--shape-scale", type=int, default=18,
+                        help="SCALE of the graph the fold duplication, reach and depth are measured on")
+    parser.add_argument("--levels", type=float, default=None,
+                        help="trace rows per search in the projection (default: measured at --shape-scale)")
+    parser.add_argument("--low-quantile", type=float, default=0.1,
+                        help="the quantile of the second fit (the cost of a call when no rank waits for the CPU)")
+    parser.add_argument("--markdown", action="store_true", help="markdown tables instead of rich ones")
+    parser.add_argument("--predict", action="append", default=[], metavar="SCALE:RxC[:KIND]",
+                        help="print the model's per-level bytes of that run's traced search (KIND cpu, nccl or "
+                             "staged; default cpu); repeatable")
+    parser.add_argument("--roots", type=int, default=64,
+                        help="the root count of the runs --predict describes (it fixes which root is traced)")
+    parser.add_argument("--no-projection", action="store_true")
+    args = parser.parse_args(argv)
+
+    runs = [load_run(path) for path in args.reports]
+    failed = False
+    if runs:
+        rows = []
+        for run in runs:
+            counts = counts_for(run) if args.exact and run.scale <= args.exact_max_scale else None
+            check = check_bytes(run, counts)
+            failed |= not check.ok
+            rows.append([Path(run.path).name, f"{run.layout.rows}x{run.layout.cols}", run.scale, run.label,
+                         check.rows, check.compared, "exact" if check.fold_exact else "identity",
+                         "yes" if check.ok else f"NO ({len(check.mismatches)})"])
+            for line in check.mismatches[:10]:
+                print(f"{run.path}: {line}", file=sys.stderr)
+        emit("Byte model against the traces (every rank, level, collective; out and in)",
+             ["report", "grid", "SCALE", "platform", "trace rows", "values", "fold", "equal"], rows, args.markdown)
+        table = []
+        for median, low in zip(fit_runs(runs, 0.5), fit_runs(runs, args.low_quantile)):
+            table.append([median.label, median.size, median.samples, f"{median.slow:.0%}",
+                          _engineering(median.alpha, "s"), _engineering(median.beta, "B/s"),
+                          f"{median.median_error:.0%}", _engineering(low.alpha, "s"), _engineering(low.beta, "B/s")])
+        emit("Fitted t = calls * alpha + bytes / beta per collective call (quantile regression)",
+             ["platform", "P", "calls", "calls >= 1 ms", "alpha (median)", "beta (median)",
+              "median |error| of a level's comm", f"alpha (q {args.low_quantile:g})", f"beta (q {args.low_quantile:g})"],
+             table, args.markdown)
+        emit("Median seconds per call by collective",
+             ["platform", "P", "collective", "entries", "median bytes", "median us"],
+             [[label, size, name, count, f"{b:,.0f}", f"{s * 1e6:.1f}"]
+              for label, size, name, count, b, s in per_collective(runs)], args.markdown)
+    for spec in args.predict:
+        parts = spec.split(":")
+        try:
+            scale, (rows, cols), kind = int(parts[0]), (int(x) for x in parts[1].split("x")), (parts[2:] or ["cpu"])[0]
+        except (ValueError, IndexError):
+            parser.error(f"--predict takes SCALE:RxC[:KIND], got {spec!r}")
+        emit(f"Model bytes out per rank of the traced search, SCALE {scale}, {rows}x{cols}, {kind} "
+             f"(first of {args.roots} Graph500 roots)",
+             ["level", "discovered", "m_f", "dedup", *COLLECTIVES, "largest rank total"],
+             predict_levels(scale, rows, cols, kind, args.roots), args.markdown)
+    constants = gpu_constants()
+    emit("GPU constants (2x H100 80GB HBM3, NVLink NV18, NCCL; derived in gpu_constants)",
+         ["constant", "value"],
+         [["NCCL call, 1 rank, synchronized (column_allgather, fastest)", _engineering(constants.call_seconds, "s")],
+          ["host MPI allreduce, 2 ranks (fastest)", _engineering(constants.host_call_seconds, "s")],
+          ["one NVLink ring step, traced path (row - column all-gather), at most",
+           _engineering(constants.step_seconds_traced, "s")],
+          ["fold's effective bandwidth, traced path, at least", _engineering(constants.fold_beta_traced, "B/s")],
+          ["per-level overhead of the 1-rank path beyond the single-GPU driver",
+           _engineering(constants.level_overhead, "s")],
+          ["per level added by 1 -> 2 GPUs (timed searches), at most",
+           _engineering(constants.added_per_level_1to2, "s")]],
+         args.markdown)
+    print("\nNot measured yet (the model uses no number for these):")
+    for item in NOT_MEASURED:
+        print(f"  - {item}")
+    if failed:
+        print("\nThe byte model does not match every trace (differences above on stderr).", file=sys.stderr)
+    if args.no_projection:
+        return 1 if failed else 0
+
+    shape = graph_shape(args.shape_scale)
+    emit(f"Graph shape at SCALE {shape.scale} (Graph500 Kronecker, 4 roots)",
+         ["reached", "nedge / (16 n)", "trace rows", "bitmap share if sparse", *[f"D({c})" for c in sorted(shape.duplication)]],
+         [[f"{shape.reached:.3f}", f"{shape.nedge:.3f}", f"{shape.levels:.1f}", f"{shape.dense_share:.2f}",
+           *[f"{shape.duplication[c]:.2f}" for c in sorted(shape.duplication)]]], args.markdown)
+    for scenario in scenarios(constants):
+        for series in ("weak", "strong"):
+            for link in (NVLINK, INFINIBAND):
+                what = "SCALE 26 + log2 P" if series == "weak" else "SCALE 30"
+                emit(f"{series} scaling, {what}, {link.name} {link.beta_low / 1e9:.0f}-{link.beta_high / 1e9:.0f} "
+                     f"GB/s per GPU, {link.step * 1e6:.1f} us per ring step; scenario '{scenario.name}'",
+                     PROJECTION_COLUMNS, projection_rows(series, link, scenario, shape, args.levels), args.markdown)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
