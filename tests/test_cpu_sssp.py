@@ -260,17 +260,18 @@ def test_fused_kernel_keeps_what_does_not_fit_the_shared_frontier(capacity):
     n = 2000
     graph = wf.Graph.from_edges(rng.integers(0, n, 8000), rng.integers(0, n, 8000),
                                 weights=rng.integers(0, 50, 8000).astype(np.int32), n=n)
-    words = np.full(n, np.uint64(0xFFFFFFFFFFFFFFFF))
-    words[0] = 0
+    words = np.empty(n, np.uint64)
     frontier = np.zeros(capacity, dtype=graph.indices.dtype)
     shared = np.zeros(steps.SHARED_SLOTS, np.int64)
     stats = np.zeros(64 * steps.STAT_COLUMNS, np.int64)
+    distances, parents = np.empty(n), np.empty(n, np.int64)
     steps.fused_delta_stepping(
         graph.indptr, graph.indices, graph.weights, words, np.uint32(0), 1 / 40.0, np.iinfo(np.int64).max,
-        frontier, 1, np.zeros(n, np.int64), 1, shared, stats, 4, 1000, 1, 100, 1,
+        frontier, np.zeros(n, np.int64), 1, shared, stats, 4, 1000, 1, 100, 1,
+        np.uint64(0xFFFFFFFFFFFFFFFF), np.array([0]), np.array([0], np.uint64), distances, parents, np.inf,
     )
-    distances = np.where(words == np.uint64(0xFFFFFFFFFFFFFFFF), np.inf, (words >> np.uint64(32)).astype(np.float64))
     np.testing.assert_array_equal(distances, oracle(graph, 0))
+    assert parents[0] == 0 and ((parents >= 0) == np.isfinite(distances)).all()
 
 
 def test_tuning_rejects_bad_values():
@@ -301,17 +302,18 @@ def test_fused_kernel_forms_its_team_from_the_threads_that_run():
     previous = numba.get_num_threads()
     numba.set_num_threads(1)
     try:
-        words = np.full(n, np.uint64(0xFFFFFFFFFFFFFFFF))
-        words[0] = 0
+        words = np.empty(n, np.uint64)
         frontier = np.zeros(n, dtype=graph.indices.dtype)
         shared = np.zeros(steps.SHARED_SLOTS, np.int64)
+        got, parents = np.empty(n), np.empty(n, np.int64)
         iterations = steps.fused_delta_stepping(
             graph.indptr, graph.indices, graph.weights, words, np.uint32(0), 1 / 30.0, np.iinfo(np.int64).max,
-            frontier, 1, np.zeros(n, np.int64), 1, shared, np.zeros(64 * steps.STAT_COLUMNS, np.int64),
-            4, 1000, 1, 50, 3,
+            frontier, np.zeros(n, np.int64), 1, shared, np.zeros(64 * steps.STAT_COLUMNS, np.int64),
+            4, 1000, 1, 50, 3, np.uint64(0xFFFFFFFFFFFFFFFF), np.array([0]), np.array([0], np.uint64), got,
+            parents, np.inf,
         )
     finally:
         numba.set_num_threads(previous)
     assert iterations > 0
-    got = np.where(words == np.uint64(0xFFFFFFFFFFFFFFFF), np.inf, (words >> np.uint64(32)).astype(np.float64))
+    # The one thread that formed the team filled and unpacked every vertex.
     np.testing.assert_array_equal(got, oracle(graph, 0))

@@ -5,9 +5,8 @@ docs/decisions/cpu-roads.md).
 * :func:`fused_delta_stepping` -- the search; each thread runs
   :func:`_fused_worker`, the team synchronised by spin barriers
   (:mod:`._atomics`).
-* the codecs (:func:`decode`, :func:`encode`, :func:`overflows`) -- how a
-  distance (and its parent) is stored in one word;
-* :func:`fill_words` / :func:`unpack_words` -- set up and read back the words.
+* the codecs (:func:`decode`, :func:`encode`, :func:`overflows`,
+  :func:`unpack`) -- how a distance (and its parent) is stored in one word.
 """
 from __future__ import annotations
 
@@ -71,6 +70,11 @@ def overflows(codec, distance, old):
     """Whether ``distance`` would improve the word ``old`` but cannot be stored (numba only)."""
 
 
+def unpack(codec, words, distances, parents, infinity, lo, hi):
+    """Split packed ``words[lo:hi]`` into distances (``infinity`` where
+    unreached) and parents (-1); nothing for unpacked codecs (numba only)."""
+
+
 def _packed_int(codec):
     return isinstance(codec, types.Integer) and codec.bitwidth == 32 and not codec.signed
 
@@ -106,6 +110,24 @@ def _overflows(codec, distance, old):
     return lambda codec, distance, old: False
 
 
+@overload(unpack, jit_options={"cache": True})
+def _unpack(codec, words, distances, parents, infinity, lo, hi):
+    if not (_packed_int(codec) or _packed_float32(codec)):
+        return lambda codec, words, distances, parents, infinity, lo, hi: None
+
+    def split(codec, words, distances, parents, infinity, lo, hi):
+        for v in range(lo, hi):
+            word = words[v]
+            if (word & _LOW32) == _LOW32:  # no parent: unreached (ids stay below 2**32 - 1)
+                distances[v] = infinity
+                parents[v] = -1
+            else:
+                distances[v] = decode(codec, word)
+                parents[v] = np.int64(word & _LOW32)
+
+    return split
+
+
 @njit(cache=True, inline="always")
 def bin_of(distance, scale):
     """A distance's bin: ``int(distance * scale)`` with ``scale = 1 / delta`` (a
@@ -118,25 +140,38 @@ ROW_SLACK = 16  # the first room of a bin row
 
 
 @njit(cache=True)
-def _grow_row(store, start, cap, count, r, top):
-    """Give row ``r`` of a thread's bin arena twice its room; returns (store, top).
+def _move_row(store, start, cap, count, r, top):
+    """Move the full row ``r`` of a thread's bin arena to the free end ``top``
+    with twice its room; returns the new free end, or -1 when the arena has
+    no room for it (then :func:`_repack` must make a larger arena).
 
     Each row of the arena ``store`` is ``store[start[r] : start[r] + cap[r]]``
-    holding ``count[r]`` vertices. A full row moves to the free end ``top``
-    with double the room; when the end is reached, the rows are packed into
-    a new arena twice their total room. A row keeps its room when emptied
-    (as GAP's per-bin vectors keep their capacity): the rows take turns
-    holding bins, and a row that had to grow once will have to again. The
-    arena thus holds about the sum of each row's largest bin, not the ring
-    times the largest bin, which one shared width would.
+    holding ``count[r]`` vertices. A row keeps its room when emptied (as
+    GAP's per-bin vectors keep their capacity): the rows take turns holding
+    bins, and a row that had to grow once will have to again. The arena
+    thus holds about the sum of each row's largest bin, not the ring times
+    the largest bin, which one shared width would.
+
+    It never replaces ``store``: the relax loop calls it, and an array
+    variable that a loop may reassign costs numba a reference count
+    increment and decrement (two atomic instructions) around every
+    compare-and-swap in that loop.
     """
     need = max(2 * cap[r], ROW_SLACK)
-    if top + need <= store.shape[0]:
-        for k in range(count[r]):
-            store[top + k] = store[start[r] + k]
-        start[r] = top
-        cap[r] = need
-        return store, top + need
+    if top + need > store.shape[0]:
+        return -1
+    for k in range(count[r]):
+        store[top + k] = store[start[r] + k]
+    start[r] = top
+    cap[r] = need
+    return top + need
+
+
+@njit(cache=True)
+def _repack(store, start, cap, count, r):
+    """A new arena twice the rows' total room (row ``r``'s doubled), the rows
+    packed at its front; returns (arena, free end)."""
+    need = max(2 * cap[r], ROW_SLACK)
     total = need
     for row in range(count.shape[0]):
         if row != r:
@@ -151,6 +186,15 @@ def _grow_row(store, start, cap, count, r, top):
             cap[row] = need
         position += cap[row]
     return arena, position
+
+
+@njit(cache=True)
+def _grow_row(store, start, cap, count, r, top):
+    """Give row ``r`` twice its room, in the arena or in a new one; returns (store, top)."""
+    moved = _move_row(store, start, cap, count, r, top)
+    if moved >= 0:
+        return store, moved
+    return _repack(store, start, cap, count, r)
 
 
 @njit(cache=True)
@@ -182,7 +226,7 @@ def _refill_from_far(store, start, cap, count, top, far, ring, words, codec, sca
 @njit(cache=True)
 def _fused_worker(
     t, indptr, indices, weights, words, codec, scale, cutoff, frontier, marks, epoch, shared, stats,
-    ring, fusion_limit, shares, spins, workers,
+    ring, fusion_limit, shares, spins, workers, fill, seeds, seed_words, distances, parents, infinity,
 ):
     """One thread's part of :func:`fused_delta_stepping` (its bins are this function's locals);
     returns its iterations (0 for a thread that came too late to join).
@@ -193,10 +237,22 @@ def _fused_worker(
     batches taken first from the shared frontier and then from this
     thread's copy of the current bin, and calls out with arrays only to grow
     a row (each call costs numba two atomic reference counts).
+
+    Before the search the thread fills its share of ``words`` (and writes
+    the seeds that fall in it), after it unpacks that share: one parallel
+    region per search, where three cost two more launches.
     """
     t, workers = join_team(shared, workers, spins)
     if t >= workers:
         return 0
+    n = words.shape[0]
+    first_vertex, end_vertex = n * t // workers, n * (t + 1) // workers
+    for v in range(first_vertex, end_vertex):
+        words[v] = fill
+    for k in range(seeds.shape[0]):
+        if first_vertex <= seeds[k] < end_vertex:
+            words[seeds[k]] = seed_words[k]
+    barrier(shared, workers, spins)
     capacity = frontier.shape[0]
     rows = stats.shape[0] // STAT_COLUMNS
     store = np.empty((ring + 1) * ROW_SLACK, dtype=frontier.dtype)
@@ -225,16 +281,27 @@ def _fused_worker(
         examined = 0
         fused = 0
         from_shared = True
+        # The relax loop below never reassigns ``store`` (see _move_row):
+        # when a row must grow and the arena is full, it leaves the loop at
+        # the arc it was about to push (``full`` row, vertex ``i``, arc
+        # ``j``), the arena is repacked here, and the loop resumes there.
+        full = -1
+        i = hi = j = last = 0
+        du = cutoff  # (types only: set per vertex)
+        u = frontier[0]
+        batch = frontier
         while True:
-            # The next batch: a block of the shared frontier, else this thread's bin ``cur``.
-            if from_shared:
+            if full >= 0:
+                store, top = _repack(store, start, cap, count, full)
+                full = -1
+            elif from_shared:  # the next batch: a block of the shared frontier ...
                 lo = fetch_add(shared, CURSOR_SLOT + 8 * p, chunk)
                 if lo >= tail:
                     from_shared = False
                     continue
-                hi = min(lo + chunk, tail)
+                i, hi, j, last = lo, min(lo + chunk, tail), 0, 0
                 batch = frontier
-            else:
+            else:  # ... else this thread's own bin ``cur``, while it is small
                 size = count[slot]
                 if size == 0 or size >= fusion_limit:
                     break
@@ -244,18 +311,23 @@ def _fused_worker(
                 count[slot] = 0
                 held -= size
                 fused += 1
-                lo, hi = 0, size
+                i, hi, j, last = 0, size, 0, 0
                 batch = work
-            for i in range(lo, hi):
-                u = batch[i]
-                du = decode(codec, words[u])
-                if bin_of(du, scale) < cur:
-                    continue  # improved into an earlier bin after it was queued, and settled there
-                first, last = indptr[u], indptr[u + 1]
-                examined += last - first
-                for j in range(first, last):
+            while True:
+                if j == last:  # the next vertex
+                    if i == hi:
+                        break
+                    u = batch[i]
+                    i += 1
+                    du = decode(codec, words[u])
+                    if bin_of(du, scale) < cur:
+                        continue  # improved into an earlier bin after it was queued, and settled there
+                    j, last = indptr[u], indptr[u + 1]
+                    examined += last - j
+                while j < last:
                     candidate = du + weights[j]
                     if candidate > cutoff:
+                        j += 1
                         continue
                     v = indices[j]
                     old = words[v]
@@ -264,23 +336,30 @@ def _fused_worker(
                         # candidate past it lands here, not below.
                         if overflows(codec, candidate, old):
                             shared[OVERFLOW_SLOT] = 1
+                        j += 1
                         continue
+                    b = bin_of(candidate, scale)
+                    to = b & (ring - 1) if b - cur < ring else ring
+                    if count[to] == cap[to]:  # room first: leaving after the swap would lose v
+                        moved = _move_row(store, start, cap, count, to, top)
+                        if moved < 0:
+                            full = to
+                            break
+                        top = moved
                     new = encode(codec, candidate, u)
                     while candidate < decode(codec, old):
                         if compare_and_swap(words, v, old, new):
-                            b = bin_of(candidate, scale)
-                            if b - cur < ring:
-                                to = b & (ring - 1)
-                                held += 1
-                            else:
-                                to = ring
+                            if to == ring:
                                 far[0] = min(far[0], b)
-                            if count[to] == cap[to]:
-                                store, top = _grow_row(store, start, cap, count, to, top)
+                            else:
+                                held += 1
                             store[start[to] + count[to]] = v
                             count[to] += 1
                             break
                         old = words[v]
+                    j += 1
+                if full >= 0:
+                    break
         mine = far[0]
         if held:
             for b in range(cur, cur + ring):
@@ -334,13 +413,17 @@ def _fused_worker(
                 held += kept - fits
         it += 1
         barrier(shared, workers, spins)
+    # No thread writes ``words`` after the last barrier: each unpacks its share.
+    if distances.shape[0] == n and atomic_load(shared, OVERFLOW_SLOT) == 0:
+        unpack(codec, words, distances, parents, infinity, first_vertex, end_vertex)
     return it
 
 
 @njit(parallel=True, cache=True)
 def fused_delta_stepping(
-    indptr, indices, weights, words, codec, scale, cutoff, frontier, seeds_count, marks, epoch,
-    shared, stats, ring, fusion_limit, shares, spins, workers,
+    indptr, indices, weights, words, codec, scale, cutoff, frontier, marks, epoch,
+    shared, stats, ring, fusion_limit, shares, spins, workers, fill, seeds, seed_words, distances, parents,
+    infinity,
 ):
     """Delta-stepping with thread-local bins and bucket fusion, all of it in one parallel region.
 
@@ -360,9 +443,11 @@ def fused_delta_stepping(
     No global sort and no per-phase launch: two barriers per iteration.
 
     Bins have width ``1 / scale`` (delta); ``ring`` is a power of two.
-    ``words`` arrive initialised (unreached everywhere, seeds at distance 0)
-    and ``frontier[:seeds_count]`` holds the seeds; ``marks`` (int64, n) must
-    hold values below ``epoch``. ``workers`` is the team to ask for (see
+    The kernel sets ``words`` to ``fill`` (unreached) and ``seed_words`` at
+    ``seeds`` (distance 0) and puts the seeds in ``frontier``; ``marks``
+    (int64, n) must hold values below ``epoch``. With packed words, pass
+    ``distances`` and ``parents`` of length n: the kernel unpacks into them
+    (``infinity`` and -1 where unreached); else pass empty arrays. ``workers`` is the team to ask for (see
     :func:`._atomics.join_team`; pass ``numba.get_num_threads()``). Returns the number
     of iterations; ``shared[OVERFLOW_SLOT]`` is 1 when a packed integer
     distance overflowed (the result is then incomplete).
@@ -370,30 +455,13 @@ def fused_delta_stepping(
     shared[:] = 0
     shared[BIN_SLOT] = 0
     shared[BIN_SLOT + 8] = NO_BIN
-    shared[TAIL_SLOT] = seeds_count
+    shared[TAIL_SLOT] = seeds.shape[0]
+    for k in range(seeds.shape[0]):
+        frontier[k] = seeds[k]
     iterations = np.zeros(workers, dtype=np.int64)
     for t in prange(workers):
         iterations[t] = _fused_worker(
             t, indptr, indices, weights, words, codec, scale, cutoff, frontier, marks, epoch, shared, stats,
-            ring, fusion_limit, shares, spins, workers,
+            ring, fusion_limit, shares, spins, workers, fill, seeds, seed_words, distances, parents, infinity,
         )
     return iterations.max()
-
-
-@njit(parallel=True, cache=True)
-def fill_words(words, value):
-    for v in prange(words.shape[0]):
-        words[v] = value
-
-
-@njit(parallel=True, cache=True)
-def unpack_words(words, codec, distances, parents, infinity):
-    """Split packed words into distances (``infinity`` where unreached) and parents (-1)."""
-    for v in prange(words.shape[0]):
-        word = words[v]
-        if (word & _LOW32) == _LOW32:  # no parent: unreached (ids stay below 2**32 - 1)
-            distances[v] = infinity
-            parents[v] = -1
-        else:
-            distances[v] = decode(codec, word)
-            parents[v] = np.int64(word & _LOW32)

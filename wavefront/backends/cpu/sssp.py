@@ -148,19 +148,27 @@ def _fused_workers(graph, threads, tuning) -> int:
 def _fused_search(graph, weights, in_weights, seeds, codec, packed, delta, cutoff, tuning, work, workers):
     """One run of the fused kernel: (distances, parents, trace), or None after a packed overflow."""
     n = graph.n
+    # The kernel fills the words (unreached), writes the seeds (distance 0:
+    # integer 0 and float32 +0.0 both have all-zero bits; a packed seed is
+    # its own parent) and, when packed, unpacks them into the result.
     if packed:
         words = work.words
-        fused.fill_words(words, _infinity_word(codec))
+        fill = _infinity_word(codec)
+        seed_words = seeds.astype(np.uint64)
         dist_dtype = np.float32 if isinstance(codec, np.float32) else np.int64
         infinity = np.float32(np.inf) if dist_dtype is np.float32 else np.iinfo(np.int64).max
+        public_dtype = np.float32 if dist_dtype is np.float32 else np.float64
+        distances = np.empty(n, dtype=public_dtype)
+        parents = np.empty(n, dtype=np.int64)
     else:
-        words, infinity = _fresh_distances(n, weights.dtype if codec.dtype.kind == "f" else np.int64)
-        dist_dtype = words.dtype
-    # A seed is at distance 0 (integer 0 and float32 +0.0 both have all-zero
-    # bits) and is its own parent.
-    words[seeds] = seeds.astype(words.dtype) if packed else 0
+        dist_dtype = weights.dtype if codec.dtype.kind == "f" else np.dtype(np.int64)
+        words = np.empty(n, dtype=dist_dtype)
+        fill = _fresh_distances(0, dist_dtype)[1]
+        infinity = fill
+        seed_words = np.zeros(seeds.size, dtype=dist_dtype)
+        public_dtype = np.float64
+        distances, parents = np.empty(0, dtype=public_dtype), np.empty(0, dtype=np.int64)
     limit = _cutoff(cutoff, np.dtype(dist_dtype), infinity)
-    work.frontier[: seeds.size] = seeds
     # Clear only what the last search wrote: a full clear costs tens of
     # microseconds, as much as a whole search on a small graph.
     work.stats[: work.dirty_rows * fused.STAT_COLUMNS] = 0
@@ -169,10 +177,10 @@ def _fused_search(graph, weights, in_weights, seeds, codec, packed, delta, cutof
     start_stamp = read_cycles()
     start = time.perf_counter()
     iterations = int(fused.fused_delta_stepping(
-        graph.indptr, graph.indices, weights, words, codec, 1.0 / delta, limit, work.frontier, seeds.size,
+        graph.indptr, graph.indices, weights, words, codec, 1.0 / delta, limit, work.frontier,
         work.marks, work.epoch, work.shared, work.stats, ring, tuning.fusion_limit,
         tuning.skewed_frontier_shares if tuning.skewed(graph) else tuning.road_frontier_shares,
-        tuning.spins, workers,
+        tuning.spins, workers, fill, seeds, seed_words, distances, parents, public_dtype(np.inf),
     ))
     seconds = time.perf_counter() - start
     team = int(work.shared[TEAM_SIZE])  # the threads that joined (see _atomics.join_team)
@@ -180,12 +188,7 @@ def _fused_search(graph, weights, in_weights, seeds, codec, packed, delta, cutof
     work.dirty_rows = min(iterations, tuning.trace_rows)
     if work.shared[fused.OVERFLOW_SLOT]:
         return None
-    if packed:
-        public_dtype = np.float32 if dist_dtype is np.float32 else np.float64
-        distances = np.empty(n, dtype=public_dtype)
-        parents = np.empty(n, dtype=np.int64)
-        fused.unpack_words(words, codec, distances, parents, public_dtype(np.inf))
-    else:
+    if not packed:
         parents = _tree(graph, words, infinity, seeds, weights, in_weights)
         distances = _public_distances(words, infinity)
     trace = Trace()
