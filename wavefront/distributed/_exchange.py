@@ -6,7 +6,9 @@
 * :class:`Lookup` / :func:`fetch` read owned per-vertex arrays at arbitrary
   vertex ids: the ids go to their owners, the values come back (two
   all-to-all-v calls over the world, each id asked once; a kept
-  :class:`Lookup` repeats only the second).
+  :class:`Lookup` repeats only the second). :class:`EndpointLookup` does the
+  same for a rank's tuple endpoints, chunk by chunk, in 4 bytes per vertex
+  instead of 16 per tuple.
 * :func:`to_bits` / :func:`from_bits` carry weights and distances (float32,
   float64, int32, int64) in those int64 columns as their exact bit patterns,
   so a float crosses ranks unrounded.
@@ -65,34 +67,82 @@ def unpack(buffer: np.ndarray, width: int) -> tuple[np.ndarray, ...]:
     return tuple(rows[:, c] for c in range(width))
 
 
+class _Route:
+    """Asking the owners for the values of sorted unique global ``ids`` (collective)."""
+
+    def __init__(self, world: Transport, part: Partition, unique: np.ndarray):
+        # Sorted ids are grouped by owner already: owners hold consecutive ranges.
+        bounds = np.searchsorted(unique, np.arange(world.size + 1, dtype=np.int64) * part.piece)
+        asked, self.asked_counts = world.alltoallv(unique, np.diff(bounds))
+        self.world = world
+        local = np.int32 if part.piece < 2**31 else np.int64
+        self.local = (asked - world.rank * part.piece).astype(local)
+
+    def answers(self, *owned) -> tuple[np.ndarray, ...]:
+        """``array[unique]`` for each array in ``owned`` (this rank's piece of
+        a per-vertex array, one per rank), in its dtype: one all-to-all-v per
+        array, so nothing wider than the values is sent or held."""
+        return tuple(self.world.alltoallv(np.ascontiguousarray(array[self.local]), self.asked_counts)[0]
+                     for array in owned)
+
+
 class Lookup:
     """Reads of owned per-vertex arrays at a fixed set of global vertex ids.
 
     Routing the ids (sorting, deduplicating, telling each owner which of its
     vertices are wanted) is done once, here; :meth:`values` then costs one
-    all-to-all-v per call, so a validator that reads the same tuple endpoints
-    for every search keeps the plan. Collective over ``world``.
+    all-to-all-v per call. Collective over ``world``. It keeps an int64 index
+    per id: for as many ids as vertices (a piece's parents), not for a rank's
+    tuple endpoints (:class:`EndpointLookup`).
     """
 
     def __init__(self, world: Transport, part: Partition, ids: np.ndarray):
         unique, inverse = np.unique(np.asarray(ids, dtype=np.int64), return_inverse=True)
-        # Sorted ids are grouped by owner already: owners hold consecutive ranges.
-        bounds = np.searchsorted(unique, np.arange(world.size + 1, dtype=np.int64) * part.piece)
-        asked, self.asked_counts = world.alltoallv(unique, np.diff(bounds))
-        self.world = world
-        self.local = asked - world.rank * part.piece
+        self.route = _Route(world, part, unique)
         self.inverse = inverse.reshape(-1)
 
     def values(self, *owned) -> tuple[np.ndarray, ...]:
         """``array[ids]`` for each array in ``owned`` (this rank's piece of a
-        per-vertex array, one per rank), as int64."""
-        width = len(owned)
-        answers = np.empty((self.local.shape[0], width), dtype=np.int64)
-        for c, array in enumerate(owned):
-            answers[:, c] = array[self.local]
-        got, _ = self.world.alltoallv(answers.reshape(-1), self.asked_counts * width)
-        got = got.reshape(-1, width)
-        return tuple(got[self.inverse, c] for c in range(width))
+        per-vertex array, one per rank), in its dtype."""
+        return tuple(got[self.inverse] for got in self.route.answers(*owned))
+
+
+class EndpointLookup:
+    """Reads of owned per-vertex arrays at a rank's tuple endpoints, which
+    outnumber the vertices (16 per vertex on average, both ends).
+
+    The ids come in arrays read ``chunk`` at a time; the reads go the same
+    way: :meth:`values` fetches each distinct endpoint's values once (one
+    all-to-all-v), :meth:`index` maps a chunk of ids to their places in those
+    arrays. The map is a position per vertex (``n_pad`` int32, 4 bytes a
+    vertex) where :class:`Lookup` would keep an int64 per id (16 bytes a
+    tuple). In a world of one the owned arrays are the graph's, read at the
+    ids themselves: nothing is routed or kept. Collective over ``world``.
+    """
+
+    def __init__(self, world: Transport, part: Partition, *ids, chunk: int):
+        self.route = self.position = None
+        if world.size == 1:
+            return
+        seen = np.zeros(part.n_pad, dtype=bool)
+        for array in ids:
+            for lo in range(0, array.shape[0], chunk):
+                seen[array[lo : lo + chunk]] = True
+        unique = np.flatnonzero(seen)
+        position = np.cumsum(seen, dtype=np.int32 if unique.shape[0] < 2**31 else np.int64)
+        del seen
+        position -= 1
+        self.position = position
+        self.route = _Route(world, part, unique)
+
+    def values(self, *owned) -> tuple[np.ndarray, ...]:
+        """Each array of ``owned`` (this rank's piece of a per-vertex array)
+        at the distinct endpoints, in its dtype: read with :meth:`index`."""
+        return owned if self.route is None else self.route.answers(*owned)
+
+    def index(self, ids: np.ndarray) -> np.ndarray:
+        """Where the values of ``ids`` (a chunk of endpoints) are in :meth:`values`' arrays."""
+        return ids if self.position is None else self.position[ids]
 
 
 def fetch(world: Transport, part: Partition, ids: np.ndarray, *owned) -> tuple[np.ndarray, ...]:

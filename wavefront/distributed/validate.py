@@ -22,6 +22,13 @@ rank raises the same :class:`~wavefront.errors.ValidationError`.
    vertex to its parent, sent to the vertex's owner, which checks
    ``tree-edge-missing``; then ``edge-count``.
 
+The tuples are read ``graph.chunk`` at a time (every rank runs as many
+rounds; a rule's witness is the first tuple of the first chunk that breaks
+it), so what a validation allocates does not grow with the graph; each
+distinct endpoint's values are fetched once per search
+(:class:`._exchange.EndpointLookup`, routed on the first validation; in a
+world of one the owned arrays are read directly).
+
 :func:`validate_sssp` follows the single-process SSSP validator's order:
 the tree rules on the owned pieces (``parent-unreached`` with each parent
 fetched), ``root-distance``, ``distance-reached``, ``distance-unreached``,
@@ -131,38 +138,37 @@ def validate_bfs(graph, result, nedge: int | None = None) -> ValidationSummary:
         )
     _raise_first(world, found, ("parent-unreached", "level-root", "level-reached", "tree-level"))
 
-    # 3. This rank's tuples.
-    src, dst = graph.src, graph.dst
-    endpoints = graph.derived.get(_ENDPOINTS_KEY)
-    if endpoints is None:  # the same tuples for every search: route their endpoints once
-        endpoints = graph.derived[_ENDPOINTS_KEY] = _exchange.Lookup(world, part, np.concatenate((src, dst)))
-    endpoint_parent, endpoint_level = endpoints.values(parents, levels)
-    k = src.shape[0]
-    ps, pd = endpoint_parent[:k], endpoint_parent[k:]
-    ds, dd = endpoint_level[:k], endpoint_level[k:]
-    proper = src != dst
-    inside = proper & (ds >= 0) & (dd >= 0)
-    found = {}
+    # 3. This rank's tuples, a chunk at a time.
+    look = _endpoints(graph)
+    at_parent, at_level = look.values(parents, levels)
     offset = graph.tuple_offset
-    e = _first(proper & ((ds >= 0) != (dd >= 0)))
-    if e is not None:
-        found["edge-reached-unreached"] = (
-            offset + e,
-            (f"input edge {offset + e} ({int(src[e])}, {int(dst[e])}) joins a reached and an unreached vertex: "
-             f"parent[{int(src[e])}] = {int(ps[e])}, parent[{int(dst[e])}] = {int(pd[e])}"),
-        )
-    e = _first(inside & (np.abs(ds - dd) > 1))
-    if e is not None:
-        found["edge-level"] = (
-            offset + e,
-            (f"input edge {offset + e} ({int(src[e])}, {int(dst[e])}) joins levels {int(ds[e])} and "
-             f"{int(dd[e])}, which differ by more than 1"),
-        )
-    children = np.concatenate((src[inside & (ps == dst)], dst[inside & (pd == src)]))
-    marks, counts = _exchange.pack(part.owner(children), world.size, children)
-    marked, _ = world.alltoallv(marks, counts)
     adjacent = np.zeros(parents.shape[0], dtype=bool)
-    adjacent[marked - first] = True
+    inside_count = 0
+    found = {}
+    for lo, hi in _tuple_chunks(graph):
+        src, dst = graph.src[lo:hi], graph.dst[lo:hi]
+        at_src, at_dst = look.index(src), look.index(dst)
+        ps, pd = at_parent[at_src], at_parent[at_dst]
+        ds, dd = at_level[at_src], at_level[at_dst]
+        del at_src, at_dst
+        proper = src != dst
+        inside = proper & (ds >= 0) & (dd >= 0)
+        e = _first(proper & ((ds >= 0) != (dd >= 0)))
+        if e is not None and "edge-reached-unreached" not in found:
+            found["edge-reached-unreached"] = (
+                offset + lo + e,
+                (f"input edge {offset + lo + e} ({int(src[e])}, {int(dst[e])}) joins a reached and an unreached "
+                 f"vertex: parent[{int(src[e])}] = {int(ps[e])}, parent[{int(dst[e])}] = {int(pd[e])}"),
+            )
+        e = _first(inside & (np.abs(ds - dd) > 1))
+        if e is not None and "edge-level" not in found:
+            found["edge-level"] = (
+                offset + lo + e,
+                (f"input edge {offset + lo + e} ({int(src[e])}, {int(dst[e])}) joins levels {int(ds[e])} and "
+                 f"{int(dd[e])}, which differ by more than 1"),
+            )
+        _mark(world, part, first, np.concatenate((src[inside & (ps == dst)], dst[inside & (pd == src)])), adjacent)
+        inside_count += int(np.count_nonzero(inside))
     if first <= root < first + parents.shape[0]:
         adjacent[root - first] = True
     v = _first(reached & ~adjacent)
@@ -172,9 +178,7 @@ def validate_bfs(graph, result, nedge: int | None = None) -> ValidationSummary:
         )
     _raise_first(world, found, PRIORITY)
 
-    totals = world.allreduce(
-        np.array([int(np.count_nonzero(inside)), int(reached.sum())], dtype=np.int64)
-    )
+    totals = world.allreduce(np.array([inside_count, int(reached.sum())], dtype=np.int64))
     check_edge_count(int(totals[0]), nedge)
     return ValidationSummary(
         kernel="bfs", root=root, reached=int(totals[1]), nedge=int(totals[0]),
@@ -268,44 +272,46 @@ def validate_sssp(graph, result, nedge: int | None = None) -> ValidationSummary:
     # The tuples, exactly in the distance dtype (integer sums come back float64).
     dtype = distances.dtype if distances.dtype.kind == "f" else np.dtype(np.float64)
     gathered = np.where(reached, distances, distances.dtype.type(0)).astype(dtype, copy=False)
-    src, dst = graph.src, graph.dst
-    endpoints = graph.derived.get(_ENDPOINTS_KEY)
-    if endpoints is None:
-        endpoints = graph.derived[_ENDPOINTS_KEY] = _exchange.Lookup(world, part, np.concatenate((src, dst)))
-    endpoint_parent, endpoint_bits = endpoints.values(parents, _exchange.to_bits(gathered))
-    endpoint_distance = _exchange.from_bits(endpoint_bits, dtype)
-    k = src.shape[0]
-    ps, pd = endpoint_parent[:k], endpoint_parent[k:]
-    ds, dd = endpoint_distance[:k], endpoint_distance[k:]
-    w = (dtype.type(1) if graph.input_weights is None
-         else graph.input_weights.astype(dtype, copy=False))
-    proper = src != dst
-    rs, rd = ps >= 0, pd >= 0
-    inside = proper & rs & rd
-    via_s, via_d = ds + w, dd + w  # path lengths through the tuple, rounded as a search rounds them
+    look = _endpoints(graph)
+    at_parent, at_distance = look.values(parents, gathered)
     offset = graph.tuple_offset
+    adjacent = np.zeros(parents.shape[0], dtype=bool)
+    confirmed = np.zeros(parents.shape[0], dtype=bool)
+    inside_count = 0
     found = {}
-    e = _first(proper & (rs != rd))
-    if e is not None:
-        found["edge-reached-unreached"] = (
-            offset + e,
-            (f"input edge {offset + e} ({int(src[e])}, {int(dst[e])}) joins a reached and an unreached vertex: "
-             f"parent[{int(src[e])}] = {int(ps[e])}, parent[{int(dst[e])}] = {int(pd[e])}"),
-        )
-    e = _first(inside & ((dd > via_s) | (ds > via_d)))
-    if e is not None:
-        we = 1.0 if graph.input_weights is None else float(graph.input_weights[e])
-        found["edge-relaxed"] = (
-            offset + e,
-            (f"input edge {offset + e} ({int(src[e])}, {int(dst[e])}) of weight {we!r} is not relaxed: "
-             f"d[{int(src[e])}] = {float(ds[e])!r}, d[{int(dst[e])}] = {float(dd[e])!r}, so one distance "
-             "exceeds the other plus the weight"),
-        )
-    s_child, d_child = inside & (ps == dst), inside & (pd == src)
-    children = np.concatenate((src[s_child], dst[d_child]))
-    exact = np.concatenate((src[s_child & (ds == via_d)], dst[d_child & (dd == via_s)]))
-    adjacent = _marks(world, part, first, parents.shape[0], children)
-    confirmed = _marks(world, part, first, parents.shape[0], exact)
+    for lo, hi in _tuple_chunks(graph):
+        src, dst = graph.src[lo:hi], graph.dst[lo:hi]
+        at_src, at_dst = look.index(src), look.index(dst)
+        ps, pd = at_parent[at_src], at_parent[at_dst]
+        ds, dd = at_distance[at_src], at_distance[at_dst]
+        del at_src, at_dst
+        w = (dtype.type(1) if graph.input_weights is None
+             else graph.input_weights[lo:hi].astype(dtype, copy=False))
+        proper = src != dst
+        rs, rd = ps >= 0, pd >= 0
+        inside = proper & rs & rd
+        via_s, via_d = ds + w, dd + w  # path lengths through the tuple, rounded as a search rounds them
+        e = _first(proper & (rs != rd))
+        if e is not None and "edge-reached-unreached" not in found:
+            found["edge-reached-unreached"] = (
+                offset + lo + e,
+                (f"input edge {offset + lo + e} ({int(src[e])}, {int(dst[e])}) joins a reached and an unreached "
+                 f"vertex: parent[{int(src[e])}] = {int(ps[e])}, parent[{int(dst[e])}] = {int(pd[e])}"),
+            )
+        e = _first(inside & ((dd > via_s) | (ds > via_d)))
+        if e is not None and "edge-relaxed" not in found:
+            we = 1.0 if graph.input_weights is None else float(graph.input_weights[lo + e])
+            found["edge-relaxed"] = (
+                offset + lo + e,
+                (f"input edge {offset + lo + e} ({int(src[e])}, {int(dst[e])}) of weight {we!r} is not relaxed: "
+                 f"d[{int(src[e])}] = {float(ds[e])!r}, d[{int(dst[e])}] = {float(dd[e])!r}, so one distance "
+                 "exceeds the other plus the weight"),
+            )
+        s_child, d_child = inside & (ps == dst), inside & (pd == src)
+        _mark(world, part, first, np.concatenate((src[s_child], dst[d_child])), adjacent)
+        _mark(world, part, first, np.concatenate((src[s_child & (ds == via_d)], dst[d_child & (dd == via_s)])),
+              confirmed)
+        inside_count += int(np.count_nonzero(inside))
     if first <= root < first + parents.shape[0]:
         adjacent[root - first] = confirmed[root - first] = True
     v = _first(reached & ~adjacent)
@@ -323,7 +329,7 @@ def validate_sssp(graph, result, nedge: int | None = None) -> ValidationSummary:
     _raise_first(world, found, SSSP_PRIORITY)
 
     finite = gathered[reached]
-    totals = world.allreduce(np.array([int(np.count_nonzero(inside)), int(reached.sum())], dtype=np.int64))
+    totals = world.allreduce(np.array([inside_count, int(reached.sum())], dtype=np.int64))
     highest = world.allreduce(np.array([float(finite.max()) if finite.size else 0.0,
                                         float(depth.max()) if depth.size else 0.0]), "max")
     check_edge_count(int(totals[0]), nedge)
@@ -333,10 +339,30 @@ def validate_sssp(graph, result, nedge: int | None = None) -> ValidationSummary:
     )
 
 
-def _marks(world, part, first, length, vertices) -> np.ndarray:
-    """A mask of this rank's piece: the ``vertices`` any rank sent to their owners."""
-    marks, counts = _exchange.pack(part.owner(vertices), world.size, vertices)
-    marked, _ = world.alltoallv(marks, counts)
-    out = np.zeros(length, dtype=bool)
-    out[marked - first] = True
-    return out
+def _mark(world, part, first, vertices, marks) -> None:
+    """Set in ``marks`` (this rank's piece) the ``vertices`` any rank sent to
+    their owners (collective)."""
+    packed, counts = _exchange.pack(part.owner(vertices), world.size, vertices)
+    marked, _ = world.alltoallv(packed, counts)
+    marks[marked - first] = True
+
+
+def _endpoints(graph) -> _exchange.EndpointLookup:
+    """The routes to this rank's tuple endpoints' owners, made on the first
+    validation (the same tuples for every search; collective)."""
+    look = graph.derived.get(_ENDPOINTS_KEY)
+    if look is None:
+        look = graph.derived[_ENDPOINTS_KEY] = _exchange.EndpointLookup(
+            graph.world, graph.part, graph.src, graph.dst, chunk=graph.chunk
+        )
+    return look
+
+
+def _tuple_chunks(graph):
+    """``(lo, hi)``: this rank's tuples ``graph.chunk`` at a time, as many
+    rounds on every rank (each round is collective), empty once a rank's run out."""
+    count, chunk = graph.src.shape[0], graph.chunk
+    rounds = int(graph.world.allreduce(np.array([-(-count // chunk)], dtype=np.int64), "max")[0])
+    for r in range(rounds):
+        lo = min(r * chunk, count)
+        yield lo, min(lo + chunk, count)

@@ -69,18 +69,36 @@ def check_host_memory(scale: int, edgefactor: int, available: int | None = None)
         )
 
 
-# The distributed run (wavefront.distributed), per rank: each rank holds its
-# slice of the tuples, then the exchanged arcs and its block; measured peak
-# RSS with mpirun P = 1 on the CPU (BFS and SSSP, 4 roots): SCALE 16 419 MB,
-# 18 891 MB, 19 1551 MB, i.e. about 257 MB plus 154 bytes per tuple held.
-DISTRIBUTED_BYTES_PER_EDGE = 160
+# The distributed run (wavefront.distributed), per rank: its slice of the
+# tuples (kept for validation, uint32 ids and float32 weights: 12 bytes), the
+# arcs it receives (12 bytes each, two per tuple) while its block's CSR is
+# built, the block, then the searches' and validators' per-vertex arrays,
+# which span its row and column blocks (n/R + n/C vertices), not its piece.
+# Fitted to peak RSS measured with BFS and SSSP (4 roots) on the CPU at
+# SCALE 16-20 and, to part tuples from vertices, SCALE 19 with edgefactor 32
+# (docs/decisions/distributed.md): one rank 33 bytes a tuple (it builds from
+# the tuples themselves, no arcs), P = 2 and 4 ranks 47 bytes a tuple of
+# their slice, and 106-112 bytes a vertex of the row and column blocks. The
+# constants round those up; P > 1 takes 56, which keeps the growth from SCALE
+# 17 to 19 (80 bytes a tuple with the vertices, their arrays not yet
+# amortized) under the estimate's (tests/test_host_memory.py).
+DISTRIBUTED_BYTES_PER_TUPLE_ONE_RANK = 36
+DISTRIBUTED_BYTES_PER_TUPLE = 56
+DISTRIBUTED_BYTES_PER_BLOCK_VERTEX = 116
 
 
 def distributed_peak_bytes(scale: int, edgefactor: int, ranks: int) -> int:
-    """Estimated peak resident bytes of one rank of a distributed Graph500 run over ``ranks`` ranks."""
+    """Estimated peak resident bytes of one rank of a distributed Graph500 run
+    over ``ranks`` ranks (on their most square grid)."""
+    from ..distributed.grid import grid_shape
+
+    ranks = max(int(ranks), 1)
+    rows, cols = grid_shape(ranks)
     n = 1 << scale
-    per_rank = (DISTRIBUTED_BYTES_PER_EDGE * edgefactor * n + BYTES_PER_VERTEX * n) // max(ranks, 1)
-    return int(MARGIN * (BASE_BYTES + per_rank))
+    per_tuple = DISTRIBUTED_BYTES_PER_TUPLE_ONE_RANK if ranks == 1 else DISTRIBUTED_BYTES_PER_TUPLE
+    tuples = edgefactor * n // ranks
+    block_vertices = -(-n // rows) + -(-n // cols)
+    return int(MARGIN * (BASE_BYTES + per_tuple * tuples + DISTRIBUTED_BYTES_PER_BLOCK_VERTEX * block_vertices))
 
 
 def check_distributed_host_memory(scale: int, edgefactor: int, ranks: int, ranks_here: int,
