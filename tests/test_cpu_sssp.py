@@ -19,6 +19,8 @@ VARIANTS = [
     # Two bins per thread: most improved heads go to the overflow row.
     ("delta-stepping", {"delta": 0.05, "tuning": CPUSSSPTuning(ring=2)}),
     ("delta-stepping", {"delta": 0.3, "tuning": CPUSSSPTuning(fusion_limit=0)}),  # no bucket fusion
+    ("delta-stepping", {"tuning": CPUSSSPTuning(prefetch_ahead=0)}),  # no prefetch
+    ("delta-stepping", {"delta": 0.3, "tuning": CPUSSSPTuning(prefetch_ahead=1)}),  # the next vertex, both halves
     ("auto", {}),
 ]
 
@@ -250,6 +252,22 @@ def test_bins_grow_past_their_first_size():
         assert_valid_sssp(graph, 0, cpu_sssp.delta_stepping(graph, 0, **options), oracle(graph, 0))
 
 
+@pytest.mark.parametrize("dtype", [np.int32, np.float32])
+def test_consecutive_searches_reuse_the_words(dtype):
+    """A search leaves its packed words filled for the next one (the fill is
+    skipped then); one that overflowed, or ran with another fill, does not."""
+    rng = np.random.default_rng(9)
+    n, m = 5000, 20_000
+    graph = wf.Graph.from_edges(rng.integers(0, n, m), rng.integers(0, n, m),
+                                weights=rng.integers(1, 100, m).astype(dtype), n=n)
+    for source, cutoff in ((0, None), (17, 150.0), (4999, None), (17, None), (0, 1.0)):
+        expected = oracle(graph, source, limit=np.inf if cutoff is None else cutoff + 1e-9)
+        result = cpu_sssp.delta_stepping(graph, source, cutoff=cutoff)
+        assert_valid_sssp(graph, source, result, expected)
+    work = graph.derived[cpu_sssp._SSSP_WORKSPACE_KEY]
+    assert work.words_fill is not None and (work.words == work.words_fill).all()
+
+
 @pytest.mark.parametrize("capacity", [1, 3, 17])
 def test_fused_kernel_keeps_what_does_not_fit_the_shared_frontier(capacity):
     """Vertices that do not fit the shared frontier stay in their thread's
@@ -268,7 +286,8 @@ def test_fused_kernel_keeps_what_does_not_fit_the_shared_frontier(capacity):
     steps.fused_delta_stepping(
         graph.indptr, graph.indices, graph.weights, words, np.uint32(0), 1 / 40.0, np.iinfo(np.int64).max,
         frontier, np.zeros(n, np.int64), 1, shared, stats, 4, 1000, 1, 100, 1,
-        np.uint64(0xFFFFFFFFFFFFFFFF), np.array([0]), np.array([0], np.uint64), distances, parents, np.inf,
+        np.uint64(0xFFFFFFFFFFFFFFFF), True, np.array([0]), np.array([0], np.uint64), distances, parents,
+        np.inf, 8,
     )
     np.testing.assert_array_equal(distances, oracle(graph, 0))
     assert parents[0] == 0 and ((parents >= 0) == np.isfinite(distances)).all()
@@ -279,6 +298,8 @@ def test_tuning_rejects_bad_values():
         CPUSSSPTuning(ring=3)
     with pytest.raises(ValueError, match="fusion_limit"):
         CPUSSSPTuning(fusion_limit=-1)
+    with pytest.raises(ValueError, match="prefetch_ahead"):
+        CPUSSSPTuning(prefetch_ahead=-1)
     with pytest.raises(ValueError, match="road_delta"):
         CPUSSSPTuning(road_delta=0)
     with pytest.raises(ValueError, match="road_delta_range"):
@@ -309,8 +330,8 @@ def test_fused_kernel_forms_its_team_from_the_threads_that_run():
         iterations = steps.fused_delta_stepping(
             graph.indptr, graph.indices, graph.weights, words, np.uint32(0), 1 / 30.0, np.iinfo(np.int64).max,
             frontier, np.zeros(n, np.int64), 1, shared, np.zeros(64 * steps.STAT_COLUMNS, np.int64),
-            4, 1000, 1, 50, 3, np.uint64(0xFFFFFFFFFFFFFFFF), np.array([0]), np.array([0], np.uint64), got,
-            parents, np.inf,
+            4, 1000, 1, 50, 3, np.uint64(0xFFFFFFFFFFFFFFFF), True, np.array([0]), np.array([0], np.uint64), got,
+            parents, np.inf, 8,
         )
     finally:
         numba.set_num_threads(previous)

@@ -26,6 +26,7 @@ from ._atomics import (
     join_team,
 )
 from ._clock import cycles
+from ._prefetch import prefetch
 from ._sssp_steps import BLOCK
 
 # Distances live in ``words``, read and written through a codec chosen by
@@ -70,9 +71,11 @@ def overflows(codec, distance, old):
     """Whether ``distance`` would improve the word ``old`` but cannot be stored (numba only)."""
 
 
-def unpack(codec, words, distances, parents, infinity, lo, hi):
-    """Split packed ``words[lo:hi]`` into distances (``infinity`` where
-    unreached) and parents (-1); nothing for unpacked codecs (numba only)."""
+def unpack(codec, words, distances, parents, infinity, fill):
+    """Split packed ``words`` into distances (``infinity`` where
+    unreached) and parents (-1), and set them back to ``fill`` for the next
+    search (a line just read costs little more to write, where a separate
+    fill pass would read it again); nothing for unpacked codecs (numba only)."""
 
 
 def _packed_int(codec):
@@ -111,19 +114,23 @@ def _overflows(codec, distance, old):
 
 
 @overload(unpack, jit_options={"cache": True})
-def _unpack(codec, words, distances, parents, infinity, lo, hi):
+def _unpack(codec, words, distances, parents, infinity, fill):
     if not (_packed_int(codec) or _packed_float32(codec)):
-        return lambda codec, words, distances, parents, infinity, lo, hi: None
+        return lambda codec, words, distances, parents, infinity, fill: None
 
-    def split(codec, words, distances, parents, infinity, lo, hi):
-        for v in range(lo, hi):
+    def split(codec, words, distances, parents, infinity, fill):
+        # Over whole arrays (the caller slices): from 0, the indices are
+        # provably non-negative and the loop needs no wraparound selects.
+        for v in range(words.shape[0]):
             word = words[v]
-            if (word & _LOW32) == _LOW32:  # no parent: unreached (ids stay below 2**32 - 1)
-                distances[v] = infinity
-                parents[v] = -1
-            else:
-                distances[v] = decode(codec, word)
-                parents[v] = np.int64(word & _LOW32)
+            words[v] = fill
+            # Selects, not branches (2.4x faster: reached and unreached
+            # vertices interleave unpredictably). No parent means unreached:
+            # ids stay below 2**32 - 1.
+            parent = word & _LOW32
+            reached = parent != _LOW32
+            distances[v] = decode(codec, word) if reached else infinity
+            parents[v] = np.int64(parent) if reached else np.int64(-1)
 
     return split
 
@@ -226,7 +233,8 @@ def _refill_from_far(store, start, cap, count, top, far, ring, words, codec, sca
 @njit(cache=True)
 def _fused_worker(
     t, indptr, indices, weights, words, codec, scale, cutoff, frontier, marks, epoch, shared, stats,
-    ring, fusion_limit, shares, spins, workers, fill, seeds, seed_words, distances, parents, infinity,
+    ring, fusion_limit, shares, spins, workers, fill, fill_first, seeds, seed_words, distances, parents,
+    infinity, ahead,
 ):
     """One thread's part of :func:`fused_delta_stepping` (its bins are this function's locals);
     returns its iterations (0 for a thread that came too late to join).
@@ -238,17 +246,19 @@ def _fused_worker(
     thread's copy of the current bin, and calls out with arrays only to grow
     a row (each call costs numba two atomic reference counts).
 
-    Before the search the thread fills its share of ``words`` (and writes
-    the seeds that fall in it), after it unpacks that share: one parallel
-    region per search, where three cost two more launches.
+    Before the search the thread fills its share of ``words`` (unless they
+    hold ``fill`` already) and writes the seeds that fall in it; after, it
+    unpacks that share: one parallel region per search, where three cost
+    two more launches.
     """
     t, workers = join_team(shared, workers, spins)
     if t >= workers:
         return 0
     n = words.shape[0]
     first_vertex, end_vertex = n * t // workers, n * (t + 1) // workers
-    for v in range(first_vertex, end_vertex):
-        words[v] = fill
+    share = slice(first_vertex, end_vertex)
+    if fill_first:
+        words[share] = fill
     for k in range(seeds.shape[0]):
         if first_vertex <= seeds[k] < end_vertex:
             words[seeds[k]] = seed_words[k]
@@ -263,6 +273,10 @@ def _fused_worker(
     held = 0  # vertices in the ring rows (not the overflow row): the vote scans only when some are
     work = np.empty(max(fusion_limit, 1), dtype=frontier.dtype)
     far = np.full(1, NO_BIN, dtype=np.int64)  # lowest bin in the overflow row
+    if ahead <= 0:  # no prefetch: never ahead of any batch
+        ahead = half_ahead = capacity + work.shape[0]
+    else:
+        half_ahead = max(ahead // 2, 1)
     it = 0
     while True:
         p = it & 1
@@ -317,6 +331,18 @@ def _fused_worker(
                 if j == last:  # the next vertex
                     if i == hi:
                         break
+                    # Each vertex is a chain of cache misses (its word and row
+                    # offsets, then its arcs, then their heads' words); the
+                    # batch is known ahead, so start the first two links early.
+                    if i + ahead < hi:
+                        coming = batch[i + ahead]
+                        prefetch(indptr, coming)
+                        prefetch(words, coming)
+                    if i + half_ahead < hi:
+                        coming = batch[i + half_ahead]
+                        arc = indptr[coming]
+                        prefetch(indices, arc)
+                        prefetch(weights, arc)
                     u = batch[i]
                     i += 1
                     du = decode(codec, words[u])
@@ -415,15 +441,15 @@ def _fused_worker(
         barrier(shared, workers, spins)
     # No thread writes ``words`` after the last barrier: each unpacks its share.
     if distances.shape[0] == n and atomic_load(shared, OVERFLOW_SLOT) == 0:
-        unpack(codec, words, distances, parents, infinity, first_vertex, end_vertex)
+        unpack(codec, words[share], distances[share], parents[share], infinity, fill)
     return it
 
 
 @njit(parallel=True, cache=True)
 def fused_delta_stepping(
     indptr, indices, weights, words, codec, scale, cutoff, frontier, marks, epoch,
-    shared, stats, ring, fusion_limit, shares, spins, workers, fill, seeds, seed_words, distances, parents,
-    infinity,
+    shared, stats, ring, fusion_limit, shares, spins, workers, fill, fill_first, seeds, seed_words, distances,
+    parents, infinity, ahead,
 ):
     """Delta-stepping with thread-local bins and bucket fusion, all of it in one parallel region.
 
@@ -443,11 +469,15 @@ def fused_delta_stepping(
     No global sort and no per-phase launch: two barriers per iteration.
 
     Bins have width ``1 / scale`` (delta); ``ring`` is a power of two.
-    The kernel sets ``words`` to ``fill`` (unreached) and ``seed_words`` at
+    The kernel sets ``words`` to ``fill`` (unreached; skipped when
+    ``fill_first`` is false: they hold it already) and ``seed_words`` at
     ``seeds`` (distance 0) and puts the seeds in ``frontier``; ``marks``
     (int64, n) must hold values below ``epoch``. With packed words, pass
     ``distances`` and ``parents`` of length n: the kernel unpacks into them
-    (``infinity`` and -1 where unreached); else pass empty arrays. ``workers`` is the team to ask for (see
+    (``infinity`` and -1 where unreached) and leaves ``words`` at ``fill``
+    again, unless a packed distance overflowed; else pass empty arrays. The relax
+    loop prefetches the CSR row offsets and word of the vertex ``ahead``
+    entries on in its batch, and the arcs of the one half as far (0: none). ``workers`` is the team to ask for (see
     :func:`._atomics.join_team`; pass ``numba.get_num_threads()``). Returns the number
     of iterations; ``shared[OVERFLOW_SLOT]`` is 1 when a packed integer
     distance overflowed (the result is then incomplete).
@@ -462,6 +492,7 @@ def fused_delta_stepping(
     for t in prange(workers):
         iterations[t] = _fused_worker(
             t, indptr, indices, weights, words, codec, scale, cutoff, frontier, marks, epoch, shared, stats,
-            ring, fusion_limit, shares, spins, workers, fill, seeds, seed_words, distances, parents, infinity,
+            ring, fusion_limit, shares, spins, workers, fill, fill_first, seeds, seed_words, distances, parents,
+            infinity, ahead,
         )
     return iterations.max()

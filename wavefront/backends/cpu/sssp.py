@@ -80,6 +80,7 @@ class _FusedWorkspace:
         self.marks = np.zeros(n, dtype=np.int64)
         self.epoch = 1  # marks below this are free
         self.words = np.empty(n, dtype=np.uint64)
+        self.words_fill = None  # the value every word holds between searches (None: unknown)
         self.shared = np.zeros(fused.SHARED_SLOTS, dtype=np.int64)
         self.stats = np.zeros(rows * fused.STAT_COLUMNS, dtype=np.int64)
         self.dirty_rows = 0  # rows of ``stats`` the last search wrote (cleared before the next)
@@ -150,10 +151,13 @@ def _fused_search(graph, weights, in_weights, seeds, codec, packed, delta, cutof
     n = graph.n
     # The kernel fills the words (unreached), writes the seeds (distance 0:
     # integer 0 and float32 +0.0 both have all-zero bits; a packed seed is
-    # its own parent) and, when packed, unpacks them into the result.
+    # its own parent) and, when packed, unpacks them into the result and
+    # leaves them filled for the next search (skipping the fill then).
     if packed:
         words = work.words
         fill = _infinity_word(codec)
+        fill_first = work.words_fill != fill
+        work.words_fill = None  # until the kernel returns
         seed_words = seeds.astype(np.uint64)
         dist_dtype = np.float32 if isinstance(codec, np.float32) else np.int64
         infinity = np.float32(np.inf) if dist_dtype is np.float32 else np.iinfo(np.int64).max
@@ -164,6 +168,7 @@ def _fused_search(graph, weights, in_weights, seeds, codec, packed, delta, cutof
         dist_dtype = weights.dtype if codec.dtype.kind == "f" else np.dtype(np.int64)
         words = np.empty(n, dtype=dist_dtype)
         fill = _fresh_distances(0, dist_dtype)[1]
+        fill_first = True
         infinity = fill
         seed_words = np.zeros(seeds.size, dtype=dist_dtype)
         public_dtype = np.float64
@@ -180,7 +185,8 @@ def _fused_search(graph, weights, in_weights, seeds, codec, packed, delta, cutof
         graph.indptr, graph.indices, weights, words, codec, 1.0 / delta, limit, work.frontier,
         work.marks, work.epoch, work.shared, work.stats, ring, tuning.fusion_limit,
         tuning.skewed_frontier_shares if tuning.skewed(graph) else tuning.road_frontier_shares,
-        tuning.spins, workers, fill, seeds, seed_words, distances, parents, public_dtype(np.inf),
+        tuning.spins, workers, fill, fill_first, seeds, seed_words, distances, parents, public_dtype(np.inf),
+        tuning.prefetch_ahead,
     ))
     seconds = time.perf_counter() - start
     team = int(work.shared[TEAM_SIZE])  # the threads that joined (see _atomics.join_team)
@@ -188,6 +194,8 @@ def _fused_search(graph, weights, in_weights, seeds, codec, packed, delta, cutof
     work.dirty_rows = min(iterations, tuning.trace_rows)
     if work.shared[fused.OVERFLOW_SLOT]:
         return None
+    if packed:
+        work.words_fill = fill
     if not packed:
         parents = _tree(graph, words, infinity, seeds, weights, in_weights)
         distances = _public_distances(words, infinity)

@@ -66,6 +66,10 @@ class CPUSSSPTuning:
       share an overflow row that is re-sorted each time the search gets near,
       which costs that row's length each time: keep it large enough that the
       row stays nearly empty.
+    * ``prefetch_ahead``: the relax loop prefetches the CSR row offsets and
+      distance word of the vertex this many entries ahead in its queue, and
+      the arcs of the one half as far (each vertex is a chain of dependent
+      cache misses); 0 turns it off.
     * ``spins``: barrier polls with the pause hint before a waiter yields its core.
     * ``serial_arcs``: graphs with fewer arcs run the fused kernel on one thread.
     * ``trace_rows``: iterations recorded one per trace row (later ones are
@@ -82,6 +86,7 @@ class CPUSSSPTuning:
     skewed_frontier_shares: int = 4
     fusion_limit: int = 1000
     ring: int = 1024
+    prefetch_ahead: int = 12
     spins: int = 4000
     serial_arcs: int = 1 << 15
     trace_rows: int = 1 << 13
@@ -96,8 +101,8 @@ class CPUSSSPTuning:
         if not 0 < low <= high:
             raise ValueError(f"CPUSSSPTuning.road_delta_range must be (low, high) with 0 < low <= high, "
                              f"got {self.road_delta_range!r}")
-        for name in ("road_frontier_shares", "skewed_frontier_shares", "fusion_limit", "ring", "spins",
-                     "serial_arcs", "trace_rows", "dijkstra_max_arcs"):
+        for name in ("road_frontier_shares", "skewed_frontier_shares", "fusion_limit", "ring", "prefetch_ahead",
+                     "spins", "serial_arcs", "trace_rows", "dijkstra_max_arcs"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
                 raise ValueError(f"CPUSSSPTuning.{name} must be a non-negative integer, got {value!r}")
