@@ -1,0 +1,55 @@
+"""Distributed GPU BFS search times, without validation (run under mpirun, one rank per GPU).
+
+    mpirun -n 2 python benchmarks/distributed_gpu.py --scale 27 --roots 4
+
+Each rank generates its slice, builds its block (the distributed Graph500
+construction) and moves it to its GPU; then one untimed search, and one
+timed search per Graph500 root (``measure_wait`` off, a barrier on each
+side, as the Graph500 driver times them). Rank 0 prints the build time, each
+search's milliseconds, their median and the harmonic-mean GTEPS over
+Graph500's edge count. Validation is left out because the distributed
+validator takes about a minute a search at SCALE 26, longer than a lent
+machine's 10-minute call allows for 64 roots. `wavefront graph500
+--distributed` validates every search.
+"""
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+
+import wavefront.distributed as wd
+from wavefront.distributed import gpu
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--scale", type=int, required=True)
+    parser.add_argument("--roots", type=int, default=4)
+    parser.add_argument("--transport", default="auto", choices=("auto", "nccl", "mpi"))
+    args = parser.parse_args()
+    world, grid = wd.world(), wd.ProcessGrid()
+    start = time.perf_counter()
+    graph = wd.kronecker(args.scale, grid=grid)
+    world.barrier()
+    build = time.perf_counter() - start
+    block = gpu.to_gpu(graph, transport=args.transport)
+    roots = [int(r) for r in wd.choose_roots(graph, args.roots + 1)]
+    gpu.bfs(block, roots[0], measure_wait=False)  # the workspace's first touch
+    rows = []
+    for root in roots[1:]:
+        world.barrier()
+        start = time.perf_counter()
+        result = gpu.bfs(block, root, measure_wait=False)
+        world.barrier()
+        rows.append((time.perf_counter() - start, graph.traversed_edges(result.reached)))
+    if grid.rank == 0:
+        ms = [seconds * 1e3 for seconds, _ in rows]
+        teps = len(rows) / sum(seconds / edges for seconds, edges in rows)
+        print(f"SCALE {args.scale}, P = {grid.size} ({grid.rows}x{grid.cols}), transport {block.transport}: "
+              f"build {build:.1f} s; ms {', '.join(f'{x:.2f}' for x in ms)}; median {statistics.median(ms):.2f} ms; "
+              f"{teps / 1e9:.1f} GTEPS (harmonic mean)")
+
+
+if __name__ == "__main__":
+    main()
