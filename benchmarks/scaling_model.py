@@ -3,6 +3,7 @@
     PYTHONPATH=. python benchmarks/scaling_model.py runs/*.json             # check, fit, project
     PYTHONPATH=. python benchmarks/scaling_model.py --exact runs/*.json     # every byte from the regenerated graph
     PYTHONPATH=. python benchmarks/scaling_model.py --markdown              # the projection alone, as markdown
+    PYTHONPATH=. python benchmarks/scaling_model.py --predict 22:1x2:nccl --roots 4 --no-projection
 
 The JSON files are ``--json`` reports of ``wavefront graph500`` runs on the
 distributed path (``mpirun -n P ...`` or ``--distributed``); their
@@ -22,7 +23,10 @@ bytes of every collective (:mod:`wavefront.distributed._trace`).
    ``out - in = pair_bytes * (sent - received)``, which holds whatever the
    self-addressed share is.
 2. **Times**: per collective call ``t = alpha + bytes / beta``, fitted per
-   platform and P (robust least squares, :func:`fit_alpha_beta`).
+   platform and P by quantile regression (:func:`fit_alpha_beta`: the
+   median, robust to a shared machine's descheduled ranks, and a low
+   quantile, the cost when no rank waits for a core). ``--pingpong`` under
+   ``mpirun -n 2`` times raw MPI for scale.
 3. **Projection** to 8-1024 GPUs (:func:`project`): per search, bitmap and
    fold bytes over a link class's bandwidth, the latency of each collective
    (NCCL's ring model: a base plus one hop latency per ring step, its
@@ -758,13 +762,13 @@ def project(scale: int, size: int, link: Link, scenario: Scenario, shape: GraphS
 
 def projection_rows(series: str, link: Link, scenario: Scenario, shape: GraphShape, levels=None,
                     sizes=(8, 16, 32, 64, 128, 256, 512, 1024), edgefactor: int = 16) -> list[list]:
+    from wavefront.backends.cuda.memory import SAFETY_BYTES
+
     rows = []
     for size in sizes:
         scale = 26 + int(math.log2(size)) if series == "weak" else 30
         p = project(scale, size, link, scenario, shape, levels, edgefactor)
         nedge = shape.nedge * edgefactor * (1 << scale)
-        from wavefront.backends.cuda.memory import SAFETY_BYTES
-
         fits = p.block_bytes + SAFETY_BYTES <= H100_FREE_BYTES
         rows.append([
             p.size, p.grid, p.scale, f"{p.bitmap_bytes / 1e6:,.0f}", f"{p.fold_bytes / 1e6:,.0f}",
@@ -777,10 +781,47 @@ def projection_rows(series: str, link: Link, scenario: Scenario, shape: GraphSha
     return rows
 
 
+def two_gpu_check(shape: GraphShape, constants: GPUConstants, m=H100_NVLINK_2GPU) -> tuple[float, float, float]:
+    """What going from SCALE 22 on one GPU to SCALE 23 on two (1x2) adds to a
+    search, by the model's 'today' scenario over NVLink (its two bandwidth
+    ends) with the measured level count, against the measured difference
+    of the Graph500 medians (an upper bound on the communication: the block
+    also doubles its row range)."""
+    today = scenarios(constants)[0]
+    levels = m["levels_scale22"]
+    one = project(22, 1, NVLINK, today, shape, levels)
+    two = project(23, 2, NVLINK, today, shape, levels)
+    measured = m["search_seconds"][("1x2", 23)] - m["search_seconds"][("1x1", 22)]
+    return two.search_low - one.search_low, two.search_high - one.search_high, measured
+
+
 PROJECTION_COLUMNS = [
     "P", "grid", "SCALE", "bitmap MB/rank", "fold MB/rank", "latency ms", "compute ms", "bytes ms",
     "search ms", "GTEPS", "limit", "block GiB (fits H100?)",
 ]
+
+
+def pingpong(sizes=(8, 4096, 65536, 1 << 20, 1 << 24), repeats: int = 30) -> list[list] | None:
+    """Raw MPI between ranks 0 and 1 (``mpirun -n 2``): median and 10th
+    percentile seconds of one ``Sendrecv`` per size, without the algorithm's
+    Python around it; rows on rank 0, None elsewhere."""
+    from mpi4py import MPI
+
+    comm = MPI.COMM_WORLD
+    if comm.size != 2:
+        raise SystemExit("--pingpong runs under mpirun -n 2")
+    peer, rows = 1 - comm.rank, []
+    for size in sizes:
+        send, recv = np.ones(max(1, size // 8), dtype=np.int64), np.empty(max(1, size // 8), dtype=np.int64)
+        times = []
+        for _ in range(repeats):
+            comm.Barrier()
+            start = MPI.Wtime()
+            comm.Sendrecv(send, peer, 0, recv, peer, 0)
+            times.append(MPI.Wtime() - start)
+        low, mid = np.percentile(times, 10), np.median(times)
+        rows.append([f"{send.nbytes:,}", f"{mid * 1e6:.1f}", f"{low * 1e6:.1f}", f"{send.nbytes / low / 1e9:.2f}"])
+    return rows if comm.rank == 0 else None
 
 
 # -- output ------------------------------------------------------------------------------------------------------
@@ -822,7 +863,15 @@ def main(argv=None) -> int:
     parser.add_argument("--roots", type=int, default=64,
                         help="the root count of the runs --predict describes (it fixes which root is traced)")
     parser.add_argument("--no-projection", action="store_true")
+    parser.add_argument("--pingpong", action="store_true",
+                        help="under mpirun -n 2: time raw MPI Sendrecv per message size, then stop")
     args = parser.parse_args(argv)
+    if args.pingpong:
+        rows = pingpong()
+        if rows is not None:
+            emit("Raw MPI Sendrecv between 2 ranks", ["bytes", "median us", "p10 us", "GB/s at p10"], rows,
+                 args.markdown)
+        return 0
 
     runs = [load_run(path) for path in args.reports]
     failed = False
@@ -888,6 +937,9 @@ def main(argv=None) -> int:
          ["reached", "nedge / (16 n)", "trace rows", "bitmap share if sparse", *[f"D({c})" for c in sorted(shape.duplication)]],
          [[f"{shape.reached:.3f}", f"{shape.nedge:.3f}", f"{shape.levels:.1f}", f"{shape.dense_share:.2f}",
            *[f"{shape.duplication[c]:.2f}" for c in sorted(shape.duplication)]]], args.markdown)
+    added_low, added_high, measured = two_gpu_check(shape, constants)
+    print(f"\n1 -> 2 GPUs (SCALE 22 on 1x1 -> SCALE 23 on 1x2, H100 NVLink): the model adds "
+          f"{added_low * 1e3:.2f}-{added_high * 1e3:.2f} ms per search; the medians differ by {measured * 1e3:.2f} ms")
     for scenario in scenarios(constants):
         for series in ("weak", "strong"):
             for link in (NVLINK, INFINIBAND):
