@@ -303,7 +303,6 @@ class Run:
     transport: str  # "mpi" (host buffers, or device buffers staged through MPI) or "nccl"
     device: str
     trace: list
-    median_seconds: float
 
     @property
     def label(self) -> str:
@@ -325,12 +324,11 @@ def load_run(path) -> Run:
         transport = "nccl" if "over nccl" in reason else "mpi"
     else:
         transport = "mpi"  # host buffers: MPI, or copies in a world of one (no bytes either way)
-    times = bfs.get("time", {})
     return Run(
         path=str(path), scale=int(data["SCALE"]), edgefactor=int(data["edgefactor"]), seed=int(data["seed"]),
         root=int(data["roots"][0]), layout=Layout(1 << int(data["SCALE"]), rows, cols, nccl=transport == "nccl"),
         backend=str(data.get("backend")), transport=transport, device=str(data.get("device", "")),
-        trace=bfs["trace"], median_seconds=float(times.get("median", float("nan"))),
+        trace=bfs["trace"],
     )
 
 
@@ -432,9 +430,6 @@ class Fit:
     samples: int
     slow: float  # share of calls that took 1 ms or more
     median_error: float  # median |predicted - measured| / measured of a level's communication seconds
-
-    def seconds(self, calls, nbytes):
-        return np.asarray(calls) * self.alpha + np.asarray(nbytes) / self.beta
 
 
 def samples(run: Run) -> tuple[np.ndarray, np.ndarray, np.ndarray, list]:
