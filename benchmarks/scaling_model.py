@@ -43,7 +43,7 @@ import argparse
 import json
 import math
 import sys
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -512,20 +512,21 @@ def per_collective(runs: list[Run]) -> list[tuple]:
 
 # -- the GPU measurements ------------------------------------------------------------------------------------------
 # Measured on 2 NVIDIA H100 80GB HBM3 (NVLink NV18), NCCL, one host of 32
-# cores, commit ~e17afac; Graph500 BFS, 4 roots, the distributed path; per
+# cores (docs/performance.md, docs/decisions/distributed.md "GPU runs"):
+# Graph500 BFS with 4 roots, the distributed path under mpirun, each search
+# between barriers with no synchronization inside (SCALE 22-23: the Graph500
+# runs; SCALE 26-27: benchmarks/distributed_gpu.py, timed the same way). Per
 # collective: the trace of root 0 (a barrier before each fold and a stream
-# synchronization after each collective). Times in seconds, bytes per rank.
+# synchronization after each collective). Seconds; bytes per rank.
 H100_NVLINK_2GPU = {
-    "search_seconds": {  # Graph500 median per search (no barriers)
-        ("1x1", 22): 8.27e-3, ("1x2", 23): 8.74e-3,
+    "search_seconds": {  # median per search
+        ("1x1", 22): 8.27e-3, ("1x2", 23): 8.74e-3, ("1x1", 26): 17.7e-3, ("1x2", 27): 26.3e-3,
     },
     "search_seconds_in_process_1x1_22": (4.3e-3, 4.7e-3),  # one rank in one process, no barriers
-    "single_gpu_seconds": {  # the single-GPU hybrid BFS driver (not the distributed path), median
-        22: 0.78e-3,  # today, same machine
-        24: 1.18e-3, 26: 2.258e-3,  # docs/performance.md, H100 column (Graph500 SCALE 24; BFS SCALE 26, 64 roots)
-    },
-    "gteps": {("1x1", 22): 8.4, ("1x2", 23): 15.7, ("single", 22): 88.0},
-    "levels_scale22": 8,
+    "single_gpu_seconds": {22: 0.78e-3, 26: 2.62e-3},  # the single-GPU driver on the same host, median
+    "gteps": {("1x1", 22): 8.4, ("1x2", 23): 15.7, ("1x1", 26): 57.9, ("1x2", 27): 78.6,
+              ("single", 22): 88.0, ("single", 26): 403.0},
+    "levels_scale22": 8,  # trace rows of the SCALE 22 search (the model's --predict gives 8 too)
     # SCALE 22 on 1x2, per level and rank: (fastest, slowest) seconds and the bytes out.
     "collective_seconds_1x2_22": {
         "fold": (0.09e-3, 0.21e-3), "row_allgather": (0.055e-3, 0.33e-3), "transpose": (0.04e-3, 0.06e-3),
@@ -539,9 +540,9 @@ H100_NVLINK_2GPU = {
 }
 
 NOT_MEASURED = (
-    ("per-level GPU trace JSON of the 1x2 NCCL run (fits alpha and beta from data, as on CPU ranks): "
+    ("per-level GPU trace JSON of a 1x2 NCCL run (fits alpha and beta from data, as on CPU ranks): "
      "pass d2_*_nccl.json from benchmarks/distributed_device.sh"),
-    "the distributed path on one GPU at SCALE 26 (the per-level overhead is measured at SCALE 22 only)",
+    "a per-kernel profile of the distributed path at SCALE 24-27 (what the 1x2 block adds at SCALE 27)",
     "any run on more than 2 GPUs, and any run across nodes (InfiniBand)",
     "edges examined per rank on GPU blocks against one GPU (the 2-D bottom-up's lost early exits)",
 )
@@ -555,14 +556,14 @@ class GPUConstants:
     host_call_seconds: float  # one small MPI collective between the two ranks (host allreduce)
     step_seconds_traced: float  # one NVLink ring step on the traced (synchronized) path, at most
     fold_beta_traced: float  # the fold's effective bytes per second on the traced path, at least
-    level_overhead: float  # per level: the 1-rank distributed path beyond the single-GPU driver
-    added_per_level_1to2: float  # per level: what going from 1 to 2 GPUs added to a timed search, at most
+    overhead_22: float  # per search: the 1-rank distributed path beyond the single-GPU driver, SCALE 22
+    overhead_26: float  # the same at SCALE 26
+    added_22: float  # per search: SCALE 22 on 1 GPU -> SCALE 23 on 2
+    added_26: float  # SCALE 26 on 1 GPU -> SCALE 27 on 2
 
 
 def gpu_constants(m=H100_NVLINK_2GPU) -> GPUConstants:
-    seconds, nbytes = m["collective_seconds_1x2_22"], m["collective_bytes_1x2_22"]
-    in_process = sum(m["search_seconds_in_process_1x1_22"]) / 2
-    levels = m["levels_scale22"]
+    seconds, nbytes, search = m["collective_seconds_1x2_22"], m["collective_bytes_1x2_22"], m["search_seconds"]
     fold_span = seconds["fold"][1] - seconds["fold"][0]
     return GPUConstants(
         call_seconds=seconds["column_allgather"][0],
@@ -570,8 +571,10 @@ def gpu_constants(m=H100_NVLINK_2GPU) -> GPUConstants:
         step_seconds_traced=seconds["row_allgather"][0] - seconds["column_allgather"][0],
         # assumes the slowest fold was the one that moved the most bytes
         fold_beta_traced=(nbytes["fold"][1] - nbytes["fold"][0]) / fold_span,
-        level_overhead=(in_process - m["single_gpu_seconds"][22]) / levels,
-        added_per_level_1to2=(m["search_seconds"][("1x2", 23)] - m["search_seconds"][("1x1", 22)]) / levels,
+        overhead_22=search[("1x1", 22)] - m["single_gpu_seconds"][22],
+        overhead_26=search[("1x1", 26)] - m["single_gpu_seconds"][26],
+        added_22=search[("1x2", 23)] - search[("1x1", 22)],
+        added_26=search[("1x2", 27)] - search[("1x1", 26)],
     )
 
 
@@ -599,21 +602,20 @@ H100_FREE_BYTES = 79 * GIB  # what an H100 80GB reports free (docs/decisions/dis
 class Scenario:
     """How the code around the collectives behaves.
 
-    ``today``: the per-level overhead the 1-rank distributed path measured
-    beyond the single-GPU driver (host synchronizations, Python, one-rank
-    collectives) stays; the host's MPI allreduce and the fold's count
-    exchange stay on the host. ``floor``: the block step runs at the
-    single-GPU driver's speed and every exchange is a device collective
-    paying NCCL's latency alone."""
+    ``today``: a GPU's share of a search costs what the distributed path
+    measured on one GPU for a graph of that many vertices (its host
+    synchronizations, one-rank collectives and fold passes included), and
+    the allreduce and the fold's count exchange are host MPI calls.
+    ``floor``: the share runs at the single-GPU driver's speed and every
+    exchange is a device collective paying NCCL's latency alone."""
 
     name: str
-    level_overhead: float  # seconds per level beyond the block's kernels
+    measured_path: bool  # compute from the distributed path's one-rank times (else the single-GPU driver's)
     host_call: float | None  # seconds of one small MPI call (None: device collectives, NCCL_BASE)
 
 
 def scenarios(constants: GPUConstants) -> tuple[Scenario, Scenario]:
-    return (Scenario("today", constants.level_overhead, constants.host_call_seconds),
-            Scenario("floor", 0.0, None))
+    return (Scenario("today", True, constants.host_call_seconds), Scenario("floor", False, None))
 
 
 @dataclass(frozen=True)
@@ -659,6 +661,20 @@ def graph_shape(scale: int, columns=(1, 2, 4, 8, 16, 32), roots: int = 4, seed: 
                       {c: float(np.mean(v)) for c, v in dup.items()}, float(np.mean(depth)), float(np.mean(dense)))
 
 
+def load_or_measure_shape(scale: int, path: Path | None = None) -> GraphShape:
+    """:func:`graph_shape` at ``scale``, kept in ``path`` (JSON) when given: a
+    SCALE 22 shape takes a quarter of an hour here."""
+    if path is not None and path.exists():
+        data = json.loads(path.read_text())
+        if data["scale"] == scale:
+            data["duplication"] = {int(c): d for c, d in data["duplication"].items()}
+            return GraphShape(**data)
+    shape = graph_shape(scale)
+    if path is not None:
+        path.write_text(json.dumps(asdict(shape), indent=1))
+    return shape
+
+
 def duplication(shape: GraphShape, cols: int) -> float:
     """D(C) at ``cols``: measured where it was, else extended in log2 C from
     the last two measured points (bounded by C: one pair per column block)."""
@@ -670,18 +686,31 @@ def duplication(shape: GraphShape, cols: int) -> float:
     return min(float(cols), shape.duplication[b] + slope * (math.log2(cols) - math.log2(b)))
 
 
-def single_gpu_seconds(scale: float, m=H100_NVLINK_2GPU) -> float:
-    """The single-GPU driver's search time at ``scale``: log-linear between the
-    measured SCALEs, proportional to the edges above the largest (a SCALE 26
-    search already moves memory at a steady rate), and never below the
-    smallest measured (small searches are latency-bound)."""
-    known = m["single_gpu_seconds"]
+def _interpolate(known: dict, scale: float, per_scale_above: float | None) -> float:
+    """Log-linear between the measured SCALEs; never below the smallest
+    (small searches are latency-bound); above the largest, ``per_scale_above``
+    times per SCALE (None: the slope of the last two points)."""
     scales = sorted(known)
     if scale <= scales[0]:
         return known[scales[0]]
     if scale >= scales[-1]:
-        return known[scales[-1]] * 2.0 ** (scale - scales[-1])
+        if per_scale_above is None:
+            a, b = scales[-2], scales[-1]
+            per_scale_above = (known[b] / known[a]) ** (1.0 / (b - a))
+        return known[scales[-1]] * per_scale_above ** (scale - scales[-1])
     return float(np.exp(np.interp(scale, scales, [math.log(known[s]) for s in scales])))
+
+
+def single_gpu_seconds(scale: float, m=H100_NVLINK_2GPU) -> float:
+    """The single-GPU driver's search at ``scale`` (above SCALE 26 proportional
+    to the edges: it already streams memory at a steady rate there)."""
+    return _interpolate(m["single_gpu_seconds"], scale, 2.0)
+
+
+def one_rank_seconds(scale: float, m=H100_NVLINK_2GPU) -> float:
+    """The distributed path's search on one GPU at ``scale`` (measured at 22
+    and 26; beyond, the same growth per SCALE)."""
+    return _interpolate({s: t for (grid, s), t in m["search_seconds"].items() if grid == "1x1"}, scale, None)
 
 
 @dataclass(frozen=True)
@@ -722,8 +751,11 @@ def project(scale: int, size: int, link: Link, scenario: Scenario, shape: GraphS
       plus ``g - 1`` ring steps (the fold's grouped send/recv counted as a
       ring too); the allreduce and the fold's count exchange are host MPI
       calls (``today``) or device ones (``floor``), ``ceil(log2 g)`` steps;
-    * compute: the single-GPU driver's time at the block's SCALE (its arcs)
-      plus the scenario's per-level overhead.
+    * compute: at the SCALE of one GPU's share of the vertices (``n / P``),
+      the distributed path's measured one-GPU search (``today``) or the
+      single-GPU driver's (``floor``). What a rank's block adds beyond its
+      share (a row block of ``n / R`` vertices, the bottom-up's lost early
+      exits) is not in it: see :func:`two_gpu_check`.
     """
     from wavefront.distributed.grid import grid_shape
     from wavefront.distributed.memory import block_bytes
@@ -749,7 +781,8 @@ def project(scale: int, size: int, link: Link, scenario: Scenario, shape: GraphS
     per_level = ring(cols) + ring(rows) + (NCCL_BASE + link.step if moves else 0.0) + small(size)
     per_fold = ring(cols) + small(cols)
     latency = levels * per_level + (levels - 1) * per_fold
-    compute = single_gpu_seconds(scale - math.log2(size)) + levels * scenario.level_overhead
+    share = scale - math.log2(size)  # the SCALE of one GPU's share of the vertices
+    compute = one_rank_seconds(share) if scenario.measured_path else single_gpu_seconds(share)
     moved = bitmap + fold
     return Projection(size, f"{rows}x{cols}", scale, bitmap, fold, latency, compute,
                       moved / link.beta_high, moved / link.beta_low, block_bytes(scale, edgefactor, size, rows, cols))
@@ -776,18 +809,26 @@ def projection_rows(series: str, link: Link, scenario: Scenario, shape: GraphSha
     return rows
 
 
-def two_gpu_check(shape: GraphShape, constants: GPUConstants, m=H100_NVLINK_2GPU) -> tuple[float, float, float]:
-    """What going from SCALE 22 on one GPU to SCALE 23 on two (1x2) adds to a
-    search, by the model's 'today' scenario over NVLink (its two bandwidth
-    ends) with the measured level count, against the measured difference
-    of the Graph500 medians (an upper bound on the communication: the block
-    also doubles its row range)."""
+def two_gpu_check(shape: GraphShape, constants: GPUConstants, m=H100_NVLINK_2GPU) -> list[tuple]:
+    """What going from SCALE s on one GPU to SCALE s + 1 on two (1x2) adds to
+    a search by the model ('today', NVLink, its two bandwidth ends, the SCALE
+    22 search's level count) against the measured medians: (pair, model low,
+    model high, measured) per measured pair. The model's compute is the same
+    on both sides (one GPU's share is SCALE s either way), so its difference
+    is communication; the measured one also holds what the 1x2 block adds
+    (a row block of all n vertices, the lost early exits)."""
     today = scenarios(constants)[0]
     levels = m["levels_scale22"]
-    one = project(22, 1, NVLINK, today, shape, levels)
-    two = project(23, 2, NVLINK, today, shape, levels)
-    measured = m["search_seconds"][("1x2", 23)] - m["search_seconds"][("1x1", 22)]
-    return two.search_low - one.search_low, two.search_high - one.search_high, measured
+    search = m["search_seconds"]
+    rows = []
+    for (grid, scale), seconds in sorted(search.items()):
+        if grid != "1x1" or ("1x2", scale + 1) not in search:
+            continue
+        one = project(scale, 1, NVLINK, today, shape, levels)
+        two = project(scale + 1, 2, NVLINK, today, shape, levels)
+        rows.append((f"SCALE {scale} on 1 -> {scale + 1} on 2", two.search_low - one.search_low,
+                     two.search_high - one.search_high, search[("1x2", scale + 1)] - seconds))
+    return rows
 
 
 PROJECTION_COLUMNS = [
@@ -847,6 +888,8 @@ def main(argv=None) -> int:
     parser.add_argument("--exact-max-scale", type=int, default=20, help="largest SCALE --exact regenerates")
     parser.add_argument("--shape-scale", type=int, default=18,
                         help="SCALE of the graph the fold duplication, reach and depth are measured on")
+    parser.add_argument("--shape-file", type=Path, default=None,
+                        help="JSON of the graph shape: read if it exists (and is of --shape-scale), else written")
     parser.add_argument("--levels", type=float, default=None,
                         help="trace rows per search in the projection (default: measured at --shape-scale)")
     parser.add_argument("--low-quantile", type=float, default=0.1,
@@ -914,10 +957,11 @@ def main(argv=None) -> int:
           ["one NVLink ring step, traced path (row - column all-gather), at most",
            _engineering(constants.step_seconds_traced, "s")],
           ["fold's effective bandwidth, traced path, at least", _engineering(constants.fold_beta_traced, "B/s")],
-          ["per-level overhead of the 1-rank path beyond the single-GPU driver",
-           _engineering(constants.level_overhead, "s")],
-          ["per level added by 1 -> 2 GPUs (timed searches), at most",
-           _engineering(constants.added_per_level_1to2, "s")]],
+          ["1-rank distributed path beyond the single-GPU driver, per search, SCALE 22",
+           _engineering(constants.overhead_22, "s")],
+          ["the same, SCALE 26", _engineering(constants.overhead_26, "s")],
+          ["SCALE 22 on 1 GPU -> 23 on 2, per search", _engineering(constants.added_22, "s")],
+          ["SCALE 26 on 1 GPU -> 27 on 2, per search", _engineering(constants.added_26, "s")]],
          args.markdown)
     print("\nNot measured yet (the model uses no number for these):")
     for item in NOT_MEASURED:
@@ -927,14 +971,15 @@ def main(argv=None) -> int:
     if args.no_projection:
         return 1 if failed else 0
 
-    shape = graph_shape(args.shape_scale)
+    shape = load_or_measure_shape(args.shape_scale, args.shape_file)
     emit(f"Graph shape at SCALE {shape.scale} (Graph500 Kronecker, 4 roots)",
          ["reached", "nedge / (16 n)", "trace rows", "bitmap share if sparse", *[f"D({c})" for c in sorted(shape.duplication)]],
          [[f"{shape.reached:.3f}", f"{shape.nedge:.3f}", f"{shape.levels:.1f}", f"{shape.dense_share:.2f}",
            *[f"{shape.duplication[c]:.2f}" for c in sorted(shape.duplication)]]], args.markdown)
-    added_low, added_high, measured = two_gpu_check(shape, constants)
-    print(f"\n1 -> 2 GPUs (SCALE 22 on 1x1 -> SCALE 23 on 1x2, H100 NVLink): the model adds "
-          f"{added_low * 1e3:.2f}-{added_high * 1e3:.2f} ms per search; the medians differ by {measured * 1e3:.2f} ms")
+    emit("1 -> 2 GPUs (H100, NVLink, NCCL): what the second GPU adds to a search, model ('today') and measured",
+         ["runs", "model ms", "measured ms"],
+         [[label, f"{low * 1e3:.2f}-{high * 1e3:.2f}", f"{measured * 1e3:.2f}"]
+          for label, low, high, measured in two_gpu_check(shape, constants)], args.markdown)
     for scenario in scenarios(constants):
         for series in ("weak", "strong"):
             for link in (NVLINK, INFINIBAND):

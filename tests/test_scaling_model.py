@@ -112,7 +112,7 @@ def test_projection_bitmaps_grow_as_sqrt_p_under_weak_scaling():
     """Seed 000's observation: at weak scaling a rank's bitmap bytes per level
     grow as R + C - 1, about 2 sqrt(P) on square grids."""
     shape = sm.GraphShape(18, 0.66, 1.0, {1: 1.0, 2: 1.5, 4: 2.3, 8: 3.2, 16: 4.3, 32: 5.6}, 8.0, 0.5)
-    scenario = sm.Scenario("floor", 0.0, None)
+    scenario = sm.Scenario("floor", False, None)
     previous = None
     for size in (16, 64, 256, 1024):
         p = sm.project(26 + int(np.log2(size)), size, sm.NVLINK, scenario, shape)
@@ -122,6 +122,33 @@ def test_projection_bitmaps_grow_as_sqrt_p_under_weak_scaling():
             assert p.bitmap_bytes / previous == pytest.approx((2 * side - 1) / (side - 1), rel=1e-9)
         previous = p.bitmap_bytes
         assert p.comm_high == pytest.approx(p.comm_low * sm.NVLINK.beta_high / sm.NVLINK.beta_low)
+
+
+def test_compute_follows_the_measured_times_between_and_beyond_them():
+    m = sm.H100_NVLINK_2GPU
+    assert sm.one_rank_seconds(22) == m["search_seconds"][("1x1", 22)]
+    assert sm.one_rank_seconds(26) == pytest.approx(m["search_seconds"][("1x1", 26)])
+    assert sm.one_rank_seconds(20) == sm.one_rank_seconds(22)  # never below the smallest measured
+    growth = (17.7 / 8.27) ** 0.25
+    assert sm.one_rank_seconds(28) == pytest.approx(17.7e-3 * growth**2)
+    assert sm.single_gpu_seconds(27) == pytest.approx(2 * m["single_gpu_seconds"][26])
+    assert sm.single_gpu_seconds(22) < sm.single_gpu_seconds(24) < sm.single_gpu_seconds(26)
+
+
+def test_the_two_gpu_check_compares_every_measured_pair():
+    shape = sm.GraphShape(22, 0.57, 1.0, {1: 1.0, 2: 1.5, 4: 2.18}, 8.0, 0.29)
+    rows = sm.two_gpu_check(shape, sm.gpu_constants())
+    assert [label for label, *_ in rows] == ["SCALE 22 on 1 -> 23 on 2", "SCALE 26 on 1 -> 27 on 2"]
+    for _, low, high, measured in rows:
+        assert 0 < low < high and measured > 0
+
+
+def test_the_shape_file_round_trips(tmp_path):
+    path = tmp_path / "shape.json"
+    measured = sm.load_or_measure_shape(9, path)
+    assert path.exists() and sm.load_or_measure_shape(9, path) == measured
+    assert 0 < measured.reached <= 1 and measured.duplication[1] == pytest.approx(1.0)
+    assert all(measured.duplication[c] <= c for c in measured.duplication)
 
 
 # -- against real traces -------------------------------------------------------------------------------------------
