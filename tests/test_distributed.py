@@ -617,3 +617,161 @@ def test_a_rank_failing_alone_ends_the_job():
     done = mpirun(2, sys.executable, SCRIPTS / "check_abort.py", timeout=60)
     assert done.returncode != 0
     assert "rank 1 of 2 failed" in done.stderr and "fails alone" in done.stderr
+
+
+# -- the validator's parallel kernels, in this process ---------------------------------------
+def _planted_tuples(seed):
+    """A rank's view of 5000 tuples over 300 vertices where the rules rarely
+    break: reached vertices 2.. at levels 1 or 2 (and SSSP distance 1.0), a
+    tenth of the tuples joining a vertex to its parent, weights of 0, 2**-26
+    (absorbed by float32 at 1.0: only an exact float32 sum confirms it) or
+    more; vertex 0 unreached and vertex 1 at level 4 (distance 5.0) meet six
+    planted tuples, which break ``edge-reached-unreached`` and
+    ``edge-level``/``edge-relaxed`` wherever they land among the tasks."""
+    rng = np.random.default_rng(seed)
+    n, m = 300, 5000
+    parents = rng.integers(2, n, n).astype(np.int64)
+    levels = rng.integers(1, 3, n).astype(np.int32)
+    distances = np.ones(n, dtype=np.float32)
+    parents[0], levels[0], distances[0] = -1, -1, 0  # 0: what the validator reads for unreached
+    parents[1], levels[1], distances[1] = 2, 4, 5
+    src, dst = rng.integers(2, n, m), rng.integers(2, n, m)
+    kids = rng.random(m) < 0.1
+    dst[kids] = parents[src[kids]]
+    src[::97] = dst[::97]  # self-loops
+    for k in rng.choice(np.arange(150, m), 6, replace=False):
+        src[k] = 0 if k % 2 else 1
+    weights = rng.choice(np.array([0, 2.0**-26, 0.25, 3], dtype=np.float32), m)
+    return src.astype(np.uint32), dst.astype(np.uint32), parents, levels, distances, weights
+
+
+def _reference(src, dst, parents, values, weights, lo, hi, first, piece, sssp):
+    """The rules over tuples [lo, hi) in NumPy: first witnesses, inside count,
+    the owned children marked, the others as sent (``~v`` where SSSP confirms)."""
+    s, d = src[lo:hi].astype(np.int64), dst[lo:hi].astype(np.int64)
+    rs, rd = (parents[s] >= 0, parents[d] >= 0) if sssp else (values[s] >= 0, values[d] >= 0)
+    proper = s != d
+    inside = proper & rs & rd
+    vs, vd = values[s], values[d]
+    if sssp:
+        w = weights[lo:hi]
+        via_s, via_d = vs + w, vd + w
+        broken = inside & ((vd > via_s) | (vs > via_d))
+        sure_s, sure_d = vs == via_d, vd == via_s
+    else:
+        broken = inside & (np.abs(vs.astype(np.int64) - vd) > 1)
+        sure_s = sure_d = np.zeros(s.shape, dtype=bool)
+    firsts = [lo + int(np.argmax(mask)) if mask.any() else None for mask in (proper & (rs != rd), broken)]
+    marks = np.zeros(piece, dtype=bool)
+    confirmed = np.zeros(piece, dtype=bool)
+    sent = []
+    for child, other, sure in ((s, d, sure_s), (d, s, sure_d)):
+        is_child = inside & (parents[child] == other)
+        for v, exact in zip(child[is_child], sure[is_child]):
+            if first <= v < first + piece:
+                marks[v - first] = True
+                confirmed[v - first] |= bool(exact)
+            else:
+                sent.append(~int(v) if sssp and exact else int(v))
+    return firsts, int(inside.sum()), marks, confirmed, sorted(sent)
+
+
+@pytest.mark.parametrize("tasks", [1, 2, 3, 7, 64])
+@pytest.mark.parametrize("routed", [False, True])
+@pytest.mark.parametrize("kernel", ["bfs", "sssp"])
+def test_tuple_kernels_agree_with_numpy_and_name_the_first_witness(kernel, routed, tasks):
+    from wavefront.distributed import _validate_kernels as kv
+
+    src, dst, parents, levels, distances, weights = _planted_tuples(tasks)
+    values = distances if kernel == "sssp" else levels
+    n, lo, hi, first, piece = parents.shape[0], 100, 4900, 120, 100
+    at = np.empty(n, dtype=kv.endpoint_dtype(values.dtype))
+    kv.interleave(parents, values, at)
+    position = np.zeros(1, dtype=np.int32)
+    if routed:  # the records in a shuffled order, found through the position map
+        position = np.random.default_rng(1).permutation(n).astype(np.int32)
+        shuffled = np.empty_like(at)
+        shuffled[position] = at
+        at = shuffled
+    firsts = np.empty((tasks, 2), dtype=np.int64)
+    inside, sent = np.empty(tasks, dtype=np.int64), np.empty(tasks, dtype=np.int64)
+    out = np.empty(2 * (hi - lo), dtype=np.int64)
+    adjacent, confirmed = np.zeros(piece, dtype=bool), np.zeros(piece, dtype=bool)
+    for ahead in (0, 5):
+        adjacent[:], confirmed[:] = False, False
+        if kernel == "bfs":
+            kv.bfs_tuples(src, dst, lo, hi, routed, position, at, first, piece, adjacent, out, firsts, inside,
+                          sent, ahead)
+        else:
+            kv.sssp_tuples(src, dst, weights[lo:hi], True, lo, hi, routed, position, at, first, piece, adjacent,
+                           confirmed, out, firsts, inside, sent, ahead)
+        starts = 2 * ((hi - lo) * np.arange(tasks) // tasks)
+        got_sent = sorted(np.concatenate([out[a : a + c] for a, c in zip(starts, sent)]).tolist())
+        got_firsts = [int(c[c >= 0].min()) if (c >= 0).any() else None for c in firsts.T]
+        want = _reference(src, dst, parents, values, weights, lo, hi, first, piece, kernel == "sssp")
+        assert got_firsts == want[0] and None not in want[0]
+        assert int(inside.sum()) == want[1] and got_sent == want[4]
+        assert np.array_equal(adjacent, want[2])
+        if kernel == "sssp":
+            assert np.array_equal(confirmed, want[3]) and want[3].any() and not want[3].all()
+
+
+def test_distributed_validator_names_the_first_witness_across_threads():
+    """A world of one on every thread it has: the distributed validators name
+    the tuple the single-process ones name when several tuples break a rule
+    in several tasks' ranges."""
+    edges, graph, dist = _weighted(10)
+    root = int(wd.choose_roots(dist, 1, seed=1)[0])
+    for kernel in ("bfs", "sssp"):
+        result = wd.bfs(dist, root) if kernel == "bfs" else wd.sssp(dist, root)
+        full = result.gather()
+        # Cut three reached leaves from the tree (one in each third of the
+        # vertices): their tuples now join a reached and an unreached vertex.
+        reached = np.flatnonzero(full.parents >= 0)
+        has_child = np.zeros(graph.n, dtype=bool)
+        has_child[full.parents[reached]] = True
+        leaves = [int(v) for v in reached if not has_child[v] and v != root]
+        for v in (leaves[-1], leaves[len(leaves) // 2], leaves[0]):
+            result.parents[v] = -1
+            if kernel == "bfs":
+                result.levels[v] = -1
+            else:
+                result.distances[v] = np.inf
+        single = validate_bfs if kernel == "bfs" else validate_sssp
+        with pytest.raises(ValidationError) as expected:
+            single(edges, result.gather(), n=graph.n)
+        validator = wd.validate_bfs if kernel == "bfs" else wd.validate_sssp
+        for chunk in (dist.chunk, 4096):  # one chunk, and many
+            dist.chunk = chunk
+            with pytest.raises(ValidationError) as got:
+                validator(dist, result)
+            assert got.value.rule == expected.value.rule == "edge-reached-unreached"
+            index = str(got.value).split("input edge ")[1].split(" ")[0]
+            assert f"input edge {index} " in str(expected.value)
+
+
+def test_validation_tuning_is_checked():
+    from wavefront.distributed.validate import ValidationTuning
+
+    for bad in (-1, 1.5, True):
+        with pytest.raises(ValueError, match="prefetch_ahead"):
+            ValidationTuning(prefetch_ahead=bad)
+
+
+def test_cli_distributed_with_edgefactor_8_in_one_process(capsys, tmp_path):
+    """The warm-up asks the generator for no more tuples than an edgefactor-8
+    plan holds (it asked for 2**16 at SCALE 12, 32 768 there)."""
+    path = tmp_path / "report.json"
+    status = main(["graph500", "--scale", "9", "--edgefactor", "8", "--roots", "3", "--backend", "cpu",
+                   "--distributed", "--no-progress", "--json", str(path)])
+    out, err = capsys.readouterr()
+    assert status == 0, err
+    values = {line.split(":")[0]: line[32:].strip() for line in out.splitlines()}
+    assert values["edgefactor"] == "8" and values["num_mpi_processes"] == "1"
+    data = json.loads(path.read_text())
+    assert data["valid"] and data["edgefactor"] == 8
+    src, dst, _ = kronecker_edges(9, 8)
+    graph = from_edges(src, dst, n=1 << 9)
+    roots = choose_roots(src, dst, graph.n, 3, 1)
+    nedges = {graph.traversed_edges(wavefront.bfs(graph, int(r)).parents >= 0) for r in roots}
+    assert float(values["max_nedge"]) == max(nedges) and float(values["min_nedge"]) == min(nedges)

@@ -149,7 +149,7 @@ def _warm_up(grid, scale, edgefactor, seed, policy, kernels, backend="cpu", tran
     compiling one kernel at the same time race on numba's cache files (numba
     issue #4807); after it, the others load what rank 0 wrote.
     """
-    from ..generators.kronecker import kronecker_edges
+    from ..generators.kronecker import _NUMBA_MIN_TUPLES, kronecker_edges, plan
     from .transport import SelfTransport
 
     if grid.size > 1:
@@ -157,7 +157,12 @@ def _warm_up(grid, scale, edgefactor, seed, policy, kernels, backend="cpu", tran
             _warm_up(ProcessGrid(world=SelfTransport(), set_threads=False), scale, edgefactor, seed, policy, kernels,
                      backend, "mpi", tuning)
         grid.world.barrier()
-    kronecker_edges(max(scale, 12), edgefactor, seed, np, 0, 1 << 16)  # the generator's compiled path
+    # The generator's compiled path, which it takes from _NUMBA_MIN_TUPLES
+    # tuples on: asked at a SCALE whose plan holds that many at this
+    # edgefactor, and never for more tuples than the plan holds.
+    least = -(-_NUMBA_MIN_TUPLES // edgefactor)  # vertices giving that many tuples
+    warm = max(scale, 12, (least - 1).bit_length())
+    kronecker_edges(warm, edgefactor, seed, np, 0, min(_NUMBA_MIN_TUPLES, plan(warm, edgefactor, seed).num_tuples))
     small = kronecker(scale, edgefactor, seed, grid, weighted="sssp" in kernels)
     block = _prepare(small, kernels, backend, transport, tuning)
     root = int(choose_roots(small, 1, seed)[0])

@@ -5,7 +5,7 @@ The rules and their names are :mod:`wavefront.validate.bfs`'s and
 is where the data lives. Each rank owns a piece of the parent and level
 arrays and holds a slice of the input tuples (the ones it generated), as in
 the reference's MPI validator. Values owned elsewhere are fetched from their
-owners (:func:`._exchange.fetch`), and each rule's first witness (the
+owners (:func:`_fetch`), and each rule's first witness (the
 smallest global tuple index, or vertex id) is agreed over all ranks, so every
 rank raises the same :class:`~wavefront.errors.ValidationError`.
 
@@ -27,7 +27,12 @@ rounds; a rule's witness is the first tuple of the first chunk that breaks
 it), so what a validation allocates does not grow with the graph; each
 distinct endpoint's values are fetched once per search
 (:class:`._exchange.EndpointLookup`, routed on the first validation; in a
-world of one the owned arrays are read directly).
+world of one the owned arrays are read directly). A chunk's rules run on
+all the rank's numba threads (:mod:`._validate_kernels`), each on a
+contiguous range of it; the smallest of the ranges' first witnesses is the
+chunk's, so the witness named is the one a serial pass names. The
+per-vertex reads (a parent's values, pointer jumping) go to the owners
+unsorted and undeduplicated (:func:`_fetch`), also on every thread.
 
 :func:`validate_sssp` follows the single-process SSSP validator's order:
 the tree rules on the owned pieces (``parent-unreached`` with each parent
@@ -42,6 +47,8 @@ distance dtype: ``edge-reached-unreached``, ``tree-edge-missing``,
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from ..errors import ValidationError
@@ -50,7 +57,26 @@ from ..validate.bfs import PRIORITY
 from ..validate.sssp import PRIORITY as SSSP_PRIORITY
 from . import _exchange
 
+# The tuple rules each kernel reports a first witness for, in its ``firsts`` columns.
+_BFS_TUPLE_RULES = ("edge-reached-unreached", "edge-level")
+_SSSP_TUPLE_RULES = ("edge-reached-unreached", "edge-relaxed")
 _ENDPOINTS_KEY = "distributed.validate_endpoints"
+
+
+@dataclass(frozen=True)
+class ValidationTuning:
+    """How the distributed validator runs (never what it checks).
+
+    ``prefetch_ahead``: tuples between asking the cache for an endpoint's
+    record and reading it (0: no prefetch); ``docs/decisions/distributed.md``
+    has the sweep."""
+
+    prefetch_ahead: int = 32
+
+    def __post_init__(self):
+        if isinstance(self.prefetch_ahead, bool) or not isinstance(self.prefetch_ahead, int) \
+                or self.prefetch_ahead < 0:
+            raise ValueError(f"prefetch_ahead must be a non-negative number of tuples, got {self.prefetch_ahead!r}")
 
 
 def _raise_first(world, found: dict, order) -> None:
@@ -66,13 +92,20 @@ def _raise_first(world, found: dict, order) -> None:
             raise ValidationError(rule, merged[rule][1])
 
 
-def _first(mask: np.ndarray) -> int | None:
-    return int(np.argmax(mask)) if mask.size and bool(mask.any()) else None
+def _first(firsts: np.ndarray, column: int = 0) -> int | None:
+    """The smallest witness of a kernel's ``firsts`` column (-1: none), or None.
+    Tasks own ascending ranges, so it is the first one a serial scan meets."""
+    hit = firsts[:, column][firsts[:, column] >= 0]
+    return int(hit.min()) if hit.size else None
 
 
-def _owned_rules(world, first, n, root, parents, own) -> np.ndarray:
+def _firsts(columns: int) -> np.ndarray:
+    return np.empty((_kernels().tasks(), columns), dtype=np.int64)
+
+
+def _owned_rules(world, first, n, root, parents, count) -> None:
     """``parent-array``, ``root-range``, ``parent-range`` and ``root-parent``
-    on this rank's owned parents alone (collective); returns them."""
+    on this rank's ``count`` owned parents alone (collective)."""
     found = {}
     if parents.dtype != np.int64:
         found["parent-array"] = (
@@ -80,168 +113,197 @@ def _owned_rules(world, first, n, root, parents, own) -> np.ndarray:
         )
     if not 0 <= root < n:
         found["root-range"] = (0, f"root {root} is not a vertex of a graph with {n} vertices")
-    p = parents[own]
-    v = _first((p < -1) | (p >= n))
-    if v is not None:
-        found["parent-range"] = (
-            first + v, f"parent[{first + v}] = {int(p[v])} is neither -1 nor a vertex in [0, {n})"
+    if "parent-array" not in found:  # it outranks parent-range on every rank
+        firsts = _firsts(1)
+        _kernels().bad_parents(parents, count, n, firsts)
+        v = _first(firsts)
+        if v is not None:
+            found["parent-range"] = (
+                first + v, f"parent[{first + v}] = {int(parents[v])} is neither -1 nor a vertex in [0, {n})"
+            )
+    if first <= root < first + count and int(parents[root - first]) != root:
+        found["root-parent"] = (
+            root, f"the root must be its own parent: parent[{root}] = {int(parents[root - first])}"
         )
-    if first <= root < first + p.shape[0] and int(p[root - first]) != root:
-        found["root-parent"] = (root, f"the root must be its own parent: parent[{root}] = {int(p[root - first])}")
     _raise_first(world, found, ("parent-array", "root-range", "parent-range", "root-parent"))
-    return p
 
 
-def validate_bfs(graph, result, nedge: int | None = None) -> ValidationSummary:
+def _reached(parents, count: int, root: int):
+    """``(reached, parent_of, reached count)`` of the owned piece: see
+    :func:`._validate_kernels.reached_parents`."""
+    reached = np.empty(parents.shape[0], dtype=bool)
+    parent_of = np.empty(parents.shape[0], dtype=np.int64)
+    totals = np.empty(_kernels().tasks(), dtype=np.int64)
+    _kernels().reached_parents(parents, count, root, reached, parent_of, totals)
+    return reached, parent_of, int(totals.sum())
+
+
+def _orphan(first, parents, v) -> dict:
+    if v is None:
+        return {}
+    u = int(parents[v])
+    return {"parent-unreached": (
+        first + v, f"vertex {first + v} is reached but its parent {u} is not (parent[{u}] = -1)"
+    )}
+
+
+def _tree_edge_missing(first, parents, reached, adjacent) -> dict:
+    firsts = _firsts(1)
+    _kernels().unmarked(reached, adjacent, firsts, 0)
+    v = _first(firsts)
+    if v is None:
+        return {}
+    return {"tree-edge-missing": (
+        first + v, f"vertex {first + v} has parent {int(parents[v])} but no input edge joins them"
+    )}
+
+
+def validate_bfs(graph, result, nedge: int | None = None, tuning: ValidationTuning | None = None) -> ValidationSummary:
     """Validate a :class:`~.bfs2d.DistributedBFSResult` (host or GPU arrays)
     against the input tuples the ranks hold, on the host (collective).
     Returns the same :class:`ValidationSummary` on every rank, or raises the
     same ValidationError on every rank."""
+    tuning = ValidationTuning() if tuning is None else tuning
+    kernels = _kernels()
     world, part = graph.world, graph.part
     n, root = graph.n, int(result.source)
     first = graph.first_vertex
-    parents, levels = _exchange.on_host(result.parents), _exchange.on_host(result.levels)
-    own = slice(0, max(0, min(part.piece, n - first)))  # owned vertices that exist
-    ids = np.arange(first, first + parents.shape[0], dtype=np.int64)
+    parents = _exchange.on_host(result.parents)
+    levels = None if result.levels is None else _exchange.on_host(result.levels)
+    count = max(0, min(part.piece, n - first))  # owned vertices that exist
+    root_local = root - first if first <= root < first + parents.shape[0] else -1
+
+    found = {}
+    if levels is None or levels.shape != parents.shape:  # the kernels read both at every owned vertex
+        found["level-reached"] = (
+            first,
+            (f"expected {parents.shape[0]} levels on rank {world.rank}, got "
+             f"{None if levels is None else levels.shape}"),
+        )
+    _raise_first(world, found, ("level-reached",))
 
     # 1. The owned pieces alone.
-    p, lv = _owned_rules(world, first, n, root, parents, own), levels[own]
+    _owned_rules(world, first, n, root, parents, count)
 
     # 2. Each reached vertex against its parent.
-    reached = np.zeros(parents.shape[0], dtype=bool)
-    reached[own] = p >= 0
-    parent_of = np.where(reached, parents, root)
-    parent_parent, parent_level = _exchange.fetch(world, part, parent_of, parents, levels)
-    found = {}
-    if first <= root < first + p.shape[0] and int(lv[root - first]) != 0:
-        found["level-root"] = (root, f"the root's level is {int(lv[root - first])}, not 0")
-    v = _first((lv >= 0) != (p >= 0))
+    reached, parent_of, reached_count = _reached(parents, count, root)
+    parent_parent, parent_level = _fetch(world, part, parent_of, parents, levels)
+    del parent_of
+    firsts, highest = _firsts(3), np.empty(kernels.tasks(), dtype=np.int64)
+    kernels.bfs_vertex_rules(parents, levels, reached, parent_parent, parent_level, count, root_local, firsts,
+                             highest)
+    del parent_parent
+    found = _orphan(first, parents, _first(firsts, 1))
+    if 0 <= root_local < count and int(levels[root_local]) != 0:
+        found["level-root"] = (root, f"the root's level is {int(levels[root_local])}, not 0")
+    v = _first(firsts, 0)
     if v is not None:
         found["level-reached"] = (
             first + v,
-            (f"vertex {first + v} has level {int(lv[v])} but parent {int(p[v])}: "
+            (f"vertex {first + v} has level {int(levels[v])} but parent {int(parents[v])}: "
              "a vertex has level -1 exactly when its parent is -1"),
         )
-    v = _first(reached & (parent_parent < 0))
-    if v is not None:
-        u = int(parents[v])
-        found["parent-unreached"] = (
-            first + v, f"vertex {first + v} is reached but its parent {u} is not (parent[{u}] = -1)"
-        )
-    skip = reached & (ids != root) & (levels != parent_level + 1)
-    v = _first(skip)
+    v = _first(firsts, 2)
     if v is not None:
         found["tree-level"] = (
             first + v,
             (f"tree edge ({first + v}, {int(parents[v])}) joins levels {int(levels[v])} and "
              f"{int(parent_level[v])}; a vertex's level must be its parent's plus 1"),
         )
+    del parent_level
     _raise_first(world, found, ("parent-unreached", "level-root", "level-reached", "tree-level"))
 
     # 3. This rank's tuples, a chunk at a time.
     look = _endpoints(graph)
-    at_parent, at_level = look.values(parents, levels)
-    offset = graph.tuple_offset
+    at = _records(*look.values(parents, levels))
+    routed, position = _positions(look)
     adjacent = np.zeros(parents.shape[0], dtype=bool)
-    inside_count = 0
+    ahead = tuning.prefetch_ahead
+
+    def run(lo, hi, out, firsts, inside, sent):
+        kernels.bfs_tuples(graph.src, graph.dst, lo, hi, routed, position, at, first, adjacent.shape[0], adjacent,
+                           out, firsts, inside, sent, ahead)
+
+    witnesses, inside_count = _tuple_pass(graph, _BFS_TUPLE_RULES, run, adjacent)
+    offset = graph.tuple_offset
     found = {}
-    for lo, hi in _tuple_chunks(graph):
-        src, dst = graph.src[lo:hi], graph.dst[lo:hi]
-        at_src, at_dst = look.index(src), look.index(dst)
-        ps, pd = at_parent[at_src], at_parent[at_dst]
-        ds, dd = at_level[at_src], at_level[at_dst]
-        del at_src, at_dst
-        proper = src != dst
-        inside = proper & (ds >= 0) & (dd >= 0)
-        e = _first(proper & ((ds >= 0) != (dd >= 0)))
-        if e is not None and "edge-reached-unreached" not in found:
-            found["edge-reached-unreached"] = (
-                offset + lo + e,
-                (f"input edge {offset + lo + e} ({int(src[e])}, {int(dst[e])}) joins a reached and an unreached "
-                 f"vertex: parent[{int(src[e])}] = {int(ps[e])}, parent[{int(dst[e])}] = {int(pd[e])}"),
-            )
-        e = _first(inside & (np.abs(ds - dd) > 1))
-        if e is not None and "edge-level" not in found:
-            found["edge-level"] = (
-                offset + lo + e,
-                (f"input edge {offset + lo + e} ({int(src[e])}, {int(dst[e])}) joins levels {int(ds[e])} and "
-                 f"{int(dd[e])}, which differ by more than 1"),
-            )
-        _mark(world, part, first, np.concatenate((src[inside & (ps == dst)], dst[inside & (pd == src)])), adjacent)
-        inside_count += int(np.count_nonzero(inside))
-    if first <= root < first + parents.shape[0]:
-        adjacent[root - first] = True
-    v = _first(reached & ~adjacent)
-    if v is not None:
-        found["tree-edge-missing"] = (
-            first + v, f"vertex {first + v} has parent {int(parents[v])} but no input edge joins them"
+    if "edge-reached-unreached" in witnesses:
+        k = witnesses["edge-reached-unreached"]
+        s, d, (ps, pd) = _endpoint_values(graph, look, k, at["parent"])
+        found["edge-reached-unreached"] = (
+            offset + k,
+            (f"input edge {offset + k} ({s}, {d}) joins a reached and an unreached "
+             f"vertex: parent[{s}] = {int(ps)}, parent[{d}] = {int(pd)}"),
         )
+    if "edge-level" in witnesses:
+        k = witnesses["edge-level"]
+        s, d, (ds, dd) = _endpoint_values(graph, look, k, at["value"])
+        found["edge-level"] = (
+            offset + k,
+            f"input edge {offset + k} ({s}, {d}) joins levels {int(ds)} and {int(dd)}, which differ by more than 1",
+        )
+    if root_local >= 0:
+        adjacent[root_local] = True
+    found.update(_tree_edge_missing(first, parents, reached, adjacent))
     _raise_first(world, found, PRIORITY)
 
-    totals = world.allreduce(np.array([inside_count, int(reached.sum())], dtype=np.int64))
+    totals = world.allreduce(np.array([inside_count, reached_count], dtype=np.int64))
     check_edge_count(int(totals[0]), nedge)
     return ValidationSummary(
         kernel="bfs", root=root, reached=int(totals[1]), nedge=int(totals[0]),
-        depth=int(world.allreduce(np.array([int(levels.max()) if levels.size else 0], np.int64), "max")[0]),
+        depth=int(world.allreduce(np.array([int(highest.max()) if levels.size else 0], np.int64), "max")[0]),
     )
 
 
-def _tree_rules(world, part, first, n, root, parents, own) -> np.ndarray:
-    """``parent-array`` .. ``parent-unreached`` on the owned pieces; returns the reached mask."""
-    p = _owned_rules(world, first, n, root, parents, own)
-    reached = np.zeros(parents.shape[0], dtype=bool)
-    reached[own] = p >= 0
-    (parent_parent,) = _exchange.fetch(world, part, np.where(reached, parents, root), parents)
-    found = {}
-    v = _first(reached & (parent_parent < 0))
-    if v is not None:
-        u = int(parents[v])
-        found["parent-unreached"] = (
-            first + v, f"vertex {first + v} is reached but its parent {u} is not (parent[{u}] = -1)"
-        )
-    _raise_first(world, found, ("parent-unreached",))
-    return reached
+def tree_height(world, part, first, root, jump, reached) -> int:
+    """The most hops from an owned reached vertex to ``root`` along the
+    parents, by distributed pointer jumping (collective; ``jump``: each owned
+    vertex's parent, ``root`` for unreached ones, overwritten); every rank
+    raises ``tree-cycle`` if some chain never reaches the root.
 
-
-def tree_depths(world, part, first, root, parents, reached) -> np.ndarray:
-    """Hops from each owned reached vertex to ``root`` along the parents
-    (-1 unreached), by distributed pointer jumping (collective); every rank
-    raises ``tree-cycle`` if some chain never reaches the root."""
-    ids = np.arange(first, first + parents.shape[0], dtype=np.int64)
-    jump = np.where(reached, parents, root)
+    A round asks only for the vertices whose pointer has not reached the root
+    yet (at the root it stays: the root is its own parent, 0 hops), so the
+    rounds shrink with the tree's depth profile."""
+    kernels = _kernels()
     hops = reached.astype(np.int64)
-    if first <= root < first + parents.shape[0]:
+    if first <= root < first + jump.shape[0]:
         hops[root - first] = 0
     rounds = max(1, (max(part.n, 2) - 1).bit_length()) + 1
+    at = _pending(jump, root)
     for _ in range(rounds):
-        pending = int(world.allreduce(np.array([int((jump != root).sum())], np.int64))[0])
-        if not pending:
+        if not int(world.allreduce(np.array([at.shape[0]], np.int64))[0]):
             break
-        up_jump, up_hops = _exchange.fetch(world, part, jump, jump, hops)
-        hops = hops + up_hops
-        jump = up_jump
-    stuck = jump != root
+        up_jump, up_hops = _fetch(world, part, _gather(jump, at), jump, hops)
+        kernels.jump(jump, hops, at, up_jump, up_hops)
+        del up_jump, up_hops
+        if at.shape[0]:  # an empty list would mean every vertex to _pending
+            at = _pending(jump, root, at)
     found = {}
-    v = _first(stuck)
-    if v is not None:
+    if at.shape[0]:  # still short of the root: on or above a cycle
+        v = int(at[0])
         found["tree-cycle"] = (
-            int(ids[v]),
-            f"vertex {int(ids[v])} never reaches root {root} through its parents: they hold a cycle",
+            first + v, f"vertex {first + v} never reaches root {root} through its parents: they hold a cycle",
         )
     _raise_first(world, found, ("tree-cycle",))
-    return np.where(reached, hops, -1)
+    highest = np.empty(kernels.tasks(), dtype=np.int64)
+    kernels.highest_hops(hops, reached, highest)
+    return int(highest.max())
 
 
-def validate_sssp(graph, result, nedge: int | None = None) -> ValidationSummary:
+def validate_sssp(graph, result, nedge: int | None = None,
+                  tuning: ValidationTuning | None = None) -> ValidationSummary:
     """Validate a :class:`~.sssp2d.DistributedSSSPResult` against the weighted
     input tuples the ranks hold (collective). Returns the same
     :class:`ValidationSummary` on every rank, or raises the same
     ValidationError on every rank."""
+    tuning = ValidationTuning() if tuning is None else tuning
+    kernels = _kernels()
     world, part = graph.world, graph.part
     n, root = graph.n, int(result.source)
     first = graph.first_vertex
     parents, distances = result.parents, result.distances
-    own = slice(0, max(0, min(part.piece, n - first)))
+    count = max(0, min(part.piece, n - first))
+    root_local = root - first if first <= root < first + parents.shape[0] else -1
     found = {}
     if distances is None or distances.shape != parents.shape:
         found["distance-reached"] = (
@@ -250,76 +312,78 @@ def validate_sssp(graph, result, nedge: int | None = None) -> ValidationSummary:
              f"{None if distances is None else distances.shape}"),
         )
     _raise_first(world, found, ("distance-reached",))
-    reached = _tree_rules(world, part, first, n, root, parents, own)
+    _owned_rules(world, first, n, root, parents, count)
+    reached, parent_of, reached_count = _reached(parents, count, root)
+    (parent_parent,) = _fetch(world, part, parent_of, parents)
+    firsts = _firsts(3)
+    kernels.sssp_vertex_rules(distances, reached, parent_parent, count, firsts)
+    del parent_parent
+    _raise_first(world, _orphan(first, parents, _first(firsts, 0)), ("parent-unreached",))
 
     found = {}
-    if first <= root < first + parents.shape[0] and float(distances[root - first]) != 0.0:
-        found["root-distance"] = (root, f"the root's distance is {float(distances[root - first])}, not 0")
-    d = distances[own]
-    for rule, wrong, expected in (
-        ("distance-reached", reached[own] & ~np.isfinite(d), "a reached vertex has a finite distance"),
-        ("distance-unreached", ~reached[own] & ~(d == np.inf), "an unreached vertex's distance is +inf"),
+    if root_local >= 0 and float(distances[root_local]) != 0.0:
+        found["root-distance"] = (root, f"the root's distance is {float(distances[root_local])}, not 0")
+    for rule, column, expected in (
+        ("distance-reached", 1, "a reached vertex has a finite distance"),
+        ("distance-unreached", 2, "an unreached vertex's distance is +inf"),
     ):
-        v = _first(wrong)
+        v = _first(firsts, column)
         if v is not None:
             found[rule] = (
                 first + v,
-                f"vertex {first + v} has parent {int(parents[v])} and distance {float(d[v])}: {expected}",
+                f"vertex {first + v} has parent {int(parents[v])} and distance {float(distances[v])}: {expected}",
             )
     _raise_first(world, found, ("root-distance", "distance-reached", "distance-unreached"))
-    depth = tree_depths(world, part, first, root, parents, reached)
+    height = tree_height(world, part, first, root, parent_of, reached)
+    del parent_of
 
     # The tuples, exactly in the distance dtype (integer sums come back float64).
     dtype = distances.dtype if distances.dtype.kind == "f" else np.dtype(np.float64)
-    gathered = np.where(reached, distances, distances.dtype.type(0)).astype(dtype, copy=False)
+    gathered = np.empty(parents.shape[0], dtype=dtype)
+    farthest = np.empty(kernels.tasks(), dtype=np.float64)
+    kernels.reached_values(distances, reached, gathered, farthest)
     look = _endpoints(graph)
-    at_parent, at_distance = look.values(parents, gathered)
-    offset = graph.tuple_offset
+    at = _records(*look.values(parents, gathered))
+    del gathered
+    routed, position = _positions(look)
     adjacent = np.zeros(parents.shape[0], dtype=bool)
     confirmed = np.zeros(parents.shape[0], dtype=bool)
-    inside_count = 0
+    weighted = graph.input_weights is not None
+    unit = np.ones(1, dtype=dtype)
+    ahead = tuning.prefetch_ahead
+
+    def run(lo, hi, out, firsts, inside, sent):
+        w = graph.input_weights[lo:hi].astype(dtype, copy=False) if weighted else unit
+        kernels.sssp_tuples(graph.src, graph.dst, w, weighted, lo, hi, routed, position, at, first,
+                            adjacent.shape[0], adjacent, confirmed, out, firsts, inside, sent, ahead)
+
+    witnesses, inside_count = _tuple_pass(graph, _SSSP_TUPLE_RULES, run, adjacent, confirmed)
+    offset = graph.tuple_offset
     found = {}
-    for lo, hi in _tuple_chunks(graph):
-        src, dst = graph.src[lo:hi], graph.dst[lo:hi]
-        at_src, at_dst = look.index(src), look.index(dst)
-        ps, pd = at_parent[at_src], at_parent[at_dst]
-        ds, dd = at_distance[at_src], at_distance[at_dst]
-        del at_src, at_dst
-        w = (dtype.type(1) if graph.input_weights is None
-             else graph.input_weights[lo:hi].astype(dtype, copy=False))
-        proper = src != dst
-        rs, rd = ps >= 0, pd >= 0
-        inside = proper & rs & rd
-        via_s, via_d = ds + w, dd + w  # path lengths through the tuple, rounded as a search rounds them
-        e = _first(proper & (rs != rd))
-        if e is not None and "edge-reached-unreached" not in found:
-            found["edge-reached-unreached"] = (
-                offset + lo + e,
-                (f"input edge {offset + lo + e} ({int(src[e])}, {int(dst[e])}) joins a reached and an unreached "
-                 f"vertex: parent[{int(src[e])}] = {int(ps[e])}, parent[{int(dst[e])}] = {int(pd[e])}"),
-            )
-        e = _first(inside & ((dd > via_s) | (ds > via_d)))
-        if e is not None and "edge-relaxed" not in found:
-            we = 1.0 if graph.input_weights is None else float(graph.input_weights[lo + e])
-            found["edge-relaxed"] = (
-                offset + lo + e,
-                (f"input edge {offset + lo + e} ({int(src[e])}, {int(dst[e])}) of weight {we!r} is not relaxed: "
-                 f"d[{int(src[e])}] = {float(ds[e])!r}, d[{int(dst[e])}] = {float(dd[e])!r}, so one distance "
-                 "exceeds the other plus the weight"),
-            )
-        s_child, d_child = inside & (ps == dst), inside & (pd == src)
-        _mark(world, part, first, np.concatenate((src[s_child], dst[d_child])), adjacent)
-        _mark(world, part, first, np.concatenate((src[s_child & (ds == via_d)], dst[d_child & (dd == via_s)])),
-              confirmed)
-        inside_count += int(np.count_nonzero(inside))
-    if first <= root < first + parents.shape[0]:
-        adjacent[root - first] = confirmed[root - first] = True
-    v = _first(reached & ~adjacent)
-    if v is not None:
-        found["tree-edge-missing"] = (
-            first + v, f"vertex {first + v} has parent {int(parents[v])} but no input edge joins them"
+    if "edge-reached-unreached" in witnesses:
+        k = witnesses["edge-reached-unreached"]
+        s, d, (ps, pd) = _endpoint_values(graph, look, k, at["parent"])
+        found["edge-reached-unreached"] = (
+            offset + k,
+            (f"input edge {offset + k} ({s}, {d}) joins a reached and an unreached "
+             f"vertex: parent[{s}] = {int(ps)}, parent[{d}] = {int(pd)}"),
         )
-    v = _first(reached & ~confirmed)
+    if "edge-relaxed" in witnesses:
+        k = witnesses["edge-relaxed"]
+        s, d, (ds, dd) = _endpoint_values(graph, look, k, at["value"])
+        we = float(graph.input_weights[k]) if weighted else 1.0
+        found["edge-relaxed"] = (
+            offset + k,
+            (f"input edge {offset + k} ({s}, {d}) of weight {we!r} is not relaxed: "
+             f"d[{s}] = {float(ds)!r}, d[{d}] = {float(dd)!r}, so one distance "
+             "exceeds the other plus the weight"),
+        )
+    if root_local >= 0:
+        adjacent[root_local] = confirmed[root_local] = True
+    found.update(_tree_edge_missing(first, parents, reached, adjacent))
+    firsts = _firsts(1)
+    kernels.unmarked(reached, confirmed, firsts, 0)
+    v = _first(firsts)
     if v is not None:
         found["pred-distance"] = (
             first + v,
@@ -328,10 +392,9 @@ def validate_sssp(graph, result, nedge: int | None = None) -> ValidationSummary:
         )
     _raise_first(world, found, SSSP_PRIORITY)
 
-    finite = gathered[reached]
-    totals = world.allreduce(np.array([inside_count, int(reached.sum())], dtype=np.int64))
-    highest = world.allreduce(np.array([float(finite.max()) if finite.size else 0.0,
-                                        float(depth.max()) if depth.size else 0.0]), "max")
+    totals = world.allreduce(np.array([inside_count, reached_count], dtype=np.int64))
+    top = float(farthest.max()) if reached_count else 0.0
+    highest = world.allreduce(np.array([top, float(height)]), "max")
     check_edge_count(int(totals[0]), nedge)
     return ValidationSummary(
         kernel="sssp", root=root, reached=int(totals[1]), nedge=int(totals[0]), depth=int(highest[1]),
@@ -339,12 +402,123 @@ def validate_sssp(graph, result, nedge: int | None = None) -> ValidationSummary:
     )
 
 
-def _mark(world, part, first, vertices, marks) -> None:
-    """Set in ``marks`` (this rank's piece) the ``vertices`` any rank sent to
-    their owners (collective)."""
-    packed, counts = _exchange.pack(part.owner(vertices), world.size, vertices)
+def _mark(world, part, first, sent, adjacent, confirmed=None) -> None:
+    """Set in ``adjacent`` (this rank's piece) the vertices any rank sent to
+    their owners, and in ``confirmed`` those sent as ``~v`` (collective)."""
+    vertices = sent if confirmed is None else np.where(sent >= 0, sent, ~sent)
+    packed, counts = _exchange.pack(part.owner(vertices), world.size, sent)
     marked, _ = world.alltoallv(packed, counts)
-    marks[marked - first] = True
+    if confirmed is None:
+        adjacent[marked - first] = True
+        return
+    local = np.where(marked >= 0, marked, ~marked) - first
+    adjacent[local] = True
+    confirmed[local[marked < 0]] = True
+
+
+def _kernels():
+    from . import _validate_kernels
+
+    return _validate_kernels
+
+
+def _gather(values: np.ndarray, index: np.ndarray) -> np.ndarray:
+    """``values[index]`` on all the rank's threads."""
+    out = np.empty(index.shape[0], dtype=values.dtype)
+    _kernels().gather(values, index, out)
+    return out
+
+
+def _pending(pointers: np.ndarray, root: int, among: np.ndarray | None = None) -> np.ndarray:
+    """The entries of ``among`` (default: all) whose pointer is not ``root``,
+    in order, found on all the rank's threads."""
+    kernels = _kernels()
+    among = np.zeros(0, dtype=np.int64) if among is None else among
+    counts = np.empty(kernels.tasks(), dtype=np.int64)
+    kernels.count_pending(pointers, among, root, counts)
+    starts = np.cumsum(counts) - counts
+    out = np.empty(int(counts.sum()), dtype=np.int64)
+    kernels.where_pending(pointers, among, root, starts, out)
+    return out
+
+
+def _fetch(world, part, ids: np.ndarray, *owned) -> tuple[np.ndarray, ...]:
+    """``array[ids]`` for each array of ``owned`` (this rank's piece of a
+    per-vertex array), for global ``ids`` in ``[0, n_pad)`` (collective).
+
+    Each id goes to its owner as it is, grouped by owner by counting (no sort,
+    no deduplication: :class:`._exchange.Lookup` sorts the ids to ask each
+    once, which on one core cost more than the whole tuple pass on all of
+    them); the answers come back in the asking order. In a world of one it is
+    a gather."""
+    ids = np.ascontiguousarray(ids, dtype=np.int64)
+    if world.size == 1:
+        return tuple(_gather(array, ids) for array in owned)
+    kernels = _kernels()
+    table = np.zeros((kernels.tasks(), world.size), dtype=np.int64)
+    kernels.count_owners(ids, part.piece, table)
+    per_owner = table.sum(axis=0)
+    # Task t's first slot for owner r follows every id for lower owners and
+    # tasks t' < t's ids for owner r.
+    cursors = np.cumsum(table, axis=0) - table + (np.cumsum(per_owner) - per_owner)
+    local = np.empty(ids.shape[0], dtype=np.int32 if part.piece < 2**31 else np.int64)
+    slot = np.empty(ids.shape[0], dtype=np.int64)
+    kernels.pack_owners(ids, part.piece, cursors, local, slot)
+    asked, asked_counts = world.alltoallv(local, per_owner)
+    del local
+    return tuple(_gather(world.alltoallv(_gather(array, asked), asked_counts)[0], slot) for array in owned)
+
+
+def _records(parents: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """Each endpoint's parent and level or distance side by side
+    (:func:`._validate_kernels.endpoint_dtype`)."""
+    kernels = _kernels()
+    at = np.empty(parents.shape[0], dtype=kernels.endpoint_dtype(values.dtype))
+    kernels.interleave(parents, values, at)
+    return at
+
+
+def _positions(look: _exchange.EndpointLookup) -> tuple[bool, np.ndarray]:
+    """``(routed, position)`` for the tuple kernels: where the lookup's values
+    of a vertex are (a world of one reads at the vertex itself)."""
+    if look.position is None:
+        return False, np.zeros(1, dtype=np.int32)
+    return True, look.position
+
+
+def _endpoint_values(graph, look, k: int, values: np.ndarray):
+    """Tuple ``k``'s endpoints (ints) and ``values`` (the lookup's) at each."""
+    s, d = int(graph.src[k]), int(graph.dst[k])
+    at = look.index(np.array([s, d], dtype=np.int64))
+    return s, d, (values[at[0]], values[at[1]])
+
+
+def _tuple_pass(graph, rules, run, adjacent, confirmed=None) -> tuple[dict, int]:
+    """The rank's tuples through ``run(lo, hi, out, firsts, inside, sent)`` (a
+    tuple kernel of :mod:`._validate_kernels`) a chunk at a time, children
+    sent to their owners after each chunk (collective). Returns each rule of
+    ``rules`` that broke with its first witness (an index into the rank's
+    tuples), and the tuples inside the component."""
+    world, part, first = graph.world, graph.part, graph.first_vertex
+    tasks = _kernels().tasks()
+    firsts = np.empty((tasks, len(rules)), dtype=np.int64)
+    inside = np.empty(tasks, dtype=np.int64)
+    sent = np.empty(tasks, dtype=np.int64)
+    # Two slots per tuple: each task writes its children in its own stretch.
+    out = np.empty(2 * min(graph.chunk, graph.src.shape[0]), dtype=np.int64)
+    witnesses: dict = {}
+    counted = 0
+    for lo, hi in _tuple_chunks(graph):
+        run(lo, hi, out, firsts, inside, sent)
+        for r, rule in enumerate(rules):
+            hit = firsts[:, r][firsts[:, r] >= 0]
+            if hit.size and rule not in witnesses:  # chunks come in order: the first chunk's stands
+                witnesses[rule] = int(hit.min())
+        counted += int(inside.sum())
+        starts = 2 * ((hi - lo) * np.arange(tasks, dtype=np.int64) // tasks)
+        children = np.concatenate([out[a : a + c] for a, c in zip(starts, sent)])
+        _mark(world, part, first, children, adjacent, confirmed)
+    return witnesses, counted
 
 
 def _endpoints(graph) -> _exchange.EndpointLookup:
