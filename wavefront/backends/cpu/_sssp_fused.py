@@ -479,12 +479,13 @@ def fused_delta_stepping(
     (int64, n) must hold values below ``epoch``. With packed words, pass
     ``distances`` and ``parents`` of length n: the kernel unpacks into them
     (``infinity`` and -1 where unreached) and leaves ``words`` at ``fill``
-    again, unless a packed distance overflowed; else pass empty arrays. The relax
-    loop prefetches the CSR row offsets and word of the vertex ``ahead``
-    entries on in its batch, and the arcs of the one half as far (0: none). ``workers`` is the team to ask for (see
-    :func:`._atomics.join_team`; pass ``numba.get_num_threads()``). Returns the number
-    of iterations; ``shared[OVERFLOW_SLOT]`` is 1 when a packed integer
-    distance overflowed (the result is then incomplete).
+    again, unless a packed distance overflowed; else pass empty arrays.
+    The relax loop prefetches the CSR row offsets and word of the vertex
+    ``ahead`` entries on in its batch, and the arcs of the one half as far
+    (0: no prefetch). ``workers`` is the team to ask for (see
+    :func:`._atomics.join_team`; pass ``numba.get_num_threads()``). Returns
+    the number of iterations; ``shared[OVERFLOW_SLOT]`` is 1 when a packed
+    integer distance overflowed (the result is then incomplete).
     """
     shared[:] = 0
     shared[BIN_SLOT] = 0
