@@ -365,11 +365,8 @@ def _orient(rows, cols, weights, n: int, with_degree: bool = False):
     built over ``n_col + n_row`` ids, sources in ``[0, n_col)`` and targets in
     ``[n_col, n_col + n_row)``: no arc meets itself, the CSR's rows past
     ``n_col`` and the CSC's rows before it are empty."""
-    builder = _csr_numba()
     degree = np.empty(n, dtype=np.int64) if with_degree else None
-    csr = builder._compress(rows, cols, weights, n, False, rows.dtype, degree, builder._tasks(),
-                            builder.BUCKET_ARCS, builder.SCRATCH_ARCS)
-    return csr, degree
+    return _csr_numba().compress_arcs(rows, cols, weights, n, degree), degree
 
 
 def _transpose(indptr_all, shifted, weights, n_col: int, n_row: int):

@@ -577,6 +577,15 @@ def _compress(rows, cols, weights, n, both, index_dtype, degree, tasks, bucket_a
     return indptr, indices, out_weights
 
 
+def compress_arcs(rows, cols, weights, n: int, degree=None):
+    """One orientation of arcs ``rows[k] -> cols[k]`` (no symmetrizing):
+    ``(indptr, indices, weights)`` sorted by (row, column), parallel arcs
+    merged to the smallest weight, arcs with ``rows[k] == cols[k]`` dropped,
+    indices in ``rows``' dtype; ``degree`` (int64, ``n`` long, or None) gets
+    the pre-merge row lengths. The distributed block build's entry."""
+    return _compress(rows, cols, weights, n, False, rows.dtype, degree, _tasks(), BUCKET_ARCS, SCRATCH_ARCS)
+
+
 def degree_order(input_degree: np.ndarray) -> np.ndarray:
     """Vertices by decreasing input degree, ties by id (the array engine's
     ``lexsort((arange(n), -input_degree))``)."""
