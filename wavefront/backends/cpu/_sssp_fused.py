@@ -5,14 +5,13 @@ docs/decisions/cpu-roads.md).
 * :func:`fused_delta_stepping` -- the search; each thread runs
   :func:`_fused_worker`, the team synchronised by spin barriers
   (:mod:`._atomics`).
-* the codecs (:func:`decode`, :func:`encode`, :func:`overflows`,
-  :func:`unpack`) -- how a distance (and its parent) is stored in one word.
+* how a distance is stored in a word: :mod:`._sssp_codecs`; the thread-local
+  bins: :mod:`._sssp_bins`.
 """
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange, types
-from numba.extending import overload
+from numba import njit, prange
 
 from ._atomics import (
     BARRIER_SLOTS,
@@ -21,38 +20,26 @@ from ._atomics import (
     compare_and_swap,
     fetch_add,
     fetch_min,
-    float32_bits,
-    float32_from_bits,
     join_team,
 )
 from ._clock import cycles
 from ._prefetch import prefetch
+from ._sssp_bins import (
+    NO_BIN,
+    ROW_SLACK,
+    bin_of,
+    move_row,
+    refill_from_far,
+    repack,
+)
+from ._sssp_codecs import decode, encode, overflows, unpack
 from ._sssp_steps import BLOCK
 
-# Distances live in ``words``, read and written through a codec chosen by
-# the type of the ``codec`` marker argument (numba compiles one kernel per
-# codec):
-#
-# * ``np.uint32`` marker, uint64 words: an integer distance below 2**32 - 1
-#   in the high half, the parent's id in the low half. One compare-and-swap
-#   sets both, so the parent is always the vertex that gave the distance:
-#   no parent pass. A candidate that does not fit raises the OVERFLOW flag
-#   and the driver reruns with the plain int64 codec.
-# * ``np.float32`` marker, uint64 words: the float32 distance's bits in the
-#   high half (non-negative floats order like their bits), the parent low.
-# * any other marker (the dtype of ``words``): the distance alone (float64,
-#   or int64 after an overflow); parents come from the tight-arc pass.
-
-NO_BIN = np.iinfo(np.int64).max
 # Hot loops index through ``_at`` (an unsigned cast, free at run time):
 # numba wraps a signed index that may be negative around the array's end,
 # a shift, a mask and an add per access; an unsigned one it uses as is.
 # Serial A/B on the relax loop: seattle -15 %, amsterdam -17 %.
 _at = np.uint64
-_LOW32 = np.uint64(0xFFFFFFFF)
-_SHIFT = np.uint64(32)
-_UNREACHED = np.uint64(0xFFFFFFFFFFFFFFFF)  # a packed integer word with no distance and no parent
-PACKED_INT_LIMIT = 0xFFFFFFFF  # packed integer distances stay below this (it marks "unreached")
 
 # Slots of the int64 ``shared`` array, a cache line (8 slots) apart: the
 # team's and barrier's, then the double-buffered bin, frontier tail and work
@@ -64,175 +51,6 @@ SHARED_SLOTS = BARRIER_SLOTS + 56
 STAT_BIN, STAT_FRONTIER, STAT_EDGES, STAT_STAMP, STAT_FUSED, STAT_COLUMNS = 0, 1, 2, 3, 4, 5
 
 
-def decode(codec, word):
-    """The distance stored in ``word`` (numba only)."""
-
-
-def encode(codec, distance, parent):
-    """The word storing ``distance`` reached from ``parent`` (numba only)."""
-
-
-def overflows(codec, distance, old):
-    """Whether ``distance`` would improve the word ``old`` but cannot be stored (numba only)."""
-
-
-def unpack(codec, words, distances, parents, infinity, fill):
-    """Split packed ``words`` into distances (``infinity`` where
-    unreached) and parents (-1), and set them back to ``fill`` for the next
-    search (a line just read costs little more to write, where a separate
-    fill pass would read it again); nothing for unpacked codecs (numba only)."""
-
-
-def _packed_int(codec):
-    return isinstance(codec, types.Integer) and codec.bitwidth == 32 and not codec.signed
-
-
-def _packed_float32(codec):
-    return codec == types.float32
-
-
-@overload(decode, jit_options={"cache": True})
-def _decode(codec, word):
-    if _packed_int(codec):
-        return lambda codec, word: np.int64(word >> _SHIFT)
-    if _packed_float32(codec):
-        return lambda codec, word: float32_from_bits(np.uint32(word >> _SHIFT))
-    return lambda codec, word: word
-
-
-@overload(encode, jit_options={"cache": True})
-def _encode(codec, distance, parent):
-    if _packed_int(codec):
-        return lambda codec, distance, parent: (np.uint64(distance) << _SHIFT) | np.uint64(parent)
-    if _packed_float32(codec):
-        return lambda codec, distance, parent: (
-            (np.uint64(float32_bits(distance)) << _SHIFT) | np.uint64(parent)
-        )
-    return lambda codec, distance, parent: distance
-
-
-@overload(overflows, jit_options={"cache": True})
-def _overflows(codec, distance, old):
-    if _packed_int(codec):
-        return lambda codec, distance, old: distance >= PACKED_INT_LIMIT and old == _UNREACHED
-    return lambda codec, distance, old: False
-
-
-@overload(unpack, jit_options={"cache": True})
-def _unpack(codec, words, distances, parents, infinity, fill):
-    if not (_packed_int(codec) or _packed_float32(codec)):
-        return lambda codec, words, distances, parents, infinity, fill: None
-
-    def split(codec, words, distances, parents, infinity, fill):
-        # Over whole arrays (the caller slices): from 0, the indices are
-        # provably non-negative and the loop needs no wraparound selects.
-        for v in range(words.shape[0]):
-            word = words[v]
-            words[v] = fill
-            # Selects, not branches (2.4x faster: reached and unreached
-            # vertices interleave unpredictably). No parent means unreached:
-            # ids stay below 2**32 - 1.
-            parent = word & _LOW32
-            reached = parent != _LOW32
-            distances[v] = decode(codec, word) if reached else infinity
-            parents[v] = np.int64(parent) if reached else np.int64(-1)
-
-    return split
-
-
-@njit(cache=True, inline="always")
-def bin_of(distance, scale):
-    """A distance's bin: ``int(distance * scale)`` with ``scale = 1 / delta`` (a
-    multiplication, not a division, and monotone in the distance, which is
-    all the algorithm needs of it)."""
-    return np.int64(distance * scale)
-
-
-ROW_SLACK = 16  # the first room of a bin row
-
-
-@njit(cache=True)
-def _move_row(store, start, cap, count, r, top):
-    """Move the full row ``r`` of a thread's bin arena to the free end ``top``
-    with twice its room; returns the new free end, or -1 when the arena has
-    no room for it (then :func:`_repack` must make a larger arena).
-
-    Each row of the arena ``store`` is ``store[start[r] : start[r] + cap[r]]``
-    holding ``count[r]`` vertices. A row keeps its room when emptied (as
-    GAP's per-bin vectors keep their capacity): the rows take turns holding
-    bins, and a row that had to grow once will have to again. The arena
-    thus holds about the sum of each row's largest bin, not the ring times
-    the largest bin, which one shared width would.
-
-    It never replaces ``store``: the relax loop calls it, and an array
-    variable that a loop may reassign costs numba a reference count
-    increment and decrement (two atomic instructions) around every
-    compare-and-swap in that loop.
-    """
-    need = max(2 * cap[r], ROW_SLACK)
-    if top + need > store.shape[0]:
-        return -1
-    for k in range(count[r]):
-        store[top + k] = store[start[r] + k]
-    start[r] = top
-    cap[r] = need
-    return top + need
-
-
-@njit(cache=True)
-def _repack(store, start, cap, count, r):
-    """A new arena twice the rows' total room (row ``r``'s doubled), the rows
-    packed at its front; returns (arena, free end)."""
-    need = max(2 * cap[r], ROW_SLACK)
-    total = need
-    for row in range(count.shape[0]):
-        if row != r:
-            total += cap[row]
-    arena = np.empty(2 * total, dtype=store.dtype)
-    position = 0
-    for row in range(count.shape[0]):
-        for k in range(count[row]):
-            arena[position + k] = store[start[row] + k]
-        start[row] = position
-        if row == r:
-            cap[row] = need
-        position += cap[row]
-    return arena, position
-
-
-@njit(cache=True)
-def _grow_row(store, start, cap, count, r, top):
-    """Give row ``r`` twice its room, in the arena or in a new one; returns (store, top)."""
-    moved = _move_row(store, start, cap, count, r, top)
-    if moved >= 0:
-        return store, moved
-    return _repack(store, start, cap, count, r)
-
-
-@njit(cache=True)
-def _refill_from_far(store, start, cap, count, top, far, ring, words, codec, scale, lowest):
-    """Move overflow-row heads whose bin is now within ``ring`` of ``lowest``
-    into the ring; returns (store, top)."""
-    size = count[ring]
-    parked = np.empty(size, dtype=store.dtype)  # the row may move while we push
-    for k in range(size):
-        parked[k] = store[start[ring] + k]
-    count[ring] = 0
-    nearest = NO_BIN
-    for k in range(size):
-        v = parked[k]
-        b = bin_of(decode(codec, words[v]), scale)
-        if b < lowest:  # improved since into an earlier bin, and settled there
-            continue
-        to = b & (ring - 1) if b - lowest < ring else ring
-        if to == ring:
-            nearest = min(nearest, b)
-        if count[to] == cap[to]:
-            store, top = _grow_row(store, start, cap, count, to, top)
-        store[start[to] + count[to]] = v
-        count[to] += 1
-    far[0] = nearest
-    return store, top
 
 
 @njit(cache=True)
@@ -244,7 +62,7 @@ def _fused_worker(
     """One thread's part of :func:`fused_delta_stepping` (its bins are this function's locals);
     returns its iterations (0 for a thread that came too late to join).
 
-    The thread's bins are the rows of an arena (see :func:`_grow_row`): row
+    The thread's bins are the rows of an arena (see :func:`grow_row`): row
     ``b & (ring - 1)`` holds bin ``b`` of the window ``[cur, cur + ring)``,
     row ``ring`` the heads beyond it. The relax loop is written once, over
     batches taken first from the shared frontier and then from this
@@ -300,7 +118,7 @@ def _fused_worker(
         examined = 0
         fused = 0
         from_shared = True
-        # The relax loop below never reassigns ``store`` (see _move_row):
+        # The relax loop below never reassigns ``store`` (see move_row):
         # when a row must grow and the arena is full, it leaves the loop at
         # the arc it was about to push (``full`` row, vertex ``i``, arc
         # ``j``), the arena is repacked here, and the loop resumes there.
@@ -311,7 +129,7 @@ def _fused_worker(
         batch = frontier
         while True:
             if full >= 0:
-                store, top = _repack(store, start, cap, count, full)
+                store, top = repack(store, start, cap, count, full)
                 full = -1
             elif from_shared:  # the next batch: a block of the shared frontier ...
                 lo = fetch_add(shared, CURSOR_SLOT + 8 * p, chunk)
@@ -371,7 +189,7 @@ def _fused_worker(
                     b = bin_of(candidate, scale)
                     to = b & (ring - 1) if b - cur < ring else ring
                     if count[_at(to)] == cap[_at(to)]:  # room first: leaving after the swap would lose v
-                        moved = _move_row(store, start, cap, count, to, top)
+                        moved = move_row(store, start, cap, count, to, top)
                         if moved < 0:
                             full = to
                             break
@@ -415,7 +233,7 @@ def _fused_worker(
         if following != NO_BIN:
             if far[0] - following < ring:
                 before = count.sum() - count[ring]
-                store, top = _refill_from_far(store, start, cap, count, top, far, ring, words, codec, scale,
+                store, top = refill_from_far(store, start, cap, count, top, far, ring, words, codec, scale,
                                               following)
                 held += count.sum() - count[ring] - before
             slot = following & (ring - 1)
