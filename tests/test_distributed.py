@@ -323,6 +323,25 @@ def test_device_transport_kinds_are_checked():
         choose_transport(SelfTransport(), "tcp")
 
 
+def test_one_rank_device_collectives_hand_back_their_input():
+    """A one-rank group moves nothing: no NCCL launch or host copy, the input
+    itself comes back (any array type: no device is touched), and bad
+    arguments still raise."""
+    from wavefront.distributed.device_transport import StagedTransport
+
+    one = StagedTransport(SelfTransport())
+    data = np.arange(6, dtype=np.int64)
+    assert one.allgather(data) is data and one.allreduce(data, "max") is data
+    assert one.sendrecv(data, 0, 0) is data
+    received, counts = one.alltoallv(data, np.array([6]))
+    assert received is data and counts.tolist() == [6]
+    assert one.bytes_out == one.bytes_in == 0
+    with pytest.raises(ValueError, match="do not describe"):
+        one.alltoallv(data, np.array([5]))
+    with pytest.raises(ValueError, match="sum, max, min"):
+        one.allreduce(data, "prod")
+
+
 @pytest.mark.gpu
 @pytest.mark.parametrize("transport", ["nccl", "mpi"])
 def test_gpu_blocks_in_a_world_of_one(transport):

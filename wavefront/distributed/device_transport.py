@@ -35,6 +35,7 @@ import numpy as np
 from .transport import Transport
 
 TRANSPORTS = ("auto", "nccl", "mpi")
+REDUCTIONS = ("sum", "max", "min")
 
 
 class DeviceTransport(ABC):
@@ -52,23 +53,51 @@ class DeviceTransport(ABC):
         self.bytes_out += int(out)
         self.bytes_in += int(into)
 
-    @abstractmethod
+    # A one-rank group moves nothing: each collective hands back its input
+    # (the same array, so callers treat results as read-only) without an
+    # NCCL launch or a host round trip. The P = 1 search makes five such
+    # calls a level; through NCCL on an H100 they took 0.15-0.2 ms of each
+    # level (SCALE 24-26, docs/decisions/distributed.md).
     def allgather(self, send):
         """Concatenation of every rank's ``send`` (all equally long), in rank order."""
+        return send if self.size == 1 else self._allgather(send)
 
-    @abstractmethod
     def alltoallv(self, send, counts: np.ndarray):
         """``send`` holds consecutive parts of ``counts[r]`` elements (host
         counts) for rank ``r``; returns the parts addressed here, in source-rank
         order, and their host counts."""
+        if self.size == 1:
+            counts = np.asarray(counts, dtype=np.int64)
+            if counts.shape != (1,) or int(counts[0]) != send.shape[0]:
+                raise ValueError(f"counts {counts.tolist()} do not describe {send.shape[0]} elements for 1 rank")
+            return send, counts
+        return self._alltoallv(send, counts)
 
-    @abstractmethod
     def allreduce(self, send, op: str = "sum"):
         """Element-wise ``op`` (sum, max, min) of every rank's ``send``."""
+        if op not in REDUCTIONS:
+            raise ValueError(f"device all-reduce takes {', '.join(REDUCTIONS)}, not {op!r}")
+        return send if self.size == 1 else self._allreduce(send, op)
 
-    @abstractmethod
     def sendrecv(self, send, dest: int, source: int):
         """Send ``send`` to ``dest``, receive as many elements of its dtype from ``source``."""
+        return send if dest == self.rank and source == self.rank else self._sendrecv(send, dest, source)
+
+    @abstractmethod
+    def _allgather(self, send):
+        """:meth:`allgather` over two or more ranks."""
+
+    @abstractmethod
+    def _alltoallv(self, send, counts: np.ndarray):
+        """:meth:`alltoallv` over two or more ranks."""
+
+    @abstractmethod
+    def _allreduce(self, send, op: str):
+        """:meth:`allreduce` over two or more ranks."""
+
+    @abstractmethod
+    def _sendrecv(self, send, dest: int, source: int):
+        """:meth:`sendrecv` where a peer is another rank."""
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(rank={self.rank}, size={self.size})"
@@ -84,24 +113,23 @@ class StagedTransport(DeviceTransport):
 
         return cupy.asarray(host_array)
 
-    def allgather(self, send):
+    def _allgather(self, send):
         out = self._back(self.host.allgather(send.get()))
         self._count(send.nbytes * (self.size - 1), out.nbytes - send.nbytes)
         return out
 
-    def alltoallv(self, send, counts):
+    def _alltoallv(self, send, counts):
         before_out, before_in = self.host.bytes_out, self.host.bytes_in
         received, recv_counts = self.host.alltoallv(send.get(), counts)
         self._count(self.host.bytes_out - before_out, self.host.bytes_in - before_in)
         return self._back(received), recv_counts
 
-    def allreduce(self, send, op="sum"):
+    def _allreduce(self, send, op):
         out = self._back(self.host.allreduce(send.get(), op))
-        if self.size > 1:
-            self._count(send.nbytes, out.nbytes)
+        self._count(send.nbytes, out.nbytes)
         return out
 
-    def sendrecv(self, send, dest, source):
+    def _sendrecv(self, send, dest, source):
         out = self._back(self.host.sendrecv(send.get(), dest, source))
         self._count(send.nbytes if dest != self.rank else 0, out.nbytes if source != self.rank else 0)
         return out
@@ -133,7 +161,7 @@ class NCCLTransport(DeviceTransport):
 
         return cupy.cuda.get_current_stream().ptr
 
-    def allgather(self, send):
+    def _allgather(self, send):
         import cupy
 
         recv = cupy.empty(send.shape[0] * self.size, dtype=send.dtype)
@@ -143,26 +171,20 @@ class NCCLTransport(DeviceTransport):
         self._count(send.nbytes * (self.size - 1), recv.nbytes - send.nbytes)
         return recv
 
-    def allreduce(self, send, op="sum"):
+    def _allreduce(self, send, op):
         import cupy
 
-        if op not in self._ops:
-            raise ValueError(f"NCCL reduces with {', '.join(self._ops)}, not {op!r}")
         recv = cupy.empty_like(send)
         if send.size:
             self.comm.allReduce(send.data.ptr, recv.data.ptr, send.size, self._types[send.dtype],
                                 self._ops[op], self._stream())
-        if self.size > 1:
-            self._count(send.nbytes, recv.nbytes)
+        self._count(send.nbytes, recv.nbytes)
         return recv
 
-    def sendrecv(self, send, dest, source):
+    def _sendrecv(self, send, dest, source):
         import cupy
 
         recv = cupy.empty_like(send)
-        if dest == self.rank and source == self.rank:
-            recv[...] = send
-            return recv
         nccl, stream = self._nccl, self._stream()
         nccl.groupStart()
         if send.nbytes:
@@ -172,7 +194,7 @@ class NCCLTransport(DeviceTransport):
         self._count(send.nbytes if dest != self.rank else 0, recv.nbytes if source != self.rank else 0)
         return recv
 
-    def alltoallv(self, send, counts):
+    def _alltoallv(self, send, counts):
         import cupy
 
         counts = np.asarray(counts, dtype=np.int64)

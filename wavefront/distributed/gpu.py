@@ -59,6 +59,7 @@ rates and ``auto``'s decision).
 from __future__ import annotations
 
 import copy
+import functools
 import time
 from dataclasses import dataclass, field
 
@@ -73,6 +74,25 @@ from .tuning import DEFAULT_TUNING, DistributedTuning
 
 _GPU_KEY = "distributed.gpu"
 FOLD_KERNELS = "bfs_fold_2d.cu"  # seed 000 fig. 8's fold on a GPU block
+
+
+def _zero_counter(ws, slot: int) -> None:
+    """Zero one step counter of ``ws`` on the current stream."""
+    import cupy
+
+    item = ws.counters.itemsize
+    cupy.cuda.runtime.memsetAsync(ws.counters.data.ptr + slot * item, 0, item,
+                                  cupy.cuda.get_current_stream().ptr)
+
+
+@functools.cache
+def _queue_edges():
+    """A CuPy reduction: the block out-degree sum of a queue of vertices, in
+    one launch (the slices, gathers, subtraction and sum it replaces were five)."""
+    import cupy
+
+    return cupy.ReductionKernel("T vertex, raw E indptr", "int64 edges", "indptr[vertex + 1] - indptr[vertex]",
+                                "a + b", "edges = a", "0", "queue_edges")
 
 
 @dataclass
@@ -452,6 +472,23 @@ class _Search:
         accepted, edges = (int(x) for x in stats.get())
         return accepted, edges
 
+    def _accept_claimed(self, found, level, own_parents, own_levels, piece_bits) -> tuple[int, int]:
+        """:meth:`_accept` for a one-rank grid row (``fold_accept_claimed``):
+        the step's claimed targets, each once, straight from its queue."""
+        from ..backends.cuda import bfs_steps as steps
+
+        piece_bits.fill(0)
+        stats = self.stats
+        stats.fill(0)
+        if found:
+            ws = self.gpu.ws
+            fn = steps.get_kernel(FOLD_KERNELS, "fold_accept_claimed", ws.index64)
+            fn((steps.blocks(found),), (steps.BLOCK,),
+               (ws.queue_in, steps.i64(found), self.gpu.step_parents, steps.i64(self.g.col_offset),
+                np.int32(level), own_parents, own_levels, self.gpu.degree, piece_bits, stats))
+        accepted, edges = (int(x) for x in stats.get())
+        return accepted, edges
+
     def _start(self, record) -> None:
         """Fill a cooperative record's share columns (a no-op without a share)."""
         state = self.share
@@ -498,19 +535,22 @@ class _Search:
                 steps.reset_counters(ws)
                 bfs_bottom_up.bottom_up(block, ws, gpu.tuning, level, gpu.step_levels, gpu.step_parents,
                                         gpu.in_indices, gpu.rows)
-                examined = int(steps.read_counters(ws)[CNT_EDGES])
+                # The queue below recounts the claimed targets; the arcs
+                # examined stay, read with it in one host round trip.
+                _zero_counter(ws, CNT_NEXT_COUNT)
+            else:
+                steps.reset_counters(ws)
             ws.swap_bitmaps()  # the claimed targets' bitmap, as a queue below
-        else:
-            examined = 0
+            steps.bitmap_to_queue(ws)
+            counters = steps.read_counters(ws)
+            count = int(counters[CNT_NEXT_COUNT])
+            return count, (int(counters[CNT_EDGES]) if examined is None else examined)
         steps.reset_counters(ws)
         steps.bitmap_to_queue(ws)
         count = int(steps.read_counters(ws)[CNT_NEXT_COUNT])
-        if choice == BOTTOM_UP:
-            return count, examined
         if count == 0:
             return 0, 0
-        queue = ws.queue_in[:count]
-        total_edges = int((block.indptr[queue + 1] - block.indptr[queue]).sum())
+        total_edges = int(_queue_edges()(ws.queue_in[:count], block.indptr))
         steps.reset_counters(ws)
         steps.top_down_balanced(block, ws, count, total_edges, level, gpu.step_levels, gpu.step_parents)
         found = int(steps.read_counters(ws)[CNT_NEXT_COUNT]) if total_edges else 0
@@ -584,17 +624,26 @@ class _Search:
             self._start(record)
             clock.start(record)
             found, examined = self._block_step(choice, level, frontier_edges, record)
-            pairs, counts = self._pairs(found)
             record.examined, record.found, record.sent = int(examined), int(found), int(found)
-            clock.lap("compute")
-            if self.measure_wait:
-                world.barrier()
-                clock.lap("wait")
-            with clock.collective("fold", self.drow):
-                received, _ = self.drow.alltoallv(pairs, counts)
-                self._sync()
-            accepted, accepted_edges = self._accept(received, level, own_parents, own_levels, piece_bits)
-            record.received = int(received.shape[0]) // (1 if self.shift else 2)
+            if self.drow.size == 1:
+                # The rank owns its whole row block: nothing to fold (an empty
+                # fold entry keeps the trace's columns those of every P).
+                clock.lap("compute")
+                with clock.collective("fold", self.drow):
+                    pass
+                accepted, accepted_edges = self._accept_claimed(found, level, own_parents, own_levels, piece_bits)
+                record.received = int(found)
+            else:
+                pairs, counts = self._pairs(found)
+                clock.lap("compute")
+                if self.measure_wait:
+                    world.barrier()
+                    clock.lap("wait")
+                with clock.collective("fold", self.drow):
+                    received, _ = self.drow.alltoallv(pairs, counts)
+                    self._sync()
+                accepted, accepted_edges = self._accept(received, level, own_parents, own_levels, piece_bits)
+                record.received = int(received.shape[0]) // (1 if self.shift else 2)
             self._exchange(piece_bits)
             with clock.collective("allreduce", world):
                 totals = world.allreduce(np.array([accepted, accepted_edges], dtype=np.int64))
