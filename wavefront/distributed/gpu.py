@@ -413,8 +413,15 @@ class _Search:
     def __init__(self, gpu: GPUBlock, policy, measure_wait: bool, tuning):
         import cupy
 
+        from ..backends.cuda.bfs import block_rules
+
         self.cupy = cupy
-        self.gpu, self.policy, self.measure_wait = gpu, policy, measure_wait
+        # The single-GPU hybrid's rules that still hold between exchanged
+        # levels (SCALE 26, one rank, H100: GAP's switch back to top-down on a
+        # frontier of 1.8 M leaves cost a 3.5 ms top-down step where the
+        # stay-bottom-up margin keeps a 0.3 ms bottom-up one).
+        self.policy = block_rules(policy, gpu.tuning, gpu.graph.n)
+        self.gpu, self.measure_wait = gpu, measure_wait
         g = gpu.graph
         self.g, self.grid, self.part = g, g.grid, g.part
         self.shift = pair_shift(g.part, tuning)
@@ -618,7 +625,8 @@ class _Search:
         while frontier_vertices > 0 and (depth_limit is None or level < depth_limit):
             level += 1
             state = LevelState(level, g.n, g.m, frontier_vertices, frontier_edges, unexplored, previous, direction)
-            choice, reason = self.policy.choose(state)
+            decision = self.policy.choose(state)
+            choice, reason = decision.direction, decision.reason
             record = self.record_type(level, choice, reason, frontier_vertices, frontier_edges, 0, 0, 0,
                                       unexplored_edges=unexplored)
             self._start(record)

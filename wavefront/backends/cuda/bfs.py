@@ -46,6 +46,7 @@ mapped back to caller ids, which costs more than it saves at SCALE 26).
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from functools import lru_cache
 
 from ..._sources import multi_source
@@ -229,6 +230,17 @@ def _rules(base, tuning: BFSTuning, n: int, directed: bool, wide: bool, bottom_u
         stay_margin=n // tuning.stay_bottom_up_ratio if stay else None,
         bottom_up_ahead=tuning.bottom_up_ahead,
     )
+
+
+def block_rules(base, tuning: BFSTuning, n: int) -> CUDAHybridPolicy:
+    """The rules of ``tuning`` that hold whatever runs between two levels
+    (``bottom_up_min_edges``, the stay-bottom-up margin) around ``base``, for
+    an undirected graph of ``n`` vertices searched in blocks, where a level's
+    frontier comes from an exchange: no single-block levels, nothing queued
+    ahead (the distributed GPU search). A fixed direction stays fixed."""
+    if isinstance(base, FixedPolicy):
+        return CUDAHybridPolicy(base)
+    return replace(_rules(base, tuning, n, False, False, None), single_block_vertices=0, bottom_up_ahead=False)
 
 
 @multi_source
