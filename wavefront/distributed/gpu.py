@@ -24,7 +24,10 @@ The block step is the CUDA backend's own:
   frontier bitmap (the column all-gather), and the step's ``parents`` array
   holds, for each target it claimed, its column-local parent;
 * the direction comes from the same :mod:`wavefront.bfs.policy` object on
-  every rank, fed the allreduced ``n_f``, ``m_f``, ``m_u`` (GAP's by default).
+  every rank, fed the allreduced ``n_f``, ``m_f``, ``m_u`` (GAP's by
+  default), inside the single-GPU hybrid's rules that still hold between
+  exchanged levels (:func:`~wavefront.backends.cuda.bfs.block_rules`:
+  ``bottom_up_min_edges`` and the stay-bottom-up margin).
 
 What :class:`~wavefront.backends.cuda.bfs_search.BFSSearch` adds for one
 GPU (the single-block small-frontier kernel, deferred result fills, levels
@@ -39,9 +42,12 @@ pack grouped by owner, accept by compare-and-swap) and one host read per
 side; it replaced a sort, a bincount, a unique and boolean compactions in
 CuPy, each synchronizing (H100, SCALE 22 on one rank: 12-17 ms per search
 down to 4.3-4.7 ms; docs/decisions/distributed.md). It packs each pair into
-one int64 where the ids fit, as on CPU ranks;
-the CPU ranks' fold deduplication (an exclusive OR-scan) is not used here:
-NCCL has no bitwise reduction.
+one int64 where the ids fit, as on CPU ranks. A one-rank grid row (P = 1)
+folds nothing: its owner accepts the step's queue directly
+(``fold_accept_claimed``), and its one-rank collectives hand back their
+input (:class:`~.device_transport.DeviceTransport`). The CPU ranks' fold
+deduplication (an exclusive OR-scan) is not used here: NCCL has no bitwise
+reduction.
 
 CPU+GPU cooperation (seed 000 §3.3; ``DistributedTuning.cpu_share``): on a
 bottom-up level the GPU runs the CUDA step over the block's first rows only
