@@ -1,6 +1,6 @@
 """Distributed GPU BFS search times, without validation (run under mpirun, one rank per GPU).
 
-    mpirun -n 2 python benchmarks/distributed_gpu.py --scale 27 --roots 4
+    mpirun -n 2 python benchmarks/distributed_gpu.py --scale 27 --roots 4 [--trace]
 
 Each rank generates its slice, builds its block (the distributed Graph500
 construction) and moves it to its GPU; then one untimed search, and one
@@ -26,6 +26,9 @@ def main() -> None:
     parser.add_argument("--scale", type=int, required=True)
     parser.add_argument("--roots", type=int, default=4)
     parser.add_argument("--transport", default="auto", choices=("auto", "nccl", "mpi"))
+    parser.add_argument("--trace", action="store_true",
+                        help="then one more search with the stream synchronized after each collective, "
+                             "and rank 0's level trace (direction, counts, compute and per-collective ms)")
     args = parser.parse_args()
     world, grid = wd.world(), wd.ProcessGrid()
     start = time.perf_counter()
@@ -48,6 +51,19 @@ def main() -> None:
         print(f"SCALE {args.scale}, P = {grid.size} ({grid.rows}x{grid.cols}), transport {block.transport}: "
               f"build {build:.1f} s; ms {', '.join(f'{x:.2f}' for x in ms)}; median {statistics.median(ms):.2f} ms; "
               f"{teps / 1e9:.1f} GTEPS (harmonic mean)")
+    if args.trace:
+        result = gpu.bfs(block, roots[1], measure_wait=True)
+        if grid.rank == 0:
+            print_trace(result.trace)
+
+
+def print_trace(trace) -> None:
+    """One line a level: where a synchronized search's time went on this rank."""
+    print("level direction found examined discovered | compute ms comm ms | collective ms")
+    for record in trace:
+        collectives = " ".join(f"{name}={entry['seconds'] * 1e3:.3f}" for name, entry in record.collectives.items())
+        print(f"{record.level} {record.direction} {record.found} {record.examined} {record.discovered} | "
+              f"{record.compute_seconds * 1e3:.3f} {record.comm_seconds * 1e3:.3f} | {collectives}")
 
 
 if __name__ == "__main__":

@@ -92,3 +92,28 @@ def test_tuning_is_frozen_validated_and_replaced_by_name():
     assert BFSTuning(bottom_up_small_unroll=4).defines("bfs_bottom_up.cu")["BU_SMALL_UNROLL"] == 4
     assert BFSTuning().defines("bfs_convert.cu") == {}
     assert hash(BFSTuning()) == hash(BFSTuning())  # keys the kernel cache
+
+
+def test_block_rules_keep_the_rules_that_hold_between_exchanged_levels():
+    """The distributed GPU search's rules (backends/cuda/bfs.block_rules):
+    the stay-bottom-up margin and bottom_up_min_edges, no single block, nothing
+    queued ahead; a fixed direction stays fixed."""
+    from wavefront.backends.cuda.bfs import block_rules
+
+    tuning = BFSTuning()
+    policy = block_rules(GAPPolicy(), tuning, N)
+    assert policy.single_block_vertices == 0 and not policy.bottom_up_ahead
+    assert policy.stay_margin == N // tuning.stay_bottom_up_ratio
+    assert policy.bottom_up_min_edges == N // tuning.bottom_up_min_edges_ratio
+    # SCALE 26's case: a shrinking frontier of leaves after a bottom-up level.
+    # GAP goes back top-down; its arcs still exceed the unexplored ones by
+    # more than the margin, so the level stays bottom-up.
+    leaves = state(level=6, n_f=N // 40, m_f=N // 30, m_u=N // 100, previous=N // 3, direction=BOTTOM_UP)
+    assert GAPPolicy().choose(leaves)[0] == TOP_DOWN
+    decision = policy.choose(leaves)
+    assert decision.direction == BOTTOM_UP and not decision.single_block and not decision.queue_next
+    assert "stays bottom-up" in decision.reason
+    tiny = state(n_f=10, m_f=100, m_u=200)  # GAP alone: bottom-up; too few arcs for a sweep
+    assert GAPPolicy().choose(tiny)[0] == BOTTOM_UP and policy.choose(tiny).direction == TOP_DOWN
+    fixed = block_rules(FixedPolicy(BOTTOM_UP), tuning, N)
+    assert fixed.choose(tiny).direction == BOTTOM_UP and fixed.choose(leaves).direction == BOTTOM_UP
