@@ -3,7 +3,9 @@
 Waking numba's thread pool costs microseconds on an idle machine and whole
 scheduler ticks on a busy one, more than a step over a few thousand edges
 takes; road networks and the first and last BFS levels are made of such
-steps. Thread counts are per calling thread in numba, so this is safe when
+steps. A fused search (one parallel region, a barrier per level or bin)
+on a small graph gets a team sized to the graph (:func:`fused_team`).
+Thread counts are per calling thread in numba, so this is safe when
 several Python threads search at once.
 """
 from __future__ import annotations
@@ -28,7 +30,11 @@ class StepThreads:
         """Threads for a step of ``work`` edges/vertices (set in numba, and returned);
         ``serial_work`` overrides the threshold for this step."""
         threshold = self.serial_work if serial_work is None else serial_work
-        wanted = 1 if work < threshold else self.available
+        return self.use_team(1 if work < threshold else self.available)
+
+    def use_team(self, wanted: int) -> int:
+        """Exactly ``wanted`` threads, at most the caller's and at least one (set in numba, and returned)."""
+        wanted = max(1, min(int(wanted), self.available))
         if wanted != self.current:
             set_num_threads(wanted)
             self.current = wanted
@@ -38,3 +44,19 @@ class StepThreads:
         if self.current != self.available:
             set_num_threads(self.available)
             self.current = self.available
+
+
+def fused_team(n: int, available: int, vertices_per_thread: int) -> int:
+    """Threads for a fused search (one parallel region, barriers every level or bin) on ``n`` vertices.
+
+    One thread per ``vertices_per_thread`` vertices, at least one and at most
+    ``available``; ``vertices_per_thread`` 0 means no cap (all of
+    ``available``). A small road graph's levels and bins hold too few
+    vertices to keep a large team busy between barriers, so idle threads
+    only add to each barrier's cost (the measurement is in
+    :class:`.tuning.CPUBFSTuning` and :class:`.tuning.CPUSSSPTuning`).
+    """
+    available = max(1, int(available))
+    if vertices_per_thread <= 0:
+        return available
+    return max(1, min(available, int(n) // vertices_per_thread))

@@ -39,7 +39,7 @@ from . import _sssp_fused as fused
 from . import _sssp_steps as steps
 from ._atomics import TEAM_SIZE
 from ._clock import read_cycles, stamps_to_seconds
-from ._threads import StepThreads
+from ._threads import StepThreads, fused_team
 from .tuning import CPUSSSPTuning
 
 DELTA_FACTOR = 4.0
@@ -122,7 +122,8 @@ def delta_stepping(graph, source, delta=None, cutoff=None, tuning: CPUSSSPTuning
         work = _FusedWorkspace(graph.n, graph.indices.dtype, tuning.trace_rows)
     threads = StepThreads()
     try:
-        workers = _fused_workers(graph, threads, tuning)
+        # Delta is the one for the team the kernel is asked for, as measured.
+        workers = threads.use_team(fused_workers(graph, threads.available, tuning))
         if delta is None:
             delta = default_delta(graph, tuning, workers)
         result = _fused_search(graph, weights, in_weights, seeds, codec, packed, delta, cutoff, tuning, work,
@@ -141,9 +142,17 @@ def delta_stepping(graph, source, delta=None, cutoff=None, tuning: CPUSSSPTuning
     )
 
 
-def _fused_workers(graph, threads, tuning) -> int:
-    """Threads to ask the fused kernel for: one on small graphs."""
-    return threads.use(graph.m, tuning.serial_arcs)
+def fused_workers(graph, available: int, tuning: CPUSSSPTuning | None = None) -> int:
+    """The fused kernel's team with ``available`` threads: one on graphs of fewer
+    than ``tuning.serial_arcs`` arcs; on road graphs one per
+    ``tuning.vertices_per_thread`` vertices (:func:`._threads.fused_team`);
+    on skewed graphs all of them."""
+    tuning = tuning or CPUSSSPTuning()
+    if graph.m < tuning.serial_arcs:
+        return 1
+    if tuning.skewed(graph):
+        return max(1, int(available))
+    return fused_team(graph.n, available, tuning.vertices_per_thread)
 
 
 def _fused_search(graph, weights, in_weights, seeds, codec, packed, delta, cutoff, tuning, work, workers):
@@ -261,7 +270,8 @@ def default_delta(graph, tuning: CPUSSSPTuning | None = None, threads: int | Non
     * Skewed graphs: ``skewed_delta`` mean arc weights.
     * Road graphs: ``road_delta`` median arc weights at a million vertices,
       scaled by ``1e6 / n`` and clamped to ``road_delta_range``, then
-      multiplied by ``sqrt(threads / 2)`` (``threads`` defaults to numba's). A
+      multiplied by ``sqrt(threads / 2)`` (``threads`` defaults to the team
+      :func:`delta_stepping` would form from numba's count: :func:`fused_workers`). A
       bin must hold enough vertices to pay for an iteration's barriers and
       contended atomics; a small road graph has few vertices per bin and
       wants wide ones, a large one narrow ones (wide bins relax long arcs
@@ -275,7 +285,7 @@ def default_delta(graph, tuning: CPUSSSPTuning | None = None, threads: int | Non
     if tuning.skewed(graph):
         delta = tuning.skewed_delta * mean_weight
     else:
-        threads = get_num_threads() if threads is None else threads
+        threads = fused_workers(graph, get_num_threads(), tuning) if threads is None else threads
         low, high = tuning.road_delta_range
         multiple = min(max(tuning.road_delta * 1e6 / max(graph.n, 1), low), high)
         delta = multiple * np.sqrt(max(threads, 1) / 2) * _median_weight(graph, weights)

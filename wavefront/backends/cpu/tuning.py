@@ -20,16 +20,33 @@ class CPUBFSTuning:
       levels on one thread.
     * ``parallel_work``: a per-level parallel step over fewer edges or
       vertices than this runs on one thread.
+    * ``vertices_per_thread``: the fused levels run on one thread per this
+      many vertices of the graph (at least one, at most numba's count;
+      :func:`._threads.fused_team`); 0: all threads. The fused levels hold a
+      few hundred vertices each on a road, too few to keep a large team busy
+      between barriers. Measured on the 16-core Xeon host of the lent H100
+      machine (2026-11-25, ``numba.set_num_threads(k)``, ``wf.bfs`` auto,
+      mean of 4 roots of the best of 5), ms by threads::
+
+          graph (n)            1      2      4      6      8      12     16
+          amsterdam (68 k)     2.45   2.03   1.52   1.37   1.27   1.38   1.64
+          seattle (148 k)      8.09   5.98   4.30   3.08   2.65   2.14   2.06
+          road 1.4 M           88.81  59.22  39.10  28.62  21.80  16.54  15.69
+
+      8000 gives amsterdam 8 threads, seattle and road 1.4 M all 16. The fused
+      levels of other graphs (a Kronecker search's first and last) get the
+      same cap; it binds only below ``16 * 8000`` vertices on 16 threads.
     * ``spins``: barrier polls with the pause hint before a waiter yields its core.
     """
 
     fused_edges: int = 1 << 14
     fused_parallel_vertices: int = 1 << 14
     parallel_work: int = 1 << 14
+    vertices_per_thread: int = 8000
     spins: int = 4000
 
     def __post_init__(self):
-        for name in ("fused_edges", "fused_parallel_vertices", "parallel_work", "spins"):
+        for name in ("fused_edges", "fused_parallel_vertices", "parallel_work", "vertices_per_thread", "spins"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
                 raise ValueError(f"CPUBFSTuning.{name} must be a non-negative integer, got {value!r}")
@@ -47,7 +64,7 @@ class CPUSSSPTuning:
     * ``road_delta``, ``road_delta_range``: the default bin width on road
       graphs, in median arc weights for a million vertices, scaled by
       ``1e6 / n`` and clamped to the range, then scaled by ``sqrt(threads / 2)``
-      (:func:`wavefront.backends.cpu.sssp.default_delta`): small road graphs
+      for the fused kernel's team (:func:`wavefront.backends.cpu.sssp.default_delta`): small road graphs
       want wide bins (few iterations; bucket fusion eats the long thin
       tail), large ones narrow bins (wide ones redo work), and more threads
       wider ones (each iteration's barriers cost more).
@@ -72,6 +89,24 @@ class CPUSSSPTuning:
       cache misses); 0 turns it off.
     * ``spins``: barrier polls with the pause hint before a waiter yields its core.
     * ``serial_arcs``: graphs with fewer arcs run the fused kernel on one thread.
+    * ``vertices_per_thread``: on road graphs the fused kernel runs on one
+      thread per this many vertices (at least one, at most numba's count;
+      :func:`._threads.fused_team`), and the default delta is the one for
+      that team; 0: all threads. Skewed graphs always get all threads (not
+      measured). A small road's bins hold too few vertices to keep a large
+      team busy, so each bin's barriers wait on idle threads. Measured on the
+      16-core Xeon host of the lent H100 machine (2026-11-25,
+      ``numba.set_num_threads(k)``, ``wf.sssp`` auto, mean of 4 roots of the
+      best of 5), ms by threads::
+
+          graph (n)            1       2      4      6      8      12     16
+          amsterdam (68 k)     2.94    2.22   2.20   2.36   2.51   2.58   2.55
+          seattle (148 k)      9.80    7.22   5.27   5.01   4.84   5.26   5.62
+          road 1.4 M           118.79  78.76  45.11  32.63  27.75  19.83  18.00
+
+      17 000 puts amsterdam on 4 threads and seattle on 8, each a measured
+      best (18 000 would give amsterdam 3, which was not measured), and road
+      1.4 M on all 16.
     * ``trace_rows``: iterations recorded one per trace row (later ones are
       summed into the last row).
     * ``dijkstra_max_arcs``: ``auto`` runs the serial Dijkstra on graphs with
@@ -89,6 +124,7 @@ class CPUSSSPTuning:
     prefetch_ahead: int = 12
     spins: int = 4000
     serial_arcs: int = 1 << 15
+    vertices_per_thread: int = 17_000
     trace_rows: int = 1 << 13
     dijkstra_max_arcs: int = 1 << 13
 
@@ -102,7 +138,7 @@ class CPUSSSPTuning:
             raise ValueError(f"CPUSSSPTuning.road_delta_range must be (low, high) with 0 < low <= high, "
                              f"got {self.road_delta_range!r}")
         for name in ("road_frontier_shares", "skewed_frontier_shares", "fusion_limit", "ring", "prefetch_ahead",
-                     "spins", "serial_arcs", "trace_rows", "dijkstra_max_arcs"):
+                     "spins", "serial_arcs", "vertices_per_thread", "trace_rows", "dijkstra_max_arcs"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
                 raise ValueError(f"CPUSSSPTuning.{name} must be a non-negative integer, got {value!r}")

@@ -1,0 +1,185 @@
+"""The fused searches' thread cap on small road graphs (``vertices_per_thread`` in the CPU tunings).
+
+The rule (:func:`wavefront.backends.cpu._threads.fused_team`), the teams it
+gives the measured road graphs, results against SciPy with the cap on and
+off, Delta computed for the capped team, and the caller's numba thread
+count restored afterwards.
+"""
+from contextlib import contextmanager
+from types import SimpleNamespace
+
+import numba
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from test_cpu_bfs import assert_valid_bfs, graphs_and_sources, oracle_levels
+from test_cpu_sssp import assert_valid_sssp, oracle, weighted_graphs
+
+import wavefront as wf
+from wavefront.backends.cpu import bfs as cpu_bfs
+from wavefront.backends.cpu import sssp as cpu_sssp
+from wavefront.backends.cpu._threads import StepThreads, fused_team
+from wavefront.backends.cpu.tuning import CPUBFSTuning, CPUSSSPTuning
+from wavefront.generators import road_like
+
+THREADS = min(2, numba.config.NUMBA_NUM_THREADS)  # the most this machine's tests can ask for
+needs_two = pytest.mark.skipif(THREADS < 2, reason="numba has one thread: no cap can bind")
+
+
+@contextmanager
+def numba_threads(k):
+    previous = numba.get_num_threads()
+    numba.set_num_threads(k)
+    try:
+        yield
+    finally:
+        numba.set_num_threads(previous)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(0, 10**8), st.integers(1, 512), st.integers(0, 10**6))
+def test_fused_team_is_one_thread_per_vertices_per_thread_clamped(n, available, per_thread):
+    team = fused_team(n, available, per_thread)
+    assert 1 <= team <= available
+    if per_thread == 0:  # no cap
+        assert team == available
+        return
+    assert team == 1 or team * per_thread <= n  # every thread has its share of vertices
+    assert team == available or (team + 1) * per_thread > n  # and no more threads would
+
+
+def test_measured_road_graphs_get_their_best_team_on_16_threads():
+    """The teams the 16-core sweep (tuning docstrings) found best."""
+    bfs, sssp = CPUBFSTuning(), CPUSSSPTuning()
+    sizes = {"amsterdam": (68_213, 153_424), "seattle": (148_463, 346_220), "road1.4m": (1_400_000, 4_480_456)}
+    teams = {name: (cpu_bfs.fused_workers(n, 16, bfs), cpu_sssp.fused_workers(SimpleNamespace(n=n, m=m), 16, sssp))
+             for name, (n, m) in sizes.items()}
+    assert teams == {"amsterdam": (8, 4), "seattle": (16, 8), "road1.4m": (16, 16)}
+
+
+def test_fused_workers_keep_the_serial_thresholds_and_spare_skewed_graphs():
+    bfs = CPUBFSTuning()
+    assert cpu_bfs.fused_workers(bfs.fused_parallel_vertices - 1, 16, bfs) == 1
+    assert cpu_bfs.fused_workers(68_213, 16, CPUBFSTuning(vertices_per_thread=0)) == 16
+    sssp = CPUSSSPTuning()
+    small = SimpleNamespace(n=10_000, m=sssp.serial_arcs - 1)
+    assert cpu_sssp.fused_workers(small, 16, sssp) == 1
+    skewed = SimpleNamespace(n=10_000, m=16 * 10_000)  # Kronecker-like: not measured, never capped
+    assert sssp.skewed(skewed) and cpu_sssp.fused_workers(skewed, 16, sssp) == 16
+    road = SimpleNamespace(n=68_213, m=153_424)
+    assert cpu_sssp.fused_workers(road, 16, CPUSSSPTuning(vertices_per_thread=0)) == 16
+    assert cpu_sssp.fused_workers(road, 3, sssp) == 3  # never more than the caller has
+
+
+def test_tuning_rejects_a_bad_cap():
+    for tuning in (CPUBFSTuning, CPUSSSPTuning):
+        with pytest.raises(ValueError, match="vertices_per_thread"):
+            tuning(vertices_per_thread=-1)
+        with pytest.raises(ValueError, match="vertices_per_thread"):
+            tuning(vertices_per_thread=1.5)
+
+
+def test_step_threads_use_team_clamps_and_restores():
+    with numba_threads(THREADS):
+        threads = StepThreads()
+        assert threads.use_team(0) == 1 and numba.get_num_threads() == 1
+        assert threads.use_team(99) == THREADS and numba.get_num_threads() == THREADS
+        threads.use_team(1)
+        threads.restore()
+        assert numba.get_num_threads() == THREADS
+
+
+CAPS = [0, 1, 20, 10**6]  # none, a thread per vertex (all threads), a few vertices each, one thread
+
+
+@settings(max_examples=40, deadline=None)
+@given(weighted_graphs())
+def test_sssp_matches_scipy_with_the_cap_on_and_off(case):
+    graph, source = case
+    expected = oracle(graph, source)
+    with numba_threads(THREADS):
+        for cap in CAPS:
+            # No serial shortcut or Dijkstra: the fused kernel runs even on these tiny graphs.
+            tuning = CPUSSSPTuning(serial_arcs=0, dijkstra_max_arcs=0, vertices_per_thread=cap)
+            assert_valid_sssp(graph, source, wf.sssp(graph, source, method="auto", tuning=tuning), expected)
+            assert numba.get_num_threads() == THREADS
+
+
+@settings(max_examples=40, deadline=None)
+@given(graphs_and_sources())
+def test_bfs_matches_scipy_with_the_cap_on_and_off(case):
+    graph, source = case
+    expected = oracle_levels(graph, source)
+    with numba_threads(THREADS):
+        for cap in CAPS:
+            tuning = CPUBFSTuning(fused_parallel_vertices=0, vertices_per_thread=cap)
+            assert_valid_bfs(graph, source, wf.bfs(graph, source, method="hybrid", tuning=tuning), expected)
+            assert numba.get_num_threads() == THREADS
+
+
+@pytest.fixture(scope="module")
+def road():
+    return road_like(40_000, seed=3)  # 128 000 arcs: past serial_arcs, so the cap decides the team
+
+
+def _trace_threads(result, pattern):
+    """The team sizes the trace rows report (``pattern`` precedes the count)."""
+    counts = set()
+    for row in result.trace:
+        after = row.reason.split(pattern, 1)[1]
+        counts.add(int(after.split(" threads", 1)[0]))
+    return counts
+
+
+@needs_two
+def test_capped_sssp_on_a_road_runs_one_thread_with_its_delta(road):
+    source = 17
+    expected = oracle(road, source)
+    with numba_threads(THREADS):
+        capped = CPUSSSPTuning(vertices_per_thread=road.n)  # n // n: one thread
+        assert cpu_sssp.fused_workers(road, THREADS, capped) == 1
+        result = wf.sssp(road, source, method="delta-stepping", tuning=capped)
+        assert_valid_sssp(road, source, result, expected)
+        assert numba.get_num_threads() == THREADS
+        assert _trace_threads(result, ", ") == {1}
+        one = cpu_sssp.default_delta(road, capped, threads=1)
+        assert one < cpu_sssp.default_delta(road, capped, threads=THREADS)  # the cap changes delta
+        assert cpu_sssp.default_delta(road, capped) == one  # the default sees the capped team
+        assert all(row.reason.startswith(f"delta={one:g}, 1 threads") for row in result.trace)
+
+        free = CPUSSSPTuning(vertices_per_thread=0)
+        result = wf.sssp(road, source, method="delta-stepping", tuning=free)
+        assert_valid_sssp(road, source, result, expected)
+        assert numba.get_num_threads() == THREADS
+        wide = cpu_sssp.default_delta(road, free, threads=THREADS)
+        assert cpu_sssp.default_delta(road, free) == wide
+        assert all(row.reason.startswith(f"delta={wide:g}, ") for row in result.trace)
+        assert _trace_threads(result, ", ") <= set(range(1, THREADS + 1))
+
+
+@needs_two
+def test_capped_bfs_on_a_road_runs_its_fused_levels_on_one_thread(road):
+    source = 17
+    expected = oracle_levels(road, source)
+    with numba_threads(THREADS):
+        for cap, teams in ((road.n, {1}), (0, set(range(1, THREADS + 1)))):
+            tuning = CPUBFSTuning(vertices_per_thread=cap)
+            assert cpu_bfs.fused_workers(road.n, THREADS, tuning) == (1 if cap else THREADS)
+            result = wf.bfs(road, source, method="hybrid", tuning=tuning)
+            assert_valid_bfs(road, source, result, expected)
+            assert numba.get_num_threads() == THREADS
+            fused = [row for row in result.trace if row.reason.startswith("fused")]
+            assert len(fused) > 100  # a road search is mostly fused levels
+            team = SimpleNamespace(trace=fused)
+            assert _trace_threads(team, "(") <= teams
+            if cap:
+                assert _trace_threads(team, "(") == teams
+
+
+@needs_two
+def test_caller_thread_count_restored_when_a_capped_search_fails(road):
+    capped = CPUSSSPTuning(vertices_per_thread=road.n)
+    with numba_threads(THREADS):
+        with pytest.raises(ValueError, match="cutoff"):
+            cpu_sssp.delta_stepping(road, 0, cutoff=-1.0, tuning=capped)
+        assert numba.get_num_threads() == THREADS
