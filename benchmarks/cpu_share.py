@@ -76,7 +76,7 @@ def main() -> None:
     import cupy
     import numba
 
-    from wavefront.distributed import gpu
+    from wavefront.distributed import gpu, gpu_cooperation
     from wavefront.distributed.grid import ProcessGrid
     from wavefront.distributed.transport import SelfTransport
 
@@ -116,7 +116,7 @@ def main() -> None:
             times.append(result.seconds)
             teps.append(nedges[root] / result.seconds)
             halves.append(bottom_up_seconds(result.trace))
-        report = gpu.cpu_share_report(block, tuning)
+        report = gpu_cooperation.cpu_share_report(block, tuning)
         decision = report.get("decision")
         chosen = "-" if decision is None else (
             f"{decision['share']:.3f} (CPU {decision['cpu_rate'] / 1e9:.2f}, GPU {decision['gpu_rate'] / 1e9:.2f} "

@@ -339,7 +339,7 @@ def _world_of_one(scale):
 @pytest.mark.gpu
 @pytest.mark.parametrize("transport", ["nccl", "mpi"])
 def test_levels_identical_for_every_share(transport):
-    from wavefront.distributed import gpu
+    from wavefront.distributed import gpu, gpu_cooperation
 
     (src, dst), graph, dist = _world_of_one(12)
     block = gpu.to_gpu(dist, transport=transport)
@@ -357,7 +357,7 @@ def test_levels_identical_for_every_share(transport):
                     assert summary.nedge == graph.traversed_edges(reference.parents >= 0)
                     validate_bfs((src, dst), full, n=graph.n)
                     _check_records(result.trace, share, policy)
-        report = gpu.cpu_share_report(block, tuning)
+        report = gpu_cooperation.cpu_share_report(block, tuning)
         if share == "auto":
             decision = report["decision"]
             assert 0 <= decision["share"] < 1 and decision["cpu_rate"] > 0 and decision["gpu_rate"] > 0
@@ -368,7 +368,7 @@ def test_levels_identical_for_every_share(transport):
 
 def _check_records(trace, share, policy):
     from wavefront.distributed._trace import LevelRecord
-    from wavefront.distributed.gpu import CooperativeLevelRecord
+    from wavefront.distributed.gpu_cooperation import CooperativeLevelRecord
 
     if share == 0:
         assert all(type(r) is LevelRecord for r in trace)
@@ -387,7 +387,7 @@ def _check_records(trace, share, policy):
 
 @pytest.mark.gpu
 def test_share_0_makes_no_host_copies_and_auto_may_choose_it():
-    from wavefront.distributed import gpu
+    from wavefront.distributed import gpu, gpu_cooperation
 
     _, graph, dist = _world_of_one(11)
     block = gpu.to_gpu(dist, transport="mpi")
@@ -399,7 +399,7 @@ def test_share_0_makes_no_host_copies_and_auto_may_choose_it():
     never = DistributedTuning(cpu_share="auto", cpu_share_min=0.999)
     first = gpu.bfs(block, root, policy="bottom-up", tuning=never)
     assert any(r.cpu_share > 0 for r in first.trace)  # the probe ran
-    assert gpu.cpu_share_report(block, never)["share"] == 0 and block.cooperation is None
+    assert gpu_cooperation.cpu_share_report(block, never)["share"] == 0 and block.cooperation is None
     again = gpu.bfs(block, root, policy="bottom-up", tuning=never)
     assert all(r.cpu_share == 0 and r.auto_reason for r in again.trace)
     assert np.array_equal(again.gather().levels, reference.levels)
