@@ -9,9 +9,13 @@ import pytest
 
 from wavefront.errors import HostMemoryError
 from wavefront.graph500.memory import (
+    DISTRIBUTED_BFS_BUILD,
+    DISTRIBUTED_BFS_SEARCH,
+    DISTRIBUTED_BFS_SSSP,
     check_distributed_host_memory,
     check_host_memory,
     distributed_peak_bytes,
+    distributed_upload_staging_bytes,
     largest_scale,
     peak_bytes,
 )
@@ -128,6 +132,132 @@ def test_the_distributed_estimate_bounds_each_rank_of_two(tmp_path):
         assert peaks[scale] <= distributed_peak_bytes(scale, 16, 2), (scale, peaks[scale])
     grown = peaks[19] - peaks[17]
     assert grown <= distributed_peak_bytes(19, 16, 2) - distributed_peak_bytes(17, 16, 2), peaks
+
+
+def test_bfs_only_estimate_is_below_bfs_and_sssp_and_gpu_blocks_add_their_staging():
+    """BFS alone keeps 8-byte tuples and no SSSP structures, at every size and
+    rank count; GPU blocks add the upload's pinned staging to the phase after
+    construction, so they never need less than CPU ranks."""
+    for ranks in (1, 2, 3, 4, 8, 16):
+        for scale in range(16, 33, 4):
+            bfs = distributed_peak_bytes(scale, 16, ranks, ("bfs",))
+            assert bfs < distributed_peak_bytes(scale, 16, ranks), (scale, ranks)
+            assert bfs <= distributed_peak_bytes(scale, 16, ranks, "bfs", "cuda")
+            # What the phases hold, margin aside, is the larger phase plus nothing.
+            assert DISTRIBUTED_BFS_SEARCH.bytes(scale, 16, ranks) < DISTRIBUTED_BFS_SSSP.bytes(scale, 16, ranks)
+            assert DISTRIBUTED_BFS_BUILD.bytes(scale, 16, ranks) < DISTRIBUTED_BFS_SSSP.bytes(scale, 16, ranks)
+    # The staging: both index arrays at 4 bytes an arc, 2 arcs a tuple, both
+    # offset arrays and the degrees; SCALE 28 over 1x2 (span = n).
+    n = 1 << 28
+    assert distributed_upload_staging_bytes(28, 16, 2) == 2 * 4 * 16 * n + 2 * 8 * (n + 1) + 8 * (n // 2)
+    assert distributed_peak_bytes(20, 16, 2, ("sssp", "bfs")) == distributed_peak_bytes(20, 16, 2)
+    with pytest.raises(ValueError, match="kernels must be among"):
+        distributed_peak_bytes(20, 16, 2, ("bfs", "pagerank"))
+    with pytest.raises(ValueError, match="backend"):
+        distributed_peak_bytes(20, 16, 2, ("bfs",), "rocm")
+
+
+def _verdict(scale, ranks, kernels, backend, available):
+    try:
+        check_distributed_host_memory(scale, 16, ranks, ranks, available, kernels, backend)
+    except HostMemoryError as exc:
+        return str(exc)
+    return "fits"
+
+
+def test_issue_16_projections_scale_26_to_28(capsys):
+    """What the model says for the issue's sizes: SCALE 26-28 on one and two
+    ranks of one host, BFS alone (CPU ranks and GPU blocks) and both kernels,
+    with 120 and 245 GiB available (the 1- and 2-GPU device hosts). Printed
+    as a table (``pytest -s``), then the verdicts the decision record quotes."""
+    runs = [(("bfs",), "cpu"), (("bfs",), "cuda"), (("bfs", "sssp"), "cpu")]
+    lines = ["kernels   backend ranks SCALE  per rank GiB  node GiB  120 GiB  245 GiB"]
+    for kernels, backend in runs:
+        for ranks in (1, 2):
+            for scale in (26, 27, 28):
+                each = distributed_peak_bytes(scale, 16, ranks, kernels, backend)
+                verdicts = ["fits" if _verdict(scale, ranks, kernels, backend, gib << 30) == "fits" else "no"
+                            for gib in (120, 245)]
+                lines.append(f"{','.join(kernels):9s} {backend:7s} {ranks:5d} {scale:5d} {each / 2**30:13.1f} "
+                             f"{ranks * each / 2**30:9.1f} {verdicts[0]:>8s} {verdicts[1]:>8s}")
+    with capsys.disabled():
+        print("\n" + "\n".join(lines))
+    host = 245 << 30
+    # SCALE 27 on two GPU ranks ran on the 251 GB device host: the model must let it.
+    assert _verdict(27, 2, ("bfs",), "cuda", host) == "fits"
+    # SCALE 28 on two ranks: CPU ranks running BFS alone fit; GPU blocks do not,
+    # by the upload's pinned staging (about 37 GiB a rank at most).
+    assert _verdict(28, 2, ("bfs",), "cpu", host) == "fits"
+    refused = _verdict(28, 2, ("bfs",), "cuda", host)
+    assert "kernels bfs, GPU blocks" in refused and "largest SCALE that fits on 2 ranks is 27" in refused
+    assert "about 4 ranks" in refused
+    assert "largest SCALE that fits on 2 ranks is 27" in _verdict(28, 2, ("bfs", "sssp"), "cpu", host)
+    # One rank with 120 GiB: BFS alone on the CPU reaches SCALE 28, a GPU block 27.
+    assert _verdict(28, 1, ("bfs",), "cpu", 120 << 30) == "fits"
+    assert "largest SCALE that fits on 1 ranks is 27" in _verdict(28, 1, ("bfs",), "cuda", 120 << 30)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc/self/status")
+def test_the_bfs_only_estimate_bounds_a_measured_peak_and_its_growth():
+    """One rank running BFS alone (the GPU runs' kernel) at SCALE 17 and 19:
+    the peak under the BFS-only estimate, and its growth under the estimate's
+    (the fixed part cancels; above about 30 bytes a tuple it fails)."""
+    peaks = {}
+    for scale in (17, 19):
+        peaks[scale] = measured_peak("graph500", "--scale", str(scale), "--distributed", "--backend", "cpu",
+                                     "--kernels", "bfs", "--no-progress", "--roots", "4")
+        assert peaks[scale] <= distributed_peak_bytes(scale, 16, 1, ("bfs",)), (scale, peaks[scale])
+    grown = peaks[19] - peaks[17]
+    assert grown <= distributed_peak_bytes(19, 16, 1, ("bfs",)) - distributed_peak_bytes(17, 16, 1, ("bfs",)), peaks
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc/self/status")
+def test_the_bfs_only_estimate_bounds_each_rank_of_two(tmp_path):
+    """Two ranks under mpirun running BFS alone: every rank's peak under the
+    per-rank BFS-only estimate at SCALE 17 and 19, and its growth under the
+    estimate's (about 44 bytes a tuple of the slice would fail it)."""
+    from test_distributed import SCRIPTS, mpirun
+
+    peaks = {}
+    for scale in (17, 19):
+        out = tmp_path / f"peaks{scale}.json"
+        done = mpirun(2, sys.executable, SCRIPTS / "host_peak.py", "--scale", scale, "--kernels", "bfs",
+                      "--out", out, timeout=600)
+        assert done.returncode == 0, done.stderr[-3000:]
+        peaks[scale] = max(json.loads(out.read_text())["peaks"])
+        assert peaks[scale] <= distributed_peak_bytes(scale, 16, 2, ("bfs",)), (scale, peaks[scale])
+    grown = peaks[19] - peaks[17]
+    assert grown <= distributed_peak_bytes(19, 16, 2, ("bfs",)) - distributed_peak_bytes(17, 16, 2, ("bfs",)), peaks
+
+
+@pytest.mark.gpu
+@pytest.mark.slow
+def test_gpu_blocks_host_memory_under_the_estimate(tmp_path):
+    """Two ranks with GPU blocks running BFS alone (the device hosts): what the
+    node's MemAvailable fell by (pinned upload staging included, which VmHWM
+    may not count) and each rank's VmHWM under the GPU-block estimate, at
+    SCALE 20 and 23, and the node's growth under the estimate's. Needs a host
+    to itself: other processes move MemAvailable too."""
+    from test_distributed import SCRIPTS, mpirun
+
+    taken, peaks = {}, {}
+    for scale in (20, 23):
+        out = tmp_path / f"gpu{scale}.json"
+        done = mpirun(2, sys.executable, SCRIPTS / "host_peak.py", "--scale", scale, "--kernels", "bfs",
+                      "--backend", "cuda", "--node-memory", "--out", out, timeout=900)
+        assert done.returncode == 0, done.stderr[-3000:]
+        summary = json.loads(out.read_text())
+        (ranks_here, taken[scale]), = summary["nodes"]
+        peaks[scale] = max(summary["peaks"])
+        estimate = distributed_peak_bytes(scale, 16, 2, ("bfs",), "cuda")
+        print(f"SCALE {scale}: node took {taken[scale] / 2**20:.0f} MiB, largest VmHWM {peaks[scale] / 2**20:.0f} MiB, "
+              f"estimate {ranks_here} x {estimate / 2**20:.0f} MiB")
+        assert peaks[scale] <= estimate and taken[scale] <= ranks_here * estimate, (scale, summary)
+    grown = taken[23] - taken[20]
+    assert grown <= 2 * (distributed_peak_bytes(23, 16, 2, ("bfs",), "cuda")
+                         - distributed_peak_bytes(20, 16, 2, ("bfs",), "cuda")), (taken, peaks)
 
 
 @pytest.mark.parametrize("size", [1, 2, 3, 4])

@@ -68,7 +68,7 @@ class DistributedReport(Graph500Report):
     threads_per_rank: int = 1
     construction: dict = field(default_factory=dict)
     # CPU+GPU cooperation: {"requested": share or "auto", "ranks": [each rank's
-    # gpu.cpu_share_report]}; empty when no share was asked for.
+    # gpu_cooperation.cpu_share_report]}; empty when no share was asked for.
     cpu_share: dict = field(default_factory=dict)
 
     def extra_lines(self) -> list[str]:
@@ -134,7 +134,8 @@ def _prepare(graph, kernels, backend: str = "cpu", transport: str = "auto", tuni
     if "sssp" in kernels:
         joined(graph)
     if backend == "cuda":
-        from .gpu import prepare_cooperation, to_gpu
+        from .gpu import to_gpu
+        from .gpu_cooperation import prepare_cooperation
 
         block = to_gpu(graph, transport=transport)
         prepare_cooperation(block, tuning)
@@ -238,7 +239,7 @@ def run_graph500(
         require_cuda()  # before any collective: every rank raises it alike
     from ..errors import GPUMemoryError
 
-    _check_host_memory(world, scale, edgefactor)
+    _check_host_memory(world, scale, edgefactor, kernels, backend)
     with abort_on_error(world, collective=(GPUMemoryError,)):  # every rank raises it (check_graph_fits)
         threads = use_threads(world)
         report = _run(grid, scale, edgefactor, roots, seed, policy, threads, log if world.rank == 0 else None,
@@ -251,17 +252,19 @@ def run_graph500(
     return report
 
 
-def _check_host_memory(world, scale: int, edgefactor: int) -> None:
+def _check_host_memory(world, scale: int, edgefactor: int, kernels, backend: str) -> None:
     """Refuse a run whose ranks would not fit in their nodes' memory, on every
     rank at once (collective): an over-large SCALE otherwise ends with the
-    kernel's OOM killer ending a rank mid-generation. Every rank checks every
-    node's (ranks there, memory available) in rank order, so all raise the
-    same HostMemoryError."""
+    kernel's OOM killer ending a rank mid-generation. The estimate is the
+    run's own: BFS alone keeps unweighted tuples and no SSSP structures, and
+    GPU blocks add the upload's pinned staging (:mod:`wavefront.graph500.memory`).
+    Every rank checks every node's (ranks there, memory available) in rank
+    order, so all raise the same HostMemoryError."""
     from ..graph500.memory import available_bytes, check_distributed_host_memory
 
     nodes = world.allgather_object((world.node_local().size, available_bytes()))
     for ranks_here, available in nodes:
-        check_distributed_host_memory(scale, edgefactor, world.size, ranks_here, available)
+        check_distributed_host_memory(scale, edgefactor, world.size, ranks_here, available, kernels, backend)
 
 
 def _run(grid, scale, edgefactor, num_roots, seed, policy, threads, log, kernels, delta, tuning, backend,
@@ -326,7 +329,7 @@ def _run(grid, scale, edgefactor, num_roots, seed, policy, threads, log, kernels
             return report
         run.trace = search(int(root_list[0]), True).gather_trace() or []
         if kernel == "bfs" and block is not None and tuning is not None and tuning.cpu_share != 0:
-            from .gpu import cpu_share_report
+            from .gpu_cooperation import cpu_share_report
 
             ranks = world.allgather_object(cpu_share_report(block, tuning))
             report.cpu_share = {"requested": tuning.cpu_share, "ranks": ranks}

@@ -14,6 +14,7 @@ the measured peaks from above.
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 
 from ..errors import HostMemoryError
 
@@ -70,57 +71,132 @@ def check_host_memory(scale: int, edgefactor: int, available: int | None = None)
 
 
 # The distributed run (wavefront.distributed), per rank: its slice of the
-# tuples (kept for validation, uint32 ids and float32 weights: 12 bytes), the
-# arcs it receives (12 bytes each, two per tuple) while its block's CSR is
-# built, the block, then the searches' and validators' per-vertex arrays,
-# which span its row and column blocks (n/R + n/C vertices), not its piece.
-# Fitted to peak RSS measured with BFS and SSSP (4 roots) on the CPU at
-# SCALE 16-20 and, to part tuples from vertices, SCALE 19 with edgefactor 32
-# (docs/decisions/distributed.md): one rank 33 bytes a tuple (it builds from
-# the tuples themselves, no arcs), P = 2 and 4 ranks 47 bytes a tuple of
-# their slice, and 106-112 bytes a vertex of the row and column blocks. The
-# constants round those up; P > 1 takes 56, which keeps the growth from SCALE
-# 17 to 19 (80 bytes a tuple with the vertices, their arrays not yet
-# amortized) under the estimate's (tests/test_host_memory.py).
-DISTRIBUTED_BYTES_PER_TUPLE_ONE_RANK = 36
-DISTRIBUTED_BYTES_PER_TUPLE = 56
-DISTRIBUTED_BYTES_PER_BLOCK_VERTEX = 116
+# tuples (kept for validation: uint32 ids, 8 bytes, plus float32 weights when
+# SSSP runs), the arcs it receives (8 bytes each unweighted, 12 weighted, two
+# per tuple) while its block's CSR is built, the block, then the searches' and
+# validators' per-vertex arrays, which span its row and column blocks (n/R +
+# n/C vertices), not its piece. Fitted to peak RSS (VmHWM) of CPU ranks, 4
+# roots, SCALE 16-22 and, to part tuples from vertices, edgefactor 32 at the
+# same tuple counts (docs/decisions/distributed.md, "Host memory").
+DISTRIBUTED_KERNELS = ("bfs", "sssp")
 
 
-def distributed_peak_bytes(scale: int, edgefactor: int, ranks: int) -> int:
-    """Estimated peak resident bytes of one rank of a distributed Graph500 run
-    over ``ranks`` ranks (on their most square grid)."""
-    from ..distributed.grid import grid_shape
+@dataclass(frozen=True)
+class RankBytes:
+    """Bytes one rank holds at a phase's peak, above the fixed part: per input
+    tuple of its slice (``per_tuple_one_rank`` in a world of one, which builds
+    its block from the tuples, no arcs exchanged) and per vertex of its row
+    and column blocks (``n/R + n/C``)."""
+
+    per_tuple_one_rank: int
+    per_tuple: int
+    per_block_vertex: int
+
+    def bytes(self, scale: int, edgefactor: int, ranks: int) -> int:
+        from ..distributed.grid import grid_shape
+
+        rows, cols = grid_shape(ranks)
+        n = 1 << scale
+        tuples = edgefactor * n // ranks
+        per_tuple = self.per_tuple_one_rank if ranks == 1 else self.per_tuple
+        return per_tuple * tuples + self.per_block_vertex * (-(-n // rows) + -(-n // cols))
+
+
+# BFS and SSSP (weighted tuples; the peak is SSSP's search or validation):
+# one rank 33 bytes a tuple, P = 2 and 4 ranks 47 bytes a tuple of their
+# slice, 106-112 bytes a block vertex (SSSP's joined block and workspaces).
+# P > 1 takes 56, which keeps the growth from SCALE 17 to 19 (80 bytes a tuple
+# with the vertices, their arrays not yet amortized) under the estimate's.
+DISTRIBUTED_BFS_SSSP = RankBytes(per_tuple_one_rank=36, per_tuple=56, per_block_vertex=116)
+# BFS alone (unweighted tuples), two phases. Construction: one rank 20.0
+# bytes a tuple + 7.9 a block vertex (the tuples and the CSR build's output
+# at pre-merge size), P = 2 35.5 + 23.7 (the tuples 8, the received arcs 16,
+# the CSR build 12; offsets and degrees over both blocks); it is the CPU run's
+# peak from SCALE 19 on (P = 1: within 1 % of the searches' at SCALE 20-22).
+DISTRIBUTED_BFS_BUILD = RankBytes(per_tuple_one_rank=22, per_tuple=38, per_block_vertex=26)
+# After construction (the block held, then the searches and validation): one
+# rank 15.4 bytes a tuple + 43.6 a block vertex, P = 2 22.9 + 51.0. The tuple
+# term is the tuples (8) and the block's indices, 4 bytes an arc, once (P = 1:
+# the CSC is the CSR) or twice, and arcs per tuple grow with SCALE as fewer
+# merge (1.74 at SCALE 16, 1.91 at 22, at most 2): 16 and 24 at 2 arcs a tuple.
+DISTRIBUTED_BFS_SEARCH = RankBytes(per_tuple_one_rank=17, per_tuple=26, per_block_vertex=54)
+
+
+def _kernel_set(kernels) -> tuple[str, ...]:
+    kernels = kernels.split(",") if isinstance(kernels, str) else list(kernels)
+    if not kernels or set(kernels) - set(DISTRIBUTED_KERNELS):
+        raise ValueError(f"kernels must be among {', '.join(DISTRIBUTED_KERNELS)}; got {kernels}")
+    return tuple(k for k in DISTRIBUTED_KERNELS if k in kernels)
+
+
+def distributed_upload_staging_bytes(scale: int, edgefactor: int, ranks: int) -> int:
+    """Host bytes a GPU rank's block upload (``distributed.gpu.to_gpu``) can
+    leave pinned, bounded from above: ``cupy.asarray`` of a NumPy array copies
+    it into a pinned buffer of its size first, and CuPy's pinned memory pool
+    keeps every such buffer for reuse at that size, never handing it back. The
+    CSC indices reuse the CSR indices' buffer only if that copy has finished,
+    so both count, as do both offset arrays and the degrees: 2 arcs a tuple
+    (none merged), the index width of ``span`` local ids."""
+    from ..distributed.grid import Partition, grid_shape
 
     ranks = max(int(ranks), 1)
     rows, cols = grid_shape(ranks)
     n = 1 << scale
-    per_tuple = DISTRIBUTED_BYTES_PER_TUPLE_ONE_RANK if ranks == 1 else DISTRIBUTED_BYTES_PER_TUPLE
-    tuples = edgefactor * n // ranks
-    block_vertices = -(-n // rows) + -(-n // cols)
-    return int(MARGIN * (BASE_BYTES + per_tuple * tuples + DISTRIBUTED_BYTES_PER_BLOCK_VERTEX * block_vertices))
+    part = Partition.of(n, rows, cols)
+    span = max(part.row_block_size, part.col_block_size)
+    ids = 4 if span < 2**31 else 8
+    arcs = -(-2 * edgefactor * n // ranks)
+    return 2 * ids * arcs + 2 * 8 * (span + 1) + 8 * part.piece
+
+
+def distributed_peak_bytes(scale: int, edgefactor: int, ranks: int, kernels=DISTRIBUTED_KERNELS,
+                           backend: str = "cpu") -> int:
+    """Estimated peak resident bytes of one rank of a distributed Graph500 run
+    over ``ranks`` ranks (on their most square grid) running ``kernels``
+    ("bfs", "sssp" or both) on ``backend`` ("cpu", or "cuda": the BFS blocks
+    on GPUs, which adds the upload's pinned staging after construction)."""
+    if backend not in ("cpu", "cuda"):
+        raise ValueError(f"backend must be 'cpu' or 'cuda', got {backend!r}")
+    kernels = _kernel_set(kernels)
+    ranks = max(int(ranks), 1)
+    staging = distributed_upload_staging_bytes(scale, edgefactor, ranks) if backend == "cuda" else 0
+    if "sssp" in kernels:
+        held = DISTRIBUTED_BFS_SSSP.bytes(scale, edgefactor, ranks) + staging
+    else:
+        held = max(DISTRIBUTED_BFS_BUILD.bytes(scale, edgefactor, ranks),
+                   DISTRIBUTED_BFS_SEARCH.bytes(scale, edgefactor, ranks) + staging)
+    return int(MARGIN * (BASE_BYTES + held))
 
 
 def check_distributed_host_memory(scale: int, edgefactor: int, ranks: int, ranks_here: int,
-                                  available: int | None = None) -> None:
+                                  available: int | None = None, kernels=DISTRIBUTED_KERNELS,
+                                  backend: str = "cpu") -> None:
     """Raise :class:`HostMemoryError` if the ``ranks_here`` ranks this node runs
-    (of ``ranks`` in all) will not fit in its memory together."""
+    (of ``ranks`` in all) will not fit in its memory together, running
+    ``kernels`` on ``backend`` (see :func:`distributed_peak_bytes`)."""
+    kernels = _kernel_set(kernels)
     available = available_bytes() if available is None else available
     if available is None:
         return
-    needed = ranks_here * distributed_peak_bytes(scale, edgefactor, ranks)
+
+    def needs(scale: int, ranks: int) -> int:
+        return ranks_here * distributed_peak_bytes(scale, edgefactor, ranks, kernels, backend)
+
+    needed = needs(scale, ranks)
     if needed + RESERVE_BYTES <= available:
         return
     more = ranks
-    while more < (1 << 20) and ranks_here * distributed_peak_bytes(scale, edgefactor, more) + RESERVE_BYTES > available:
+    while more < (1 << 20) and needs(scale, more) + RESERVE_BYTES > available:
         more *= 2
     fits = 0
-    while fits < 60 and ranks_here * distributed_peak_bytes(fits + 1, edgefactor, ranks) + RESERVE_BYTES <= available:
+    while fits < 60 and needs(fits + 1, ranks) + RESERVE_BYTES <= available:
         fits += 1
     advice = f"the largest SCALE that fits on {ranks} ranks is {fits}" if fits else f"no SCALE fits on {ranks} ranks"
     if ranks_here > 1 or more > ranks:
         advice += f"; spread it over more nodes: about {more} ranks, {ranks_here} per node like this one"
+    run = f"kernels {','.join(kernels)}" + (", GPU blocks" if backend == "cuda" else "")
     raise HostMemoryError(
-        f"distributed Graph500 SCALE {scale} (edgefactor {edgefactor}) with {ranks_here} of {ranks} ranks on this node",
+        f"distributed Graph500 SCALE {scale} (edgefactor {edgefactor}, {run}) with {ranks_here} of {ranks} "
+        "ranks on this node",
         needed, available, advice,
     )
