@@ -10,6 +10,11 @@ CSR build's scratch and the graph; SSSP validation is the peak: 997 MB at
 SCALE 20, about 50 bytes per tuple above the fixed part) plus bytes per
 vertex (search, result and validation arrays), times a margin. It bounds
 the measured peaks from above.
+
+The distributed run's estimate is per rank and per run: BFS and SSSP
+together, or BFS alone (unweighted tuples, no SSSP structures; construction
+and the phase after it fitted apart), plus, for GPU blocks, the pinned
+staging that the block's upload leaves in CuPy's pinned pool.
 """
 from __future__ import annotations
 
