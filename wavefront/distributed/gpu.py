@@ -81,6 +81,20 @@ def _zero_counter(ws, slot: int) -> None:
                                   cupy.cuda.get_current_stream().ptr)
 
 
+def _upload(host):
+    """A device copy of a host array, copied from pageable memory.
+    ``cupy.asarray`` would first copy it into a pinned buffer of its size,
+    and CuPy's pinned pool keeps that buffer and never returns it to the
+    system. At SCALE 28 on two ranks that is up to 37 GiB of host memory a
+    rank, kept after the upload (:mod:`wavefront.graph500.memory`)."""
+    import cupy
+
+    host = np.ascontiguousarray(host)
+    device = cupy.empty(host.shape, dtype=host.dtype)
+    device.set(host)
+    return device
+
+
 @functools.cache
 def _queue_edges():
     """A CuPy reduction: the block out-degree sum of a queue of vertices, in
@@ -145,10 +159,12 @@ def to_gpu(graph: DistributedGraph, transport: str = "auto", tuning=None, device
     tuning = tuning_from(tuning)
     check_graph_fits(graph)
     span = max(graph.part.row_block_size, graph.part.col_block_size)
-    block = Graph(
-        cupy.asarray(graph.indptr), cupy.asarray(graph.indices), n=span, directed=True,
-        in_indptr=cupy.asarray(graph.in_indptr), in_indices=cupy.asarray(graph.in_indices),
-    )
+    indptr, indices = _upload(graph.indptr), _upload(graph.indices)
+    if graph.in_indptr is graph.indptr and graph.in_indices is graph.indices:
+        in_indptr, in_indices = indptr, indices  # a symmetric block (P = 1, a square grid's diagonal): one copy
+    else:
+        in_indptr, in_indices = _upload(graph.in_indptr), _upload(graph.in_indices)
+    block = Graph(indptr, indices, n=span, directed=True, in_indptr=in_indptr, in_indices=in_indices)
     steps.compile_all(block.indices.dtype.itemsize == 8, tuning)
     ws = steps.workspace(block)
     in_indices = bottom_up_indices(block, tuning)
@@ -156,7 +172,7 @@ def to_gpu(graph: DistributedGraph, transport: str = "auto", tuning=None, device
     world, row, col = make_device_transports(graph.grid, transport)
     gpu = GPUBlock(
         graph=graph, block=block, ws=ws, in_indices=in_indices, rows=rows, tuning=tuning,
-        degree=cupy.asarray(graph.degree), step_levels=cupy.empty(span, dtype=cupy.int32),
+        degree=_upload(graph.degree), step_levels=cupy.empty(span, dtype=cupy.int32),
         step_parents=cupy.empty(span, dtype=cupy.int64), transports=(world, row, col),
         device=int(cupy.cuda.Device().id), transport=world.kind,
     )

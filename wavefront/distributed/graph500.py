@@ -256,8 +256,8 @@ def _check_host_memory(world, scale: int, edgefactor: int, kernels, backend: str
     """Refuse a run whose ranks would not fit in their nodes' memory, on every
     rank at once (collective): an over-large SCALE otherwise ends with the
     kernel's OOM killer ending a rank mid-generation. The estimate is the
-    run's own: BFS alone keeps unweighted tuples and no SSSP structures, and
-    GPU blocks add the upload's pinned staging (:mod:`wavefront.graph500.memory`).
+    run's own: BFS alone keeps unweighted tuples and no SSSP structures
+    (:mod:`wavefront.graph500.memory`).
     Every rank checks every node's (ranks there, memory available) in rank
     order, so all raise the same HostMemoryError."""
     from ..graph500.memory import available_bytes, check_distributed_host_memory

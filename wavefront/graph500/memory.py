@@ -13,8 +13,8 @@ the measured peaks from above.
 
 The distributed run's estimate is per rank and per run: BFS and SSSP
 together, or BFS alone (unweighted tuples, no SSSP structures; construction
-and the phase after it fitted apart), plus, for GPU blocks, the pinned
-staging that the block's upload leaves in CuPy's pinned pool.
+and the phase after it fitted apart); GPU blocks hold no more on the host
+than CPU ranks (their upload is not staged through pinned memory).
 """
 from __future__ import annotations
 
@@ -134,42 +134,27 @@ def _kernel_set(kernels) -> tuple[str, ...]:
     return tuple(k for k in DISTRIBUTED_KERNELS if k in kernels)
 
 
-def distributed_upload_staging_bytes(scale: int, edgefactor: int, ranks: int) -> int:
-    """Host bytes a GPU rank's block upload (``distributed.gpu.to_gpu``) can
-    leave pinned, bounded from above: ``cupy.asarray`` of a NumPy array copies
-    it into a pinned buffer of its size first, and CuPy's pinned memory pool
-    keeps every such buffer for reuse at that size, never handing it back. The
-    CSC indices reuse the CSR indices' buffer only if that copy has finished,
-    so both count, as do both offset arrays and the degrees: 2 arcs a tuple
-    (none merged), the index width of ``span`` local ids."""
-    from ..distributed.grid import Partition, grid_shape
-
-    ranks = max(int(ranks), 1)
-    rows, cols = grid_shape(ranks)
-    n = 1 << scale
-    part = Partition.of(n, rows, cols)
-    span = max(part.row_block_size, part.col_block_size)
-    ids = 4 if span < 2**31 else 8
-    arcs = -(-2 * edgefactor * n // ranks)
-    return 2 * ids * arcs + 2 * 8 * (span + 1) + 8 * part.piece
-
-
 def distributed_peak_bytes(scale: int, edgefactor: int, ranks: int, kernels=DISTRIBUTED_KERNELS,
                            backend: str = "cpu") -> int:
     """Estimated peak resident bytes of one rank of a distributed Graph500 run
     over ``ranks`` ranks (on their most square grid) running ``kernels``
     ("bfs", "sssp" or both) on ``backend`` ("cpu", or "cuda": the BFS blocks
-    on GPUs, which adds the upload's pinned staging after construction)."""
+    on GPUs). A GPU rank's host holds what a CPU rank holds after
+    construction, less the CPU search's workspaces: its block goes up from
+    pageable memory (``distributed.gpu.to_gpu``), where ``cupy.asarray``
+    would have left a pinned copy of each array in CuPy's pool (up to 37 GiB
+    a rank at SCALE 28 on two ranks). The CUDA, CuPy and NCCL runtimes' host
+    memory is left to the margin; ``tests/test_host_memory.py`` checks the
+    estimate against a GPU run's ``MemAvailable`` fall on the device."""
     if backend not in ("cpu", "cuda"):
         raise ValueError(f"backend must be 'cpu' or 'cuda', got {backend!r}")
     kernels = _kernel_set(kernels)
     ranks = max(int(ranks), 1)
-    staging = distributed_upload_staging_bytes(scale, edgefactor, ranks) if backend == "cuda" else 0
     if "sssp" in kernels:
-        held = DISTRIBUTED_BFS_SSSP.bytes(scale, edgefactor, ranks) + staging
+        held = DISTRIBUTED_BFS_SSSP.bytes(scale, edgefactor, ranks)
     else:
         held = max(DISTRIBUTED_BFS_BUILD.bytes(scale, edgefactor, ranks),
-                   DISTRIBUTED_BFS_SEARCH.bytes(scale, edgefactor, ranks) + staging)
+                   DISTRIBUTED_BFS_SEARCH.bytes(scale, edgefactor, ranks))
     return int(MARGIN * (BASE_BYTES + held))
 
 
