@@ -32,8 +32,10 @@ bytes of every collective (:mod:`wavefront.distributed._trace`).
    (NCCL's ring model: a base plus one hop latency per ring step, its
    constants cited in docs/scaling.md), and the GPU compute of a block, from
    the measured single-GPU times. The GPU constants are the measurements in
-   :data:`H100_NVLINK_2GPU`; what is not measured yet is listed in
-   :data:`NOT_MEASURED` and printed, never filled in.
+   :data:`H100_NVLINK_2GPU` (the second round, commit c07a3b4; the first
+   round's search times stay in :data:`H100_FIRST_ROUND` as history); what
+   is not measured yet is listed in :data:`NOT_MEASURED` and printed, never
+   filled in.
 
 docs/scaling.md is the decision record this script's tables come from.
 """
@@ -511,21 +513,27 @@ def per_collective(runs: list[Run]) -> list[tuple]:
 
 
 # -- the GPU measurements ------------------------------------------------------------------------------------------
-# Measured on 2 NVIDIA H100 80GB HBM3 (NVLink NV18), NCCL, one host of 32
-# cores (docs/performance.md, docs/decisions/distributed.md "GPU runs"):
-# Graph500 BFS with 4 roots, the distributed path under mpirun, each search
-# between barriers with no synchronization inside (SCALE 22-23: the Graph500
-# runs; SCALE 26-27: benchmarks/distributed_gpu.py, timed the same way). Per
-# collective: the trace of root 0 (a barrier before each fold and a stream
-# synchronization after each collective). Seconds; bytes per rank.
+# Second round, commit c07a3b4, 2026-11-25 (docs/performance.md's top section, docs/decisions/distributed.md "GPU
+# runs, second round"), on two fresh machines of the same GPU kind, NVIDIA H100 80GB HBM3 (the H100's timings move
+# 10-20 % between machines):
+# * nvidia-h100-x2: 2 GPUs over NVLink NV18, NCCL, 32 host cores; ``wavefront graph500 --roots 8``, every search
+#   validated, medians per search;
+# * nvidia-h100-x1: one GPU, 16 host cores; searches in one process over 4 roots (not Graph500 medians), the
+#   single-GPU search re-timed on the same machine.
+# The per-collective numbers and the NCCL fit come from the first round's SCALE 22 1x2 trace (commit f7dca24; root
+# 0 with a barrier before each fold and a stream synchronization after each collective): no trace of two ranks was
+# saved in the second round, and the collectives' code is the same. Seconds; bytes per rank.
 H100_NVLINK_2GPU = {
-    "search_seconds": {  # median per search
-        ("1x1", 22): 8.27e-3, ("1x2", 23): 8.74e-3, ("1x1", 26): 17.7e-3, ("1x2", 27): 26.3e-3,
-    },
-    "search_seconds_in_process_1x1_22": (4.3e-3, 4.7e-3),  # one rank in one process, no barriers
-    "single_gpu_seconds": {22: 0.78e-3, 26: 2.62e-3},  # the single-GPU driver on the same host, median
-    "gteps": {("1x1", 22): 8.4, ("1x2", 23): 15.7, ("1x1", 26): 57.9, ("1x2", 27): 78.6,
-              ("single", 22): 88.0, ("single", 26): 403.0},
+    "search_seconds": {("1x1", 26): 9.80e-3, ("1x2", 27): 19.06e-3},  # the x2 machine's Graph500 medians
+    "gteps": {("1x1", 26): 111.0, ("1x2", 27): 110.0, ("single", 26): 377.0},  # harmonic means, the same runs
+    # the x1 machine, (fastest, slowest) search of a run; the single-GPU search re-timed beside it
+    "in_process_1x1_seconds": {24: (3.98e-3, 4.37e-3), 26: (8.21e-3, 9.70e-3)},
+    "in_process_single_seconds": {24: (1.11e-3, 1.19e-3), 26: (2.28e-3, 2.98e-3)},
+    # the 'today' curve's anchors: SCALE 24 the x1 machine's (median about 4.1 ms), SCALE 26 the x2 median
+    "one_rank_seconds": {24: 4.1e-3, 26: 9.80e-3},
+    # the single-GPU driver, median: SCALE 26 the x2 run above; SCALE 22 the first round's x2 run (f7dca24), kept
+    # because the single-GPU path has not changed since
+    "single_gpu_seconds": {22: 0.78e-3, 26: 2.72e-3},
     "levels_scale22": 8,  # trace rows of the SCALE 22 search (the model's --predict gives 8 too)
     # SCALE 22 on 1x2, per level and rank: (fastest, slowest) seconds and the bytes out.
     "collective_seconds_1x2_22": {
@@ -537,12 +545,30 @@ H100_NVLINK_2GPU = {
         "allreduce": (16, 16),
     },
     "comm_seconds_per_level_1x2_22": (0.24e-3, 0.64e-3),
+    # fit_alpha_beta over that trace (``scaling_model.py d2_22_nccl.json``): quantile -> (alpha s, beta B/s). Its
+    # largest message is 4.6 MB, so beta is what a synchronized small exchange gets, not NVLink's rate.
+    "nccl_fit_1x2_22": {0.5: (49.3e-6, 35.97e9), 0.1: (24.6e-6, 31.79e9)},
+}
+
+# The first round (commit f7dca24, the same kind of x2 machine, Graph500 with 4 roots at SCALE 22-23, the
+# benchmark script at SCALE 26-27, searches between barriers). History only: the second round's fold and policy
+# changes made the one-rank search 2-2.5x faster (SCALE 24: 10.2-10.6 -> about 4.1 ms), so these no longer anchor
+# the model; docs/scaling.md quotes them where it compares.
+H100_FIRST_ROUND = {
+    "search_seconds": {
+        ("1x1", 22): 8.27e-3, ("1x2", 23): 8.74e-3, ("1x1", 26): 17.7e-3, ("1x2", 27): 26.3e-3,
+    },
+    "search_seconds_in_process_1x1_22": (4.3e-3, 4.7e-3),  # one rank in one process, no barriers
+    "single_gpu_seconds": {22: 0.78e-3, 26: 2.62e-3},
+    "gteps": {("1x1", 22): 8.4, ("1x2", 23): 15.7, ("1x1", 26): 57.9, ("1x2", 27): 78.6,
+              ("single", 22): 88.0, ("single", 26): 403.0},
 }
 
 NOT_MEASURED = (
-    ("per-level GPU trace JSON of a 1x2 NCCL run (fits alpha and beta from data, as on CPU ranks): "
-     "pass d2_*_nccl.json from benchmarks/distributed_device.sh"),
-    "a per-kernel profile of the distributed path at SCALE 24-27 (what the 1x2 block adds at SCALE 27)",
+    ("a per-level GPU trace of a 1x2 NCCL run at SCALE 26-27 (an alpha-beta fit with messages of 10-100 MB; the "
+     "SCALE 22 trace's largest is 4.6 MB)"),
+    "a per-step profile of a two-rank search at SCALE 27 (what the 1x2 block adds beyond one GPU's share)",
+    "the one-rank distributed search below SCALE 24 since c07a3b4 (the model holds SCALE 24's time there)",
     "any run on more than 2 GPUs, and any run across nodes (InfiniBand)",
     "edges examined per rank on GPU blocks against one GPU (the 2-D bottom-up's lost early exits)",
 )
@@ -556,10 +582,8 @@ class GPUConstants:
     host_call_seconds: float  # one small MPI collective between the two ranks (host allreduce)
     step_seconds_traced: float  # one NVLink ring step on the traced (synchronized) path, at most
     fold_beta_traced: float  # the fold's effective bytes per second on the traced path, at least
-    overhead_22: float  # per search: the 1-rank distributed path beyond the single-GPU driver, SCALE 22
-    overhead_26: float  # the same at SCALE 26
-    added_22: float  # per search: SCALE 22 on 1 GPU -> SCALE 23 on 2
-    added_26: float  # SCALE 26 on 1 GPU -> SCALE 27 on 2
+    overhead_26: float  # per search: the 1-rank distributed path beyond the single-GPU driver, SCALE 26
+    added_26: float  # per search: SCALE 26 on 1 GPU -> SCALE 27 on 2
 
 
 def gpu_constants(m=H100_NVLINK_2GPU) -> GPUConstants:
@@ -571,9 +595,7 @@ def gpu_constants(m=H100_NVLINK_2GPU) -> GPUConstants:
         step_seconds_traced=seconds["row_allgather"][0] - seconds["column_allgather"][0],
         # assumes the slowest fold was the one that moved the most bytes
         fold_beta_traced=(nbytes["fold"][1] - nbytes["fold"][0]) / fold_span,
-        overhead_22=search[("1x1", 22)] - m["single_gpu_seconds"][22],
-        overhead_26=search[("1x1", 26)] - m["single_gpu_seconds"][26],
-        added_22=search[("1x2", 23)] - search[("1x1", 22)],
+        overhead_26=search[("1x1", 26)] - m["single_gpu_seconds"][26],  # both from the same x2 run
         added_26=search[("1x2", 27)] - search[("1x1", 26)],
     )
 
@@ -687,9 +709,10 @@ def duplication(shape: GraphShape, cols: int) -> float:
 
 
 def _interpolate(known: dict, scale: float, per_scale_above: float | None) -> float:
-    """Log-linear between the measured SCALEs; never below the smallest
-    (small searches are latency-bound); above the largest, ``per_scale_above``
-    times per SCALE (None: the slope of the last two points)."""
+    """Log-linear between the measured SCALEs; below the smallest, its time
+    (small searches are latency-bound, and nothing smaller is measured); above
+    the largest, ``per_scale_above`` times per SCALE (None: the slope of the
+    last two points)."""
     scales = sorted(known)
     if scale <= scales[0]:
         return known[scales[0]]
@@ -702,15 +725,17 @@ def _interpolate(known: dict, scale: float, per_scale_above: float | None) -> fl
 
 
 def single_gpu_seconds(scale: float, m=H100_NVLINK_2GPU) -> float:
-    """The single-GPU driver's search at ``scale`` (above SCALE 26 proportional
-    to the edges: it already streams memory at a steady rate there)."""
+    """The single-GPU driver's search at ``scale`` (measured at 22 and 26;
+    above 26 proportional to the edges: it already streams memory at a
+    steady rate there)."""
     return _interpolate(m["single_gpu_seconds"], scale, 2.0)
 
 
 def one_rank_seconds(scale: float, m=H100_NVLINK_2GPU) -> float:
-    """The distributed path's search on one GPU at ``scale`` (measured at 22
-    and 26; beyond, the same growth per SCALE)."""
-    return _interpolate({s: t for (grid, s), t in m["search_seconds"].items() if grid == "1x1"}, scale, None)
+    """The distributed path's search on one GPU at ``scale``: anchored at
+    SCALE 24 and 26 (two machines of the same GPU kind), log-linear between,
+    the same growth per SCALE above 26, SCALE 24's time below it."""
+    return _interpolate(m["one_rank_seconds"], scale, None)
 
 
 @dataclass(frozen=True)
@@ -809,25 +834,43 @@ def projection_rows(series: str, link: Link, scenario: Scenario, shape: GraphSha
     return rows
 
 
-def two_gpu_check(shape: GraphShape, constants: GPUConstants, m=H100_NVLINK_2GPU) -> list[tuple]:
+def two_gpu_check(shape: GraphShape, constants: GPUConstants, m=H100_NVLINK_2GPU,
+                  history=(("f7dca24", H100_FIRST_ROUND),)) -> list[tuple]:
     """What going from SCALE s on one GPU to SCALE s + 1 on two (1x2) adds to
-    a search by the model ('today', NVLink, its two bandwidth ends, the SCALE
-    22 search's level count) against the measured medians: (pair, model low,
-    model high, measured) per measured pair. The model's compute is the same
-    on both sides (one GPU's share is SCALE s either way), so its difference
-    is communication; the measured one also holds what the 1x2 block adds
-    (a row block of all n vertices, the lost early exits)."""
+    a search, per measured pair of ``m`` (labelled c07a3b4) and of each
+    ``(commit, measurements)`` in ``history``: (pair, model low, model high,
+    fit low, fit high, measured).
+
+    * model: the projection's communication ('today', NVLink, its two
+      bandwidth ends, the SCALE 22 search's level count). Its compute is the
+      same on both sides (one GPU's share is SCALE s either way), so the
+      difference is NCCL's latency model and the bytes at 300-450 GB/s.
+    * fit: the same bytes and the calls that cross ranks on a 1x2 grid (per
+      level the row all-gather and the host allreduce, the fold from level 1)
+      priced by the SCALE 22 trace's alpha-beta fits (``nccl_fit_1x2_22``, both
+      quantiles, smaller and larger). A one-rank search moves no bytes and
+      its one-rank calls hand back their input, so this is the 1x2 side
+      alone. The fit's beta comes from messages of at most 4.6 MB on a
+      synchronized path: an upper bound on the communication, not an estimate.
+    * measured: the difference of the two medians; it also holds what the 1x2
+      block adds (a row block of all n vertices, the lost early exits)."""
     today = scenarios(constants)[0]
     levels = m["levels_scale22"]
-    search = m["search_seconds"]
+    fits = m["nccl_fit_1x2_22"].values()
     rows = []
-    for (grid, scale), seconds in sorted(search.items()):
-        if grid != "1x1" or ("1x2", scale + 1) not in search:
-            continue
-        one = project(scale, 1, NVLINK, today, shape, levels)
-        two = project(scale + 1, 2, NVLINK, today, shape, levels)
-        rows.append((f"SCALE {scale} on 1 -> {scale + 1} on 2", two.search_low - one.search_low,
-                     two.search_high - one.search_high, search[("1x2", scale + 1)] - seconds))
+    for commit, measured in (("c07a3b4", m), *history):
+        search = measured["search_seconds"]
+        for (grid, scale), seconds in sorted(search.items()):
+            if grid != "1x1" or ("1x2", scale + 1) not in search:
+                continue
+            one = project(scale, 1, NVLINK, today, shape, levels)
+            two = project(scale + 1, 2, NVLINK, today, shape, levels)
+            calls = 3 * levels - 1
+            moved = two.bitmap_bytes + two.fold_bytes
+            fitted = [calls * alpha + moved / beta for alpha, beta in fits]
+            rows.append((f"SCALE {scale} on 1 -> {scale + 1} on 2 ({commit})", two.search_low - one.search_low,
+                         two.search_high - one.search_high, min(fitted), max(fitted),
+                         search[("1x2", scale + 1)] - seconds))
     return rows
 
 
@@ -950,18 +993,26 @@ def main(argv=None) -> int:
              ["level", "discovered", "m_f", "dedup", *COLLECTIVES, "largest rank total"],
              predict_levels(scale, rows, cols, kind, args.roots), args.markdown)
     constants = gpu_constants()
-    emit("GPU constants (2x H100 80GB HBM3, NVLink NV18, NCCL; derived in gpu_constants)",
+    first = gpu_constants({**H100_NVLINK_2GPU, **H100_FIRST_ROUND})  # its search times, the same trace
+    fit = H100_NVLINK_2GPU["nccl_fit_1x2_22"]
+    emit("GPU constants (H100 80GB HBM3; NVLink NV18 and NCCL for two; derived in gpu_constants)",
          ["constant", "value"],
-         [["NCCL call, 1 rank, synchronized (column_allgather, fastest)", _engineering(constants.call_seconds, "s")],
+         [["NCCL call, 1 rank, synchronized (column_allgather, fastest; f7dca24 trace)",
+           _engineering(constants.call_seconds, "s")],
           ["host MPI allreduce, 2 ranks (fastest)", _engineering(constants.host_call_seconds, "s")],
           ["one NVLink ring step, traced path (row - column all-gather), at most",
            _engineering(constants.step_seconds_traced, "s")],
           ["fold's effective bandwidth, traced path, at least", _engineering(constants.fold_beta_traced, "B/s")],
-          ["1-rank distributed path beyond the single-GPU driver, per search, SCALE 22",
-           _engineering(constants.overhead_22, "s")],
-          ["the same, SCALE 26", _engineering(constants.overhead_26, "s")],
-          ["SCALE 22 on 1 GPU -> 23 on 2, per search", _engineering(constants.added_22, "s")],
-          ["SCALE 26 on 1 GPU -> 27 on 2, per search", _engineering(constants.added_26, "s")]],
+          *[[f"NCCL fit of that trace, q {q:g}: alpha, beta",
+             f"{_engineering(alpha, 's')}, {_engineering(beta, 'B/s')}"] for q, (alpha, beta) in fit.items()],
+          ["1-rank distributed path beyond the single-GPU driver, per search, SCALE 26 (c07a3b4)",
+           _engineering(constants.overhead_26, "s")],
+          ["the same, first round (f7dca24)", _engineering(first.overhead_26, "s")],
+          ["SCALE 26 on 1 GPU -> 27 on 2, per search (c07a3b4)", _engineering(constants.added_26, "s")],
+          ["the same, first round (f7dca24)", _engineering(first.added_26, "s")],
+          ["1-rank search, SCALE 24 / 26, the 'today' anchors",
+           " / ".join(_engineering(one_rank_seconds(s), "s") for s in (24, 26))],
+          ["its growth per SCALE above 26", f"{one_rank_seconds(27) / one_rank_seconds(26):.3f}x"]],
          args.markdown)
     print("\nNot measured yet (the model uses no number for these):")
     for item in NOT_MEASURED:
@@ -976,10 +1027,12 @@ def main(argv=None) -> int:
          ["reached", "nedge / (16 n)", "trace rows", "bitmap share if sparse", *[f"D({c})" for c in sorted(shape.duplication)]],
          [[f"{shape.reached:.3f}", f"{shape.nedge:.3f}", f"{shape.levels:.1f}", f"{shape.dense_share:.2f}",
            *[f"{shape.duplication[c]:.2f}" for c in sorted(shape.duplication)]]], args.markdown)
-    emit("1 -> 2 GPUs (H100, NVLink, NCCL): what the second GPU adds to a search, model ('today') and measured",
-         ["runs", "model ms", "measured ms"],
-         [[label, f"{low * 1e3:.2f}-{high * 1e3:.2f}", f"{measured * 1e3:.2f}"]
-          for label, low, high, measured in two_gpu_check(shape, constants)], args.markdown)
+    emit("1 -> 2 GPUs (H100, NVLink, NCCL): what the second GPU adds to a search, model ('today'), the traced "
+         "SCALE 22 fit's bound, and measured",
+         ["runs", "model ms", "at the traced fit, at most, ms", "measured ms", "model's share"],
+         [[label, f"{low * 1e3:.2f}-{high * 1e3:.2f}", f"{fit_low * 1e3:.2f}-{fit_high * 1e3:.2f}",
+           f"{measured * 1e3:.2f}", f"{low / measured:.0%}-{high / measured:.0%}"]
+          for label, low, high, fit_low, fit_high, measured in two_gpu_check(shape, constants)], args.markdown)
     for scenario in scenarios(constants):
         for series in ("weak", "strong"):
             for link in (NVLINK, INFINIBAND):
