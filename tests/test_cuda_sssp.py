@@ -464,10 +464,13 @@ def test_adaptive_switches_both_ways_on_road_like_graph():
     dist, parents, r = run(gg, 0, "adaptive", thresholds=(up, down))
     kinds = {row.kind for row in r.trace}
     assert {"frontier", "all", "switch"} <= kinds
+    assert r.trace[0].reason.startswith("thresholds given")
     np.testing.assert_array_equal(dist, conventional.distances.get())
     np.testing.assert_array_equal(parents, conventional.parents.get())
     dist, parents, r = run(gg, 0, "adaptive", recalibrate=True)
     assert {row.kind for row in r.trace} <= {"frontier", "all", "switch"}
+    # The trace says what calibration measured and kept (issue 18 item 5).
+    assert r.trace[0].reason.startswith("calibration: ") and "; kept " in r.trace[0].reason
     np.testing.assert_array_equal(dist, conventional.distances.get())
 
 

@@ -144,9 +144,31 @@ def test_size_class_and_cache():
     cache = ThresholdCache()
     assert cache.get("k") is None
     cache.put("k", (2, 1))
-    assert cache.get("k") == (2.0, 1.0)
+    assert cache.get("k") == (2.0, 1.0) and cache.reason("k") == ""
+    cache.put("k", (3, 1), "calibration: kept switching")
+    assert cache.get("k") == (3.0, 1.0) and cache.reason("k") == "calibration: kept switching"
     cache.clear()
-    assert cache.get("k") is None
+    assert cache.get("k") is None and cache.reason("k") == ""
+
+
+def test_calibration_says_why_it_kept_its_thresholds():
+    """Issue 18 item 5: when calibration cannot place a switch, or the switch
+    it placed loses when timed, the reason names the fit and the timed
+    searches, and which policy was kept."""
+    from wavefront.sssp.policy import ALL_ONLY, FRONTIER_ONLY, explain_thresholds, pick_thresholds
+
+    fitted = (30 * US, 20 * US)
+    kept = pick_thresholds(fitted, 10e-3, 9e-3, 8e-3)
+    why = explain_thresholds(fitted, kept, 10e-3, 9e-3, 8e-3)
+    assert why == ("calibration: the fit put the switch at up 30.0 us / down 20.0 us; timed all-vertex 9.00 ms, "
+                   "frontier 10.00 ms, switching 8.00 ms; kept switching at up 30.0 us / down 20.0 us")
+    lost = explain_thresholds(fitted, pick_thresholds(fitted, 10e-3, 9e-3, 8.9e-3), 10e-3, 9e-3, 8.9e-3)
+    assert lost.endswith("switching 8.90 ms; kept all-vertex phases only")
+    undecided = explain_thresholds(ALL_ONLY, pick_thresholds(ALL_ONLY, 7e-3, 9e-3, None), 7e-3, 9e-3, None)
+    assert "saving too little" in undecided and "switching" not in undecided.split("timed")[1]
+    assert undecided.endswith("kept frontier phases only")  # the fit said all-vertex; the timed search disagreed
+    never = explain_thresholds(FRONTIER_ONLY, FRONTIER_ONLY, 7e-3, 9e-3, None)
+    assert "never slower" in never and never.endswith("kept frontier phases only")
 
 
 def test_delta_stepping_defaults_follow_graph_shape():

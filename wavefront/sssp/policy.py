@@ -156,23 +156,55 @@ def pick_thresholds(switching, frontier_total: float, all_total: float,
     return best if best_total < (1 - margin) * all_total else ALL_ONLY
 
 
+def explain_thresholds(fitted, chosen, frontier_total: float, all_total: float,
+                       switching_total: float | None) -> str:
+    """Why calibration kept ``chosen``, in one line for the first trace row of
+    an adaptive search: what the fit said (a switch point, or why it could
+    not place one), what each timed search took, and what was kept."""
+    def name(thresholds) -> str:
+        if tuple(thresholds) == FRONTIER_ONLY:
+            return "frontier phases only"
+        if tuple(thresholds) == ALL_ONLY:
+            return "all-vertex phases only"
+        up, down = thresholds
+        return f"switching at up {up * 1e6:.1f} us / down {down * 1e6:.1f} us"
+
+    if tuple(fitted) == FRONTIER_ONLY:
+        fit = "the fit found frontier phases never slower"
+    elif tuple(fitted) == ALL_ONLY:
+        fit = "the fit found frontier phases saving too little of an all-vertex phase to switch"
+    else:
+        fit = f"the fit put the switch at up {fitted[0] * 1e6:.1f} us / down {fitted[1] * 1e6:.1f} us"
+    timed = f"all-vertex {all_total * 1e3:.2f} ms, frontier {frontier_total * 1e3:.2f} ms"
+    if switching_total is not None:
+        timed += f", switching {switching_total * 1e3:.2f} ms"
+    return f"calibration: {fit}; timed {timed}; kept {name(chosen)}"
+
+
 def size_class(n: int, m: int) -> tuple[int, int]:
     """Graphs with the same rounded log2 of vertices and arcs share thresholds."""
     return (max(int(n), 1).bit_length(), max(int(m), 1).bit_length())
 
 
 class ThresholdCache:
-    """Calibrated thresholds per (device, graph size class), for the process."""
+    """Calibrated thresholds per (device, graph size class), for the process,
+    each with the reason calibration gave for them."""
 
     def __init__(self):
         self._table: dict = {}
+        self._reasons: dict = {}
 
     def get(self, key):
         return self._table.get(key)
 
-    def put(self, key, thresholds) -> None:
+    def reason(self, key) -> str:
+        return self._reasons.get(key, "")
+
+    def put(self, key, thresholds, reason: str = "") -> None:
         up, down = thresholds
         self._table[key] = (float(up), float(down))
+        self._reasons[key] = reason
 
     def clear(self) -> None:
         self._table.clear()
+        self._reasons.clear()

@@ -28,6 +28,7 @@ from ...sssp.policy import (
     FixedModePolicy,
     ThresholdCache,
     calibrate_thresholds,
+    explain_thresholds,
     pick_thresholds,
     size_class,
 )
@@ -156,16 +157,23 @@ def adaptive(graph, source, *, cutoff=None, thresholds=None, recalibrate: bool =
     keeps whichever of switching, frontier-only and all-vertex-only was
     fastest, all-vertex unless another wins by 3 %
     (:func:`wavefront.sssp.policy.pick_thresholds`). ``cuda_graphs`` and
-    ``in_flight`` as for :func:`harish_search`.
+    ``in_flight`` as for :func:`harish_search`. The first trace row's reason
+    starts with why calibration kept its thresholds
+    (:func:`wavefront.sssp.policy.explain_thresholds`), or says they were given.
     """
     tuning = tuning_or_default(tuning)
     if thresholds is None:
-        thresholds = calibrated_thresholds(graph, source, recalibrate=recalibrate,
-                                           hysteresis=hysteresis, min_saving=min_saving,
-                                           cuda_graphs=cuda_graphs, in_flight=in_flight, tuning=tuning)
+        thresholds, why = _calibration(graph, source, recalibrate, hysteresis, min_saving, cuda_graphs, in_flight,
+                                       tuning)
+    else:
+        why = "thresholds given"
     up, down = (float(t) for t in thresholds)
-    return harish_search(graph, source, cutoff, AdaptiveModePolicy(up, down), "adaptive",
-                         cuda_graphs, in_flight, tuning)
+    result = harish_search(graph, source, cutoff, AdaptiveModePolicy(up, down), "adaptive",
+                           cuda_graphs, in_flight, tuning)
+    if result.trace:
+        first = result.trace[0]
+        first.reason = f"{why}; {first.reason}" if first.reason else why
+    return result
 
 
 @lru_cache(maxsize=None)
@@ -182,6 +190,11 @@ def calibrated_thresholds(graph, source, *, recalibrate: bool = False,
                           cuda_graphs: bool = True, in_flight: int | None = None,
                           tuning: SSSPTuning | None = None) -> tuple[float, float]:
     """(up, down) for this GPU, graph size class and tuning, measuring them if needed."""
+    return _calibration(graph, source, recalibrate, hysteresis, min_saving, cuda_graphs, in_flight, tuning)[0]
+
+
+def _calibration(graph, source, recalibrate, hysteresis, min_saving, cuda_graphs, in_flight, tuning):
+    """(thresholds, the reason calibration gave for them); see :func:`calibrated_thresholds`."""
     import cupy
 
     tuning = tuning_or_default(tuning)
@@ -190,7 +203,7 @@ def calibrated_thresholds(graph, source, *, recalibrate: bool = False,
            cuda_graphs, in_flight, hysteresis, min_saving, tuning)
     cached = None if recalibrate else _thresholds.get(key)
     if cached is not None:
-        return cached
+        return cached, _thresholds.reason(key)
     samples, totals = {}, {}
 
     def measure(mode, policy):
@@ -209,5 +222,6 @@ def calibrated_thresholds(graph, source, *, recalibrate: bool = False,
             measure("adaptive", AdaptiveModePolicy(*fitted))
             measure("all", FixedModePolicy("all"))
     thresholds = pick_thresholds(fitted, totals["frontier"], totals["all"], totals.get("adaptive"))
-    _thresholds.put(key, thresholds)
-    return thresholds
+    why = explain_thresholds(fitted, thresholds, totals["frontier"], totals["all"], totals.get("adaptive"))
+    _thresholds.put(key, thresholds, why)
+    return thresholds, why
