@@ -133,15 +133,14 @@ def test_the_distributed_estimate_bounds_each_rank_of_two(tmp_path):
     assert grown <= distributed_peak_bytes(19, 16, 2) - distributed_peak_bytes(17, 16, 2), peaks
 
 
-def test_bfs_only_estimate_is_below_bfs_and_sssp_and_gpu_blocks_match_cpu_ranks():
+def test_bfs_only_estimate_is_below_bfs_and_sssp():
     """BFS alone keeps 8-byte tuples and no SSSP structures, at every size and
-    rank count; GPU blocks hold on the host what CPU ranks hold (their upload
-    copies from pageable memory, leaving no pinned copy behind)."""
+    rank count (GPU blocks alike: their upload copies from pageable memory,
+    leaving no pinned copy behind)."""
     for ranks in (1, 2, 3, 4, 8, 16):
         for scale in range(16, 33, 4):
             bfs = distributed_peak_bytes(scale, 16, ranks, ("bfs",))
             assert bfs < distributed_peak_bytes(scale, 16, ranks), (scale, ranks)
-            assert bfs == distributed_peak_bytes(scale, 16, ranks, "bfs", "cuda")
             # What the phases hold, margin aside, is the larger phase plus nothing.
             assert DISTRIBUTED_BFS_SEARCH.bytes(scale, 16, ranks) < DISTRIBUTED_BFS_SSSP.bytes(scale, 16, ranks)
             assert DISTRIBUTED_BFS_BUILD.bytes(scale, 16, ranks) < DISTRIBUTED_BFS_SSSP.bytes(scale, 16, ranks)
@@ -149,7 +148,7 @@ def test_bfs_only_estimate_is_below_bfs_and_sssp_and_gpu_blocks_match_cpu_ranks(
     with pytest.raises(ValueError, match="kernels must be among"):
         distributed_peak_bytes(20, 16, 2, ("bfs", "pagerank"))
     with pytest.raises(ValueError, match="backend"):
-        distributed_peak_bytes(20, 16, 2, ("bfs",), "rocm")
+        check_distributed_host_memory(20, 16, 2, 2, 1 << 40, ("bfs",), "rocm")
 
 
 def _verdict(scale, ranks, kernels, backend, available):
@@ -162,18 +161,17 @@ def _verdict(scale, ranks, kernels, backend, available):
 
 def test_issue_16_projections_scale_26_to_28(capsys):
     """What the model says for the issue's sizes: SCALE 26-28 on one and two
-    ranks of one host, BFS alone (CPU ranks and GPU blocks) and both kernels,
+    ranks of one host (CPU ranks and GPU blocks alike), BFS alone and both kernels,
     with 120 and 245 GiB available (the 1- and 2-GPU device hosts). Printed
     as a table (``pytest -s``), then the verdicts the decision record quotes."""
-    runs = [(("bfs",), "cpu"), (("bfs",), "cuda"), (("bfs", "sssp"), "cpu")]
-    lines = ["kernels   backend ranks SCALE  per rank GiB  node GiB  120 GiB  245 GiB"]
-    for kernels, backend in runs:
+    lines = ["kernels   ranks SCALE  per rank GiB  node GiB  120 GiB  245 GiB"]
+    for kernels in (("bfs",), ("bfs", "sssp")):
         for ranks in (1, 2):
             for scale in (26, 27, 28):
-                each = distributed_peak_bytes(scale, 16, ranks, kernels, backend)
-                verdicts = ["fits" if _verdict(scale, ranks, kernels, backend, gib << 30) == "fits" else "no"
+                each = distributed_peak_bytes(scale, 16, ranks, kernels)
+                verdicts = ["fits" if _verdict(scale, ranks, kernels, "cpu", gib << 30) == "fits" else "no"
                             for gib in (120, 245)]
-                lines.append(f"{','.join(kernels):9s} {backend:7s} {ranks:5d} {scale:5d} {each / 2**30:13.1f} "
+                lines.append(f"{','.join(kernels):9s} {ranks:5d} {scale:5d} {each / 2**30:13.1f} "
                              f"{ranks * each / 2**30:9.1f} {verdicts[0]:>8s} {verdicts[1]:>8s}")
     with capsys.disabled():
         print("\n" + "\n".join(lines))
@@ -245,13 +243,13 @@ def test_gpu_blocks_host_memory_under_the_estimate(tmp_path):
         summary = json.loads(out.read_text())
         (ranks_here, taken[scale]), = summary["nodes"]
         peaks[scale] = max(summary["peaks"])
-        estimate = distributed_peak_bytes(scale, 16, 2, ("bfs",), "cuda")
+        estimate = distributed_peak_bytes(scale, 16, 2, ("bfs",))
         print(f"SCALE {scale}: node took {taken[scale] / 2**20:.0f} MiB, largest VmHWM {peaks[scale] / 2**20:.0f} MiB, "
               f"estimate {ranks_here} x {estimate / 2**20:.0f} MiB")
         assert peaks[scale] <= estimate and taken[scale] <= ranks_here * estimate, (scale, summary)
     grown = taken[23] - taken[20]
-    assert grown <= 2 * (distributed_peak_bytes(23, 16, 2, ("bfs",), "cuda")
-                         - distributed_peak_bytes(20, 16, 2, ("bfs",), "cuda")), (taken, peaks)
+    assert grown <= 2 * (distributed_peak_bytes(23, 16, 2, ("bfs",))
+                         - distributed_peak_bytes(20, 16, 2, ("bfs",))), (taken, peaks)
 
 
 @pytest.mark.parametrize("size", [1, 2, 3, 4])

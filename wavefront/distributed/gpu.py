@@ -269,34 +269,33 @@ class _Search:
         """Owner side of the fold (``fold_accept``): unvisited vertices take a
         parent (any one offered is a neighbour one level up) and their bit in
         ``piece_bits``; returns (accepted, their degree sum)."""
-        from ..backends.cuda import bfs_steps as steps
-
-        piece_bits.fill(0)
-        stats = self.stats
-        stats.fill(0)
         pairs = int(received.shape[0]) // (1 if self.shift else 2)
-        if pairs:
-            fn = steps.get_kernel(FOLD_KERNELS, "fold_accept", self.gpu.ws.index64)
-            fn((steps.blocks(pairs),), (steps.BLOCK,),
-               (received, steps.i64(pairs), np.int32(self.shift), np.int32(level), own_parents, own_levels,
-                self.gpu.degree, piece_bits, stats))
-        accepted, edges = (int(x) for x in stats.get())
-        return accepted, edges
+        return self._accept_with("fold_accept", received, pairs, (np.int32(self.shift),),
+                                 level, own_parents, own_levels, piece_bits)
 
     def _accept_claimed(self, found, level, own_parents, own_levels, piece_bits) -> tuple[int, int]:
         """:meth:`_accept` for a one-rank grid row (``fold_accept_claimed``):
         the step's claimed targets, each once, straight from its queue."""
+        gpu = self.gpu
+        return self._accept_with("fold_accept_claimed", gpu.ws.queue_in, found,
+                                 (gpu.step_parents, np.int64(self.g.col_offset)),
+                                 level, own_parents, own_levels, piece_bits)
+
+    def _accept_with(self, kernel, items, count, more, level, own_parents, own_levels,
+                     piece_bits) -> tuple[int, int]:
+        """Run an accept kernel of ``kernels/bfs_fold_2d.cu`` over the first
+        ``count`` of ``items`` (``more``: its arguments between the count and
+        the level) and read its totals."""
         from ..backends.cuda import bfs_steps as steps
 
         piece_bits.fill(0)
         stats = self.stats
         stats.fill(0)
-        if found:
-            ws = self.gpu.ws
-            fn = steps.get_kernel(FOLD_KERNELS, "fold_accept_claimed", ws.index64)
-            fn((steps.blocks(found),), (steps.BLOCK,),
-               (ws.queue_in, steps.i64(found), self.gpu.step_parents, steps.i64(self.g.col_offset),
-                np.int32(level), own_parents, own_levels, self.gpu.degree, piece_bits, stats))
+        if count:
+            fn = steps.get_kernel(FOLD_KERNELS, kernel, self.gpu.ws.index64)
+            fn((steps.blocks(count),), (steps.BLOCK,),
+               (items, steps.i64(count), *more, np.int32(level), own_parents, own_levels, self.gpu.degree,
+                piece_bits, stats))
         accepted, edges = (int(x) for x in stats.get())
         return accepted, edges
 

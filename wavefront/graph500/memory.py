@@ -134,20 +134,17 @@ def _kernel_set(kernels) -> tuple[str, ...]:
     return tuple(k for k in DISTRIBUTED_KERNELS if k in kernels)
 
 
-def distributed_peak_bytes(scale: int, edgefactor: int, ranks: int, kernels=DISTRIBUTED_KERNELS,
-                           backend: str = "cpu") -> int:
+def distributed_peak_bytes(scale: int, edgefactor: int, ranks: int, kernels=DISTRIBUTED_KERNELS) -> int:
     """Estimated peak resident bytes of one rank of a distributed Graph500 run
     over ``ranks`` ranks (on their most square grid) running ``kernels``
-    ("bfs", "sssp" or both) on ``backend`` ("cpu", or "cuda": the BFS blocks
-    on GPUs). A GPU rank's host holds what a CPU rank holds after
+    ("bfs", "sssp" or both), with CPU or GPU blocks alike: a GPU rank's host
+    holds what a CPU rank holds after
     construction, less the CPU search's workspaces: its block goes up from
     pageable memory (``distributed.gpu.to_gpu``), where ``cupy.asarray``
     would have left a pinned copy of each array in CuPy's pool (up to 37 GiB
     a rank at SCALE 28 on two ranks). The CUDA, CuPy and NCCL runtimes' host
     memory is left to the margin; ``tests/test_host_memory.py`` checks the
     estimate against a GPU run's ``MemAvailable`` fall on the device."""
-    if backend not in ("cpu", "cuda"):
-        raise ValueError(f"backend must be 'cpu' or 'cuda', got {backend!r}")
     kernels = _kernel_set(kernels)
     ranks = max(int(ranks), 1)
     if "sssp" in kernels:
@@ -163,14 +160,17 @@ def check_distributed_host_memory(scale: int, edgefactor: int, ranks: int, ranks
                                   backend: str = "cpu") -> None:
     """Raise :class:`HostMemoryError` if the ``ranks_here`` ranks this node runs
     (of ``ranks`` in all) will not fit in its memory together, running
-    ``kernels`` on ``backend`` (see :func:`distributed_peak_bytes`)."""
+    ``kernels`` (see :func:`distributed_peak_bytes`); ``backend`` ("cpu" or
+    "cuda") only names the run in the message."""
+    if backend not in ("cpu", "cuda"):
+        raise ValueError(f"backend must be 'cpu' or 'cuda', got {backend!r}")
     kernels = _kernel_set(kernels)
     available = available_bytes() if available is None else available
     if available is None:
         return
 
     def needs(scale: int, ranks: int) -> int:
-        return ranks_here * distributed_peak_bytes(scale, edgefactor, ranks, kernels, backend)
+        return ranks_here * distributed_peak_bytes(scale, edgefactor, ranks, kernels)
 
     needed = needs(scale, ranks)
     if needed + RESERVE_BYTES <= available:
