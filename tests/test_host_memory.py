@@ -12,6 +12,9 @@ from wavefront.graph500.memory import (
     DISTRIBUTED_BFS_BUILD,
     DISTRIBUTED_BFS_SEARCH,
     DISTRIBUTED_BFS_SSSP,
+    GPU_RUNTIME_BYTES,
+    MARGIN,
+    RESERVE_BYTES,
     check_distributed_host_memory,
     check_host_memory,
     distributed_peak_bytes,
@@ -151,6 +154,25 @@ def test_bfs_only_estimate_is_below_bfs_and_sssp():
         check_distributed_host_memory(20, 16, 2, 2, 1 << 40, ("bfs",), "rocm")
 
 
+def test_gpu_ranks_add_the_runtimes_fixed_bytes():
+    """A GPU rank holds the CPU rank's bytes plus the CUDA/CuPy/NCCL runtimes'
+    (SCALE 20 on two GPU ranks peaked 613 MiB above the CPU estimate, margin
+    aside), at every size, so the check refuses on GPU blocks what just fits
+    on CPU ranks."""
+    for scale in (16, 20, 28):
+        for kernels in (("bfs",), ("bfs", "sssp")):
+            cpu = distributed_peak_bytes(scale, 16, 2, kernels)
+            gpu = distributed_peak_bytes(scale, 16, 2, kernels, "cuda")
+            assert gpu - cpu == pytest.approx(MARGIN * GPU_RUNTIME_BYTES, abs=2)
+    assert distributed_peak_bytes(20, 16, 2, ("bfs",), "cuda") >= 1356 << 20  # the measured VmHWM
+    just = 2 * distributed_peak_bytes(22, 16, 2, ("bfs",)) + RESERVE_BYTES
+    check_distributed_host_memory(22, 16, 2, 2, just, ("bfs",), "cpu")
+    with pytest.raises(HostMemoryError, match="GPU blocks"):
+        check_distributed_host_memory(22, 16, 2, 2, just, ("bfs",), "cuda")
+    with pytest.raises(ValueError, match="backend"):
+        distributed_peak_bytes(20, 16, 2, ("bfs",), "rocm")
+
+
 def _verdict(scale, ranks, kernels, backend, available):
     try:
         check_distributed_host_memory(scale, 16, ranks, ranks, available, kernels, backend)
@@ -243,13 +265,13 @@ def test_gpu_blocks_host_memory_under_the_estimate(tmp_path):
         summary = json.loads(out.read_text())
         (ranks_here, taken[scale]), = summary["nodes"]
         peaks[scale] = max(summary["peaks"])
-        estimate = distributed_peak_bytes(scale, 16, 2, ("bfs",))
+        estimate = distributed_peak_bytes(scale, 16, 2, ("bfs",), "cuda")
         print(f"SCALE {scale}: node took {taken[scale] / 2**20:.0f} MiB, largest VmHWM {peaks[scale] / 2**20:.0f} MiB, "
               f"estimate {ranks_here} x {estimate / 2**20:.0f} MiB")
         assert peaks[scale] <= estimate and taken[scale] <= ranks_here * estimate, (scale, summary)
     grown = taken[23] - taken[20]
-    assert grown <= 2 * (distributed_peak_bytes(23, 16, 2, ("bfs",))
-                         - distributed_peak_bytes(20, 16, 2, ("bfs",))), (taken, peaks)
+    assert grown <= 2 * (distributed_peak_bytes(23, 16, 2, ("bfs",), "cuda")
+                         - distributed_peak_bytes(20, 16, 2, ("bfs",), "cuda")), (taken, peaks)
 
 
 @pytest.mark.parametrize("size", [1, 2, 3, 4])

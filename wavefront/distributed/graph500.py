@@ -322,7 +322,7 @@ def _run(grid, scale, edgefactor, num_roots, seed, policy, threads, log, kernels
         method, search, validate = searches[kernel]
         run = KernelRun(kernel=kernel, method=method)
         report.kernels[kernel] = run
-        failure = _timed_searches(world, graph, root_list, run, search, validate)
+        failure = _timed_searches(world, graph, root_list, run, search, validate, say)
         if failure is not None:
             report.failure = failure
             say(report.failure.describe())
@@ -336,9 +336,10 @@ def _run(grid, scale, edgefactor, num_roots, seed, policy, threads, log, kernels
     return report
 
 
-def _timed_searches(world, graph, root_list, run, search, validate) -> ValidationFailure | None:
+def _timed_searches(world, graph, root_list, run, search, validate, say) -> ValidationFailure | None:
     """One untimed warm-up search (the workspace's first touch), then per root
-    a timed search and its validation."""
+    a timed search and its validation, each said as it ends (a large run's
+    searches and validations take minutes)."""
     search(int(root_list[0]), False)
     for i, root in enumerate(int(r) for r in root_list):
         result, seconds = _timed(world, search, root, False)
@@ -355,6 +356,7 @@ def _timed_searches(world, graph, root_list, run, search, validate) -> Validatio
         run.times.append(seconds)
         run.nedges.append(nedge)
         run.validate_times.append(checked)
+        say(f"{run.kernel} root {i + 1}/{len(root_list)}: search {seconds * 1e3:.2f} ms, validated in {checked:.2f} s")
         run.depths.append(summary.depth)
         run.reached.append(summary.reached)
     return None

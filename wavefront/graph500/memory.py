@@ -13,8 +13,9 @@ the measured peaks from above.
 
 The distributed run's estimate is per rank and per run: BFS and SSSP
 together, or BFS alone (unweighted tuples, no SSSP structures; construction
-and the phase after it fitted apart); GPU blocks hold no more on the host
-than CPU ranks (their upload is not staged through pinned memory).
+and the phase after it fitted apart); a GPU rank holds what a CPU rank
+holds (its upload is not staged through pinned memory) plus the CUDA, CuPy
+and NCCL runtimes' own host memory.
 """
 from __future__ import annotations
 
@@ -27,6 +28,10 @@ BASE_BYTES = 400 << 20
 BYTES_PER_EDGE = 60
 BYTES_PER_VERTEX = 64
 MARGIN = 1.15
+# What the CUDA, CuPy and NCCL runtimes add to a GPU rank's host memory:
+# SCALE 20 on two ranks of nvidia-h100-x2 (622e1a5) peaked at 1356 MiB of
+# VmHWM a rank, 613 MiB above the CPU rank's unmargined estimate.
+GPU_RUNTIME_BYTES = 640 << 20
 # Memory the run leaves to everything else on the machine.
 RESERVE_BYTES = 256 << 20
 
@@ -134,17 +139,20 @@ def _kernel_set(kernels) -> tuple[str, ...]:
     return tuple(k for k in DISTRIBUTED_KERNELS if k in kernels)
 
 
-def distributed_peak_bytes(scale: int, edgefactor: int, ranks: int, kernels=DISTRIBUTED_KERNELS) -> int:
+def distributed_peak_bytes(scale: int, edgefactor: int, ranks: int, kernels=DISTRIBUTED_KERNELS,
+                           backend: str = "cpu") -> int:
     """Estimated peak resident bytes of one rank of a distributed Graph500 run
     over ``ranks`` ranks (on their most square grid) running ``kernels``
-    ("bfs", "sssp" or both), with CPU or GPU blocks alike: a GPU rank's host
-    holds what a CPU rank holds after
-    construction, less the CPU search's workspaces: its block goes up from
-    pageable memory (``distributed.gpu.to_gpu``), where ``cupy.asarray``
-    would have left a pinned copy of each array in CuPy's pool (up to 37 GiB
-    a rank at SCALE 28 on two ranks). The CUDA, CuPy and NCCL runtimes' host
-    memory is left to the margin; ``tests/test_host_memory.py`` checks the
-    estimate against a GPU run's ``MemAvailable`` fall on the device."""
+    ("bfs", "sssp" or both) on ``backend`` blocks ("cpu" or "cuda"). A GPU
+    rank's host holds what a CPU rank holds after construction, less the CPU
+    search's workspaces: its block goes up from pageable memory
+    (``distributed.gpu.to_gpu``), where ``cupy.asarray`` would have left a
+    pinned copy of each array in CuPy's pool (up to 37 GiB a rank at SCALE 28
+    on two ranks). It adds the runtimes' fixed ``GPU_RUNTIME_BYTES``;
+    ``tests/test_host_memory.py`` checks the estimate against a GPU run's
+    VmHWM and ``MemAvailable`` fall on the device."""
+    if backend not in ("cpu", "cuda"):
+        raise ValueError(f"backend must be 'cpu' or 'cuda', got {backend!r}")
     kernels = _kernel_set(kernels)
     ranks = max(int(ranks), 1)
     if "sssp" in kernels:
@@ -152,7 +160,8 @@ def distributed_peak_bytes(scale: int, edgefactor: int, ranks: int, kernels=DIST
     else:
         held = max(DISTRIBUTED_BFS_BUILD.bytes(scale, edgefactor, ranks),
                    DISTRIBUTED_BFS_SEARCH.bytes(scale, edgefactor, ranks))
-    return int(MARGIN * (BASE_BYTES + held))
+    runtime = GPU_RUNTIME_BYTES if backend == "cuda" else 0
+    return int(MARGIN * (BASE_BYTES + runtime + held))
 
 
 def check_distributed_host_memory(scale: int, edgefactor: int, ranks: int, ranks_here: int,
@@ -160,8 +169,7 @@ def check_distributed_host_memory(scale: int, edgefactor: int, ranks: int, ranks
                                   backend: str = "cpu") -> None:
     """Raise :class:`HostMemoryError` if the ``ranks_here`` ranks this node runs
     (of ``ranks`` in all) will not fit in its memory together, running
-    ``kernels`` (see :func:`distributed_peak_bytes`); ``backend`` ("cpu" or
-    "cuda") only names the run in the message."""
+    ``kernels`` on ``backend`` blocks (see :func:`distributed_peak_bytes`)."""
     if backend not in ("cpu", "cuda"):
         raise ValueError(f"backend must be 'cpu' or 'cuda', got {backend!r}")
     kernels = _kernel_set(kernels)
@@ -170,7 +178,7 @@ def check_distributed_host_memory(scale: int, edgefactor: int, ranks: int, ranks
         return
 
     def needs(scale: int, ranks: int) -> int:
-        return ranks_here * distributed_peak_bytes(scale, edgefactor, ranks, kernels)
+        return ranks_here * distributed_peak_bytes(scale, edgefactor, ranks, kernels, backend)
 
     needed = needs(scale, ranks)
     if needed + RESERVE_BYTES <= available:
