@@ -240,6 +240,21 @@ class _Search:
         self.owner_counts = cupy.zeros(g.grid.cols, dtype=cupy.uint64)
         self.row_words = g.part.row_block_size // 32
         self.col_words = g.part.col_block_size // 32
+        # P = 1: the block is the whole graph, its row block the owner's
+        # piece and its out-degrees the degrees, so a bottom-up step writes
+        # the owner's levels and parents, counts their degrees, and its next
+        # bitmap is the new frontier (:meth:`_bottom_up_whole`); a top-down
+        # step's likewise, its queue kept for the next top-down level, and
+        # the frontier's size and degree sum known on the host
+        # (:meth:`_top_down_whole`).
+        self.whole_graph = self.drow.size == 1 and self.dcol.size == 1
+        self.queue_ready = False  # whether ws.queue_in holds the frontier (after a whole-graph top-down step)
+        # A one-row grid (R = 1): the column block is the rank's own piece and
+        # the block's out-degrees are its degrees, so a top-down step's
+        # frontier size and edge count are what the rank accepted the level
+        # before (no host reads to find them). Else None.
+        self.column_is_piece = self.dcol.size == 1
+        self.own_frontier = None
         # The CPU share (None: the GPU alone, exactly as without cooperation).
         self.share = None if tuning.cpu_share == 0 else share_state(gpu, tuning)
         self.record_type = LevelRecord if self.share is None else CooperativeLevelRecord
@@ -250,7 +265,11 @@ class _Search:
 
     def _exchange(self, piece_bits):
         """The owners' new frontier pieces over the row block (into visited)
-        and the column block (the next frontier bitmap)."""
+        and the column block (the next frontier bitmap). Pieces that are the
+        workspace's next bitmap (a whole-graph bottom-up step's, already in
+        visited) come back from the one-rank collectives as they went and
+        become the frontier by a swap; the frontier bitmap itself (a
+        whole-graph top-down step's) stays."""
         grid, clock, ws = self.grid, self.clock, self.gpu.ws
         with clock.collective("row_allgather", self.drow):
             row_bits = self.drow.allgather(piece_bits)
@@ -261,6 +280,11 @@ class _Search:
         with clock.collective("column_allgather", self.dcol):
             col_bits = self.dcol.allgather(held)
             self._sync()
+        if col_bits is ws.frontier:
+            return
+        if col_bits is ws.next_frontier:
+            ws.swap_bitmaps()
+            return
         ws.visited[: self.row_words] |= row_bits
         ws.frontier.fill(0)
         ws.frontier[: self.col_words] = col_bits
@@ -355,17 +379,62 @@ class _Search:
             counters = steps.read_counters(ws)
             count = int(counters[CNT_NEXT_COUNT])
             return count, (int(counters[CNT_EDGES]) if examined is None else examined)
+        own = self.own_frontier
+        if own is not None and own[0] == 0:
+            return 0, 0
         steps.reset_counters(ws)
         steps.bitmap_to_queue(ws)
-        count = int(steps.read_counters(ws)[CNT_NEXT_COUNT])
-        if count == 0:
-            return 0, 0
-        total_edges = int(_queue_edges()(ws.queue_in[:count], block.indptr))
+        if own is None:
+            count = int(steps.read_counters(ws)[CNT_NEXT_COUNT])
+            if count == 0:
+                return 0, 0
+            total_edges = int(_queue_edges()(ws.queue_in[:count], block.indptr))
+        else:
+            count, total_edges = own
         steps.reset_counters(ws)
         steps.top_down_balanced(block, ws, count, total_edges, level, gpu.step_levels, gpu.step_parents)
         found = int(steps.read_counters(ws)[CNT_NEXT_COUNT]) if total_edges else 0
         ws.swap_queues()
         return found, total_edges
+
+    def _bottom_up_whole(self, level, own_parents, own_levels) -> tuple[int, int, int]:
+        """A bottom-up step on a whole-graph block (P = 1) into the owner's
+        results; returns (found, their degree sum, edges examined), read in
+        one host round trip. Its next bitmap is the owner's new piece."""
+        from ..backends.cuda import bfs_bottom_up
+        from ..backends.cuda import bfs_steps as steps
+        from ..backends.cuda.abi import CNT_EDGES, CNT_NEXT_COUNT, CNT_NEXT_DEGREE
+
+        gpu = self.gpu
+        steps.reset_counters(gpu.ws)
+        bfs_bottom_up.bottom_up(gpu.block, gpu.ws, gpu.tuning, level, own_levels, own_parents, gpu.in_indices,
+                                gpu.rows)
+        counters = steps.read_counters(gpu.ws)
+        return int(counters[CNT_NEXT_COUNT]), int(counters[CNT_NEXT_DEGREE]), int(counters[CNT_EDGES])
+
+    def _top_down_whole(self, level, count, total_edges, own_parents, own_levels) -> tuple[int, int, int]:
+        """A top-down step on a whole-graph block (P = 1) into the owner's
+        results, from the frontier's ``count`` vertices and ``total_edges``
+        (the previous level's totals: on the whole graph the block's
+        out-degrees are the degrees); returns (found, their degree sum, edges
+        examined) in one host round trip. Its queue stays the next level's
+        top-down input, and becomes the frontier bitmap."""
+        from ..backends.cuda import bfs_steps as steps
+        from ..backends.cuda.abi import CNT_NEXT_COUNT, CNT_NEXT_DEGREE
+
+        gpu = self.gpu
+        ws = gpu.ws
+        if not self.queue_ready:
+            steps.reset_counters(ws)
+            steps.bitmap_to_queue(ws)
+        steps.reset_counters(ws)
+        steps.top_down_balanced(gpu.block, ws, count, total_edges, level, own_levels, own_parents)
+        ws.swap_queues()
+        counters = steps.read_counters(ws)
+        found, degrees = int(counters[CNT_NEXT_COUNT]), int(counters[CNT_NEXT_DEGREE])
+        steps.queue_to_bitmap(ws, found)
+        self.queue_ready = True
+        return found, degrees, total_edges
 
     def _pairs(self, found):
         """The claimed targets as (owner-local vertex, global parent) pairs
@@ -395,6 +464,51 @@ class _Search:
             np.int32(self.shift), cursor, pairs))
         return pairs, counts * width
 
+    def _whole_level(self, choice, level, count, total_edges, record, own_parents, own_levels):
+        """A level on a whole-graph block (P = 1): the step writes the owner's
+        results, nothing folds. Returns (accepted, their degree sum, the
+        bitmap holding them for :meth:`_exchange`)."""
+        if choice == BOTTOM_UP:
+            found, degrees, examined = self._bottom_up_whole(level, own_parents, own_levels)
+            self.queue_ready, exchanged = False, self.gpu.ws.next_frontier
+        else:
+            found, degrees, examined = self._top_down_whole(level, count, total_edges, own_parents, own_levels)
+            exchanged = self.gpu.ws.frontier
+        record.examined, record.found, record.sent, record.received = examined, found, found, found
+        self.clock.lap("compute")
+        with self.clock.collective("fold", self.drow):  # empty: the trace's columns are those of every P
+            pass
+        return found, degrees, exchanged
+
+    def _row_level(self, choice, level, frontier_edges, record, own_parents, own_levels, piece_bits):
+        """A level where the rank owns its whole row block: the step, then the
+        owner accepts its claimed targets straight from its queue (nothing to
+        fold). Returns (accepted, their degree sum)."""
+        self.queue_ready = False
+        found, examined = self._block_step(choice, level, frontier_edges, record)
+        record.examined, record.found, record.sent, record.received = int(examined), int(found), int(found), int(found)
+        self.clock.lap("compute")
+        with self.clock.collective("fold", self.drow):  # empty, as in _whole_level
+            pass
+        return self._accept_claimed(found, level, own_parents, own_levels, piece_bits)
+
+    def _folded_level(self, choice, level, frontier_edges, record, own_parents, own_levels, piece_bits):
+        """A level of seed 000's fig. 8: the step, the claimed targets folded
+        to their owners over the grid row, the owners accept. Returns
+        (accepted, their degree sum)."""
+        found, examined = self._block_step(choice, level, frontier_edges, record)
+        record.examined, record.found, record.sent = int(examined), int(found), int(found)
+        pairs, counts = self._pairs(found)
+        self.clock.lap("compute")
+        if self.measure_wait:
+            self.grid.world.barrier()
+            self.clock.lap("wait")
+        with self.clock.collective("fold", self.drow):
+            received, _ = self.drow.alltoallv(pairs, counts)
+            self._sync()
+        record.received = int(received.shape[0]) // (1 if self.shift else 2)
+        return self._accept(received, level, own_parents, own_levels, piece_bits)
+
     def run(self, source: int, depth_limit):
         cp = self.cupy
         g, grid, clock, gpu = self.g, self.grid, self.clock, self.gpu
@@ -416,6 +530,8 @@ class _Search:
             own_levels[local_root] = 0
             piece_bits[local_root >> 5] = np.uint32(1 << (local_root & 31))
             root_edges = int(g.degree[local_root])
+        if self.column_is_piece:
+            self.own_frontier = (int(0 <= local_root < piece), root_edges)
         self._exchange(piece_bits)
         with clock.collective("allreduce", world):
             frontier_edges = int(world.allreduce(np.array([root_edges], dtype=np.int64))[0])
@@ -434,28 +550,20 @@ class _Search:
                                       unexplored_edges=unexplored)
             self._start(record)
             clock.start(record)
-            found, examined = self._block_step(choice, level, frontier_edges, record)
-            record.examined, record.found, record.sent = int(examined), int(found), int(found)
-            if self.drow.size == 1:
-                # The rank owns its whole row block: nothing to fold (an empty
-                # fold entry keeps the trace's columns those of every P).
-                clock.lap("compute")
-                with clock.collective("fold", self.drow):
-                    pass
-                accepted, accepted_edges = self._accept_claimed(found, level, own_parents, own_levels, piece_bits)
-                record.received = int(found)
+            if self.whole_graph and (choice == TOP_DOWN or self.share is None):
+                accepted, accepted_edges, exchanged = self._whole_level(
+                    choice, level, frontier_vertices, frontier_edges, record, own_parents, own_levels)
+            elif self.drow.size == 1:
+                accepted, accepted_edges = self._row_level(
+                    choice, level, frontier_edges, record, own_parents, own_levels, piece_bits)
+                exchanged = piece_bits
             else:
-                pairs, counts = self._pairs(found)
-                clock.lap("compute")
-                if self.measure_wait:
-                    world.barrier()
-                    clock.lap("wait")
-                with clock.collective("fold", self.drow):
-                    received, _ = self.drow.alltoallv(pairs, counts)
-                    self._sync()
-                accepted, accepted_edges = self._accept(received, level, own_parents, own_levels, piece_bits)
-                record.received = int(received.shape[0]) // (1 if self.shift else 2)
-            self._exchange(piece_bits)
+                accepted, accepted_edges = self._folded_level(
+                    choice, level, frontier_edges, record, own_parents, own_levels, piece_bits)
+                exchanged = piece_bits
+            if self.column_is_piece:
+                self.own_frontier = (accepted, accepted_edges)
+            self._exchange(exchanged)
             with clock.collective("allreduce", world):
                 totals = world.allreduce(np.array([accepted, accepted_edges], dtype=np.int64))
             record.discovered = int(totals[0])
