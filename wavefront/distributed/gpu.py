@@ -249,6 +249,16 @@ class _Search:
         # (:meth:`_top_down_whole`).
         self.whole_graph = self.drow.size == 1 and self.dcol.size == 1
         self.queue_ready = False  # whether ws.queue_in holds the frontier (after a whole-graph top-down step)
+        # The single-GPU search's deferred-results contract
+        # (:mod:`~wavefront.backends.cuda.bfs_search`) on a whole-graph block:
+        # the owner's arrays start unfilled, the first bottom-up level writes
+        # them whole, else complete_results ends the search (SCALE 26 on an
+        # H100: the fill of 805 MB cost 0.47 ms of a 3.7 ms search).
+        from ..backends.cuda.bfs_bottom_up import results_written_whole
+
+        self.complete = not (self.whole_graph and self.share is None and gpu.rows is not None
+                             and results_written_whole(gpu.block, gpu.tuning))
+        self.source = None
         # A one-row grid (R = 1): the column block is the rank's own piece and
         # the block's out-degrees are its degrees, so a top-down step's
         # frontier size and edge count are what the rank accepted the level
@@ -399,16 +409,18 @@ class _Search:
 
     def _bottom_up_whole(self, level, own_parents, own_levels) -> tuple[int, int, int]:
         """A bottom-up step on a whole-graph block (P = 1) into the owner's
-        results; returns (found, their degree sum, edges examined), read in
-        one host round trip. Its next bitmap is the owner's new piece."""
+        results (the first writes them whole while they are incomplete);
+        returns (found, their degree sum, edges examined), read in one host
+        round trip. Its next bitmap is the owner's new piece."""
         from ..backends.cuda import bfs_bottom_up
         from ..backends.cuda import bfs_steps as steps
         from ..backends.cuda.abi import CNT_EDGES, CNT_NEXT_COUNT, CNT_NEXT_DEGREE
 
         gpu = self.gpu
         steps.reset_counters(gpu.ws)
-        bfs_bottom_up.bottom_up(gpu.block, gpu.ws, gpu.tuning, level, own_levels, own_parents, gpu.in_indices,
-                                gpu.rows)
+        whole_from = None if self.complete else self.source
+        self.complete |= bfs_bottom_up.bottom_up(gpu.block, gpu.ws, gpu.tuning, level, own_levels, own_parents,
+                                                 gpu.in_indices, gpu.rows, whole_from)
         counters = steps.read_counters(gpu.ws)
         return int(counters[CNT_NEXT_COUNT]), int(counters[CNT_NEXT_DEGREE]), int(counters[CNT_EDGES])
 
@@ -514,8 +526,9 @@ class _Search:
         g, grid, clock, gpu = self.g, self.grid, self.clock, self.gpu
         world = grid.world
         piece = g.part.piece
-        own_parents = cp.full(piece, -1, dtype=cp.int64)
-        own_levels = cp.full(piece, -1, dtype=cp.int32)
+        self.source = source
+        make = functools.partial(cp.full, fill_value=-1) if self.complete else cp.empty
+        own_parents, own_levels = make(piece, dtype=cp.int64), make(piece, dtype=cp.int32)
         piece_bits = cp.zeros(piece // 32, dtype=cp.uint32)
         trace = []
 
@@ -572,4 +585,8 @@ class _Search:
             frontier_vertices, frontier_edges = int(totals[0]), int(totals[1])
             unexplored -= frontier_edges
             direction = choice
+        if not self.complete:
+            from ..backends.cuda import bfs_steps as steps
+
+            steps.complete_results(gpu.block, gpu.ws, source, own_levels, own_parents)
         return own_parents, own_levels, trace
