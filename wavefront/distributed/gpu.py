@@ -249,6 +249,15 @@ class _Search:
         # (:meth:`_top_down_whole`).
         self.whole_graph = self.drow.size == 1 and self.dcol.size == 1
         self.queue_ready = False  # whether ws.queue_in holds the frontier (after a whole-graph top-down step)
+        # A one-row grid (R = 1): the column block is the rank's own piece and
+        # the block's out-degrees are its degrees, so a top-down step's
+        # frontier size and edge count are what the rank accepted the level
+        # before (no host reads to find them). Else None.
+        self.column_is_piece = self.dcol.size == 1
+        self.own_frontier = None
+        # The CPU share (None: the GPU alone, exactly as without cooperation).
+        self.share = None if tuning.cpu_share == 0 else share_state(gpu, tuning)
+        self.record_type = LevelRecord if self.share is None else CooperativeLevelRecord
         # The single-GPU search's deferred-results contract
         # (:mod:`~wavefront.backends.cuda.bfs_search`) on a whole-graph block:
         # the owner's arrays start unfilled, the first bottom-up level writes
@@ -259,15 +268,6 @@ class _Search:
         self.complete = not (self.whole_graph and self.share is None and gpu.rows is not None
                              and results_written_whole(gpu.block, gpu.tuning))
         self.source = None
-        # A one-row grid (R = 1): the column block is the rank's own piece and
-        # the block's out-degrees are its degrees, so a top-down step's
-        # frontier size and edge count are what the rank accepted the level
-        # before (no host reads to find them). Else None.
-        self.column_is_piece = self.dcol.size == 1
-        self.own_frontier = None
-        # The CPU share (None: the GPU alone, exactly as without cooperation).
-        self.share = None if tuning.cpu_share == 0 else share_state(gpu, tuning)
-        self.record_type = LevelRecord if self.share is None else CooperativeLevelRecord
 
     def _sync(self) -> None:
         if self.measure_wait:
