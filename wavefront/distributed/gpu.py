@@ -30,10 +30,11 @@ The block step is the CUDA backend's own:
   ``bottom_up_min_edges`` and the stay-bottom-up margin).
 
 What :class:`~wavefront.backends.cuda.bfs_search.BFSSearch` adds for one
-GPU (the single-block small-frontier kernel, deferred result fills, levels
-left due, a bottom-up level queued ahead) is not used: each assumes the
-frontier a step writes is the next step's input, which the fold and the
-exchanges break.
+GPU (the single-block small-frontier kernel, levels left due, a bottom-up
+level queued ahead) is not used: each assumes the frontier a step writes is
+the next step's input, which the fold and the exchanges break. Its deferred
+result fill is used where the block is the whole graph (P = 1), the one
+case where a step writes the owner's arrays.
 
 Owners keep their piece's parents and levels on the device; a result's
 arrays are CuPy arrays, which the distributed validator reads on the host.
@@ -42,10 +43,13 @@ pack grouped by owner, accept by compare-and-swap) and one host read per
 side; it replaced a sort, a bincount, a unique and boolean compactions in
 CuPy, each synchronizing (H100, SCALE 22 on one rank: 12-17 ms per search
 down to 4.3-4.7 ms; docs/decisions/distributed.md). It packs each pair into
-one int64 where the ids fit, as on CPU ranks. A one-rank grid row (P = 1)
-folds nothing: its owner accepts the step's queue directly
+one int64 where the ids fit, as on CPU ranks. A one-rank grid row folds
+nothing: its owner accepts the step's queue directly
 (``fold_accept_claimed``), and its one-rank collectives hand back their
-input (:class:`~.device_transport.DeviceTransport`). The CPU ranks' fold
+input (:class:`~.device_transport.DeviceTransport`). A whole-graph block
+(P = 1) has no accept either: its step writes the owner's results, and its
+output bitmap is the next frontier (``_Search._whole_level``; SCALE 26 on an
+H100: 9.8 to 3.6 ms, the single-GPU search 2.5 ms). The CPU ranks' fold
 deduplication (an exclusive OR-scan) is not used here: NCCL has no bitwise
 reduction.
 
