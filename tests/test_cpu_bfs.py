@@ -201,8 +201,7 @@ def test_fused_levels_on_a_long_path_and_grid(workers):
     numba.set_num_threads(min(workers, numba.config.NUMBA_NUM_THREADS))
     try:
         path = wf.Graph.from_edges(np.arange(9999), np.arange(1, 10_000))
-        # Threads even on a small graph, whatever its size (no thread cap).
-        tuning = CPUBFSTuning(fused_parallel_vertices=0, vertices_per_thread=0)
+        tuning = CPUBFSTuning(fused_parallel_vertices=0)  # threads even on a small graph
         result = wf.bfs(path, 0, method="hybrid", tuning=tuning)
         assert result.levels.tolist() == list(range(10_000))
         assert len(result.trace) == 10_000

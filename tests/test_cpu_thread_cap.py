@@ -1,9 +1,10 @@
-"""The fused searches' thread cap on small road graphs (``vertices_per_thread`` in the CPU tunings).
+"""The fused delta-stepping's thread cap on small road graphs (``CPUSSSPTuning.vertices_per_thread``).
 
 The rule (:func:`wavefront.backends.cpu._threads.fused_team`), the teams it
 gives the measured road graphs, results against SciPy with the cap on and
 off, Delta computed for the capped team, and the caller's numba thread
-count restored afterwards.
+count restored afterwards. The fused BFS levels have no cap (it lost on 16
+cores, docs/decisions/cpu-roads.md): they take every thread.
 """
 from contextlib import contextmanager
 from types import SimpleNamespace
@@ -12,7 +13,7 @@ import numba
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_cpu_bfs import assert_valid_bfs, graphs_and_sources, oracle_levels
+from test_cpu_bfs import assert_valid_bfs, oracle_levels
 from test_cpu_sssp import assert_valid_sssp, oracle, weighted_graphs
 
 import wavefront as wf
@@ -49,18 +50,14 @@ def test_fused_team_is_one_thread_per_vertices_per_thread_clamped(n, available, 
 
 
 def test_measured_road_graphs_get_their_best_team_on_16_threads():
-    """The teams the 16-core sweep (tuning docstrings) found best."""
-    bfs, sssp = CPUBFSTuning(), CPUSSSPTuning()
+    """The SSSP teams the 16-core sweep (tuning docstring) found best."""
+    sssp = CPUSSSPTuning()
     sizes = {"amsterdam": (68_213, 153_424), "seattle": (148_463, 346_220), "road1.4m": (1_400_000, 4_480_456)}
-    teams = {name: (cpu_bfs.fused_workers(n, 16, bfs), cpu_sssp.fused_workers(SimpleNamespace(n=n, m=m), 16, sssp))
-             for name, (n, m) in sizes.items()}
-    assert teams == {"amsterdam": (8, 4), "seattle": (16, 8), "road1.4m": (16, 16)}
+    teams = {name: cpu_sssp.fused_workers(SimpleNamespace(n=n, m=m), 16, sssp) for name, (n, m) in sizes.items()}
+    assert teams == {"amsterdam": 4, "seattle": 8, "road1.4m": 16}
 
 
 def test_fused_workers_keep_the_serial_thresholds_and_spare_skewed_graphs():
-    bfs = CPUBFSTuning()
-    assert cpu_bfs.fused_workers(bfs.fused_parallel_vertices - 1, 16, bfs) == 1
-    assert cpu_bfs.fused_workers(68_213, 16, CPUBFSTuning(vertices_per_thread=0)) == 16
     sssp = CPUSSSPTuning()
     small = SimpleNamespace(n=10_000, m=sssp.serial_arcs - 1)
     assert cpu_sssp.fused_workers(small, 16, sssp) == 1
@@ -72,11 +69,12 @@ def test_fused_workers_keep_the_serial_thresholds_and_spare_skewed_graphs():
 
 
 def test_tuning_rejects_a_bad_cap():
-    for tuning in (CPUBFSTuning, CPUSSSPTuning):
-        with pytest.raises(ValueError, match="vertices_per_thread"):
-            tuning(vertices_per_thread=-1)
-        with pytest.raises(ValueError, match="vertices_per_thread"):
-            tuning(vertices_per_thread=1.5)
+    with pytest.raises(ValueError, match="vertices_per_thread"):
+        CPUSSSPTuning(vertices_per_thread=-1)
+    with pytest.raises(ValueError, match="vertices_per_thread"):
+        CPUSSSPTuning(vertices_per_thread=1.5)
+    with pytest.raises(TypeError, match="vertices_per_thread"):  # the BFS cap was deleted
+        CPUBFSTuning(vertices_per_thread=0)
 
 
 def test_step_threads_use_team_clamps_and_restores():
@@ -102,18 +100,6 @@ def test_sssp_matches_scipy_with_the_cap_on_and_off(case):
             # No serial shortcut or Dijkstra: the fused kernel runs even on these tiny graphs.
             tuning = CPUSSSPTuning(serial_arcs=0, dijkstra_max_arcs=0, vertices_per_thread=cap)
             assert_valid_sssp(graph, source, wf.sssp(graph, source, method="auto", tuning=tuning), expected)
-            assert numba.get_num_threads() == THREADS
-
-
-@settings(max_examples=40, deadline=None)
-@given(graphs_and_sources())
-def test_bfs_matches_scipy_with_the_cap_on_and_off(case):
-    graph, source = case
-    expected = oracle_levels(graph, source)
-    with numba_threads(THREADS):
-        for cap in CAPS:
-            tuning = CPUBFSTuning(fused_parallel_vertices=0, vertices_per_thread=cap)
-            assert_valid_bfs(graph, source, wf.bfs(graph, source, method="hybrid", tuning=tuning), expected)
             assert numba.get_num_threads() == THREADS
 
 
@@ -158,22 +144,31 @@ def test_capped_sssp_on_a_road_runs_one_thread_with_its_delta(road):
 
 
 @needs_two
-def test_capped_bfs_on_a_road_runs_its_fused_levels_on_one_thread(road):
+def test_fused_bfs_levels_take_every_thread_even_on_a_small_road(monkeypatch):
+    """No team sized to the graph: the fused levels ask for all of the caller's
+    threads (one only below ``fused_parallel_vertices``). 5 000 vertices would
+    have had one thread under the deleted cap of one per 8 000."""
+    small = road_like(5_000, seed=4)
     source = 17
-    expected = oracle_levels(road, source)
+    expected = oracle_levels(small, source)
+    asked = []
+    original = cpu_bfs.steps.fused_top_down
+
+    def spy(*args):
+        asked.append(args[-1])  # the team the driver asks for
+        return original(*args)
+
+    monkeypatch.setattr(cpu_bfs.steps, "fused_top_down", spy)
     with numba_threads(THREADS):
-        for cap, teams in ((road.n, {1}), (0, set(range(1, THREADS + 1)))):
-            tuning = CPUBFSTuning(vertices_per_thread=cap)
-            assert cpu_bfs.fused_workers(road.n, THREADS, tuning) == (1 if cap else THREADS)
-            result = wf.bfs(road, source, method="hybrid", tuning=tuning)
-            assert_valid_bfs(road, source, result, expected)
+        for tuning, team in ((CPUBFSTuning(fused_parallel_vertices=0), THREADS), (CPUBFSTuning(), 1)):
+            asked.clear()
+            result = wf.bfs(small, source, method="hybrid", tuning=tuning)
+            assert_valid_bfs(small, source, result, expected)
             assert numba.get_num_threads() == THREADS
-            fused = [row for row in result.trace if row.reason.startswith("fused")]
-            assert len(fused) > 100  # a road search is mostly fused levels
-            team = SimpleNamespace(trace=fused)
-            assert _trace_threads(team, "(") <= teams
-            if cap:
-                assert _trace_threads(team, "(") == teams
+            assert asked and set(asked) == {team}
+            fused = SimpleNamespace(trace=[row for row in result.trace if row.reason.startswith("fused")])
+            assert len(fused.trace) > 50  # a road search is mostly fused levels
+            assert _trace_threads(fused, "(") <= set(range(1, team + 1))
 
 
 @needs_two

@@ -3,8 +3,8 @@
 Waking numba's thread pool costs microseconds on an idle machine and whole
 scheduler ticks on a busy one, more than a step over a few thousand edges
 takes; road networks and the first and last BFS levels are made of such
-steps. A fused search (one parallel region, a barrier per level or bin)
-on a small graph gets a team sized to the graph (:func:`fused_team`).
+steps. The fused delta-stepping (one parallel region, barriers every bin)
+on a small road graph gets a team sized to the graph (:func:`fused_team`).
 Thread counts are per calling thread in numba, so this is safe when
 several Python threads search at once.
 """
@@ -47,14 +47,14 @@ class StepThreads:
 
 
 def fused_team(n: int, available: int, vertices_per_thread: int) -> int:
-    """Threads for a fused search (one parallel region, barriers every level or bin) on ``n`` vertices.
+    """Threads for the fused delta-stepping (one parallel region, barriers every bin) on ``n`` vertices.
 
     One thread per ``vertices_per_thread`` vertices, at least one and at most
     ``available``; ``vertices_per_thread`` 0 means no cap (all of
-    ``available``). A small road graph's levels and bins hold too few
-    vertices to keep a large team busy between barriers, so idle threads
-    only add to each barrier's cost (the measurement is in
-    :class:`.tuning.CPUBFSTuning` and :class:`.tuning.CPUSSSPTuning`).
+    ``available``). A small road graph's bins hold too few vertices to keep
+    a large team busy between barriers, so idle threads only add to each
+    barrier's cost (the measurement is in :class:`.tuning.CPUSSSPTuning`).
+    The fused BFS levels take every thread: the same rule lost there.
     """
     available = max(1, int(available))
     if vertices_per_thread <= 0:

@@ -21,7 +21,7 @@ from ...results import BFSResult, Trace, TraceRow
 from . import _bfs_steps as steps
 from ._atomics import TEAM_SIZE
 from ._clock import read_cycles, stamps_to_seconds
-from ._threads import StepThreads, fused_team
+from ._threads import StepThreads
 from .tuning import CPUBFSTuning
 
 FUSED_TRACE_ROWS = 4096  # levels one fused call may run (the driver calls again for more)
@@ -106,7 +106,9 @@ def _run_fused(graph, parents, levels, level, frontier_vertices, frontier_edges,
     Returns (levels run, n_f, m_f, vertices and out-arcs discovered in all, previous n_f).
     """
     last_level = np.iinfo(np.int64).max if depth_limit is None else depth_limit
-    workers = threads.use_team(fused_workers(graph.n, threads.available, tuning))
+    # Every thread, even on a small road: a team capped by graph size lost on 16 cores
+    # (docs/decisions/cpu-roads.md, "Thread cap on small roads").
+    workers = threads.use(graph.n, tuning.fused_parallel_vertices)
     start_stamp = read_cycles()
     start = time.perf_counter()
     ran, size, edges = steps.fused_top_down(
@@ -126,15 +128,6 @@ def _run_fused(graph, parents, levels, level, frontier_vertices, frontier_edges,
     # Each level's frontier (n_f, m_f) was discovered by the level before.
     found, found_edges = int(stats[1:, 0].sum()) + size, int(stats[1:, 1].sum()) + edges
     return ran, size, edges, found, found_edges, int(stats[-1, 0])
-
-
-def fused_workers(n: int, available: int, tuning: CPUBFSTuning) -> int:
-    """The team of the fused top-down levels on ``n`` vertices with ``available``
-    threads: one below ``tuning.fused_parallel_vertices``, else one per
-    ``tuning.vertices_per_thread`` vertices (:func:`._threads.fused_team`)."""
-    if n < tuning.fused_parallel_vertices:
-        return 1
-    return fused_team(n, available, tuning.vertices_per_thread)
 
 
 def _fused_rows(first_level, stats, start_stamp, seconds, fused_edges, team):

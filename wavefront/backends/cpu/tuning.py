@@ -17,36 +17,21 @@ class CPUBFSTuning:
       (a road search is hundreds of such levels, and a step per level pays a
       Python round trip and a thread-pool wake-up that cost more than it).
     * ``fused_parallel_vertices``: graphs with fewer vertices run those
-      levels on one thread.
+      levels on one thread, larger ones on every thread. A team of one
+      thread per 8 000 vertices (amsterdam on 8 of 16) lost 8 % on 16 cores
+      (docs/decisions/cpu-roads.md, "Thread cap on small roads").
     * ``parallel_work``: a per-level parallel step over fewer edges or
       vertices than this runs on one thread.
-    * ``vertices_per_thread``: the fused levels run on one thread per this
-      many vertices of the graph (at least one, at most numba's count;
-      :func:`._threads.fused_team`); 0: all threads. The fused levels hold a
-      few hundred vertices each on a road, too few to keep a large team busy
-      between barriers. Measured on the 16-core Xeon host of the lent H100
-      machine (2026-11-25, ``numba.set_num_threads(k)``, ``wf.bfs`` auto,
-      mean of 4 roots of the best of 5), ms by threads::
-
-          graph (n)            1      2      4      6      8      12     16
-          amsterdam (68 k)     2.45   2.03   1.52   1.37   1.27   1.38   1.64
-          seattle (148 k)      8.09   5.98   4.30   3.08   2.65   2.14   2.06
-          road 1.4 M           88.81  59.22  39.10  28.62  21.80  16.54  15.69
-
-      8000 gives amsterdam 8 threads, seattle and road 1.4 M all 16. The fused
-      levels of other graphs (a Kronecker search's first and last) get the
-      same cap; it binds only below ``16 * 8000`` vertices on 16 threads.
     * ``spins``: barrier polls with the pause hint before a waiter yields its core.
     """
 
     fused_edges: int = 1 << 14
     fused_parallel_vertices: int = 1 << 14
     parallel_work: int = 1 << 14
-    vertices_per_thread: int = 8000
     spins: int = 4000
 
     def __post_init__(self):
-        for name in ("fused_edges", "fused_parallel_vertices", "parallel_work", "vertices_per_thread", "spins"):
+        for name in ("fused_edges", "fused_parallel_vertices", "parallel_work", "spins"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
                 raise ValueError(f"CPUBFSTuning.{name} must be a non-negative integer, got {value!r}")
@@ -106,7 +91,9 @@ class CPUSSSPTuning:
 
       17 000 puts amsterdam on 4 threads and seattle on 8, each a measured
       best (18 000 would give amsterdam 3, which was not measured), and road
-      1.4 M on all 16.
+      1.4 M on all 16. Against the cap off, interleaved in one run on a
+      host of the same kind (commit 7818e9b): amsterdam 15 % faster, seattle 10 %, road 1.4 M the
+      same (docs/decisions/cpu-roads.md).
     * ``trace_rows``: iterations recorded one per trace row (later ones are
       summed into the last row).
     * ``dijkstra_max_arcs``: ``auto`` runs the serial Dijkstra on graphs with
