@@ -24,6 +24,13 @@ pointer-jumping fetches): each id's owner is ``id // piece``, counted per
 task, then each id written at its task's cursor for its owner, remembering
 its slot so the answers come back in the asking order.
 
+:func:`mark_seen`, :func:`count_seen` and :func:`place_seen` build a rank's
+endpoint routes (:class:`._exchange.EndpointLookup`, once per graph, on the
+first validation): which vertices its tuples touch, and each one's place
+among them. In NumPy on one core this was the first validation's extra
+minute at SCALE 28 (``docs/decisions/distributed.md``, "First validation of
+a run").
+
 Imported only when a validation runs.
 """
 from __future__ import annotations
@@ -195,6 +202,45 @@ def sssp_tuples(src, dst, weights, weighted, lo, hi, routed, position, at, first
         firsts[t, 1] = first_relaxed
         inside[t] = count
         sent[t] = slot - start
+
+
+@njit(parallel=True, cache=True)
+def mark_seen(ids, seen):
+    """``seen[v] = True`` for every ``v`` of ``ids``, on every thread (tasks
+    racing on one flag all store True): the scatter that NumPy's
+    ``seen[ids] = True`` runs on one core, one cache miss an id."""
+    for k in prange(ids.shape[0]):
+        seen[ids[k]] = True
+
+
+@njit(parallel=True, cache=True)
+def count_seen(seen, counts):
+    """``counts[t]``: the flags set in task ``t``'s contiguous range of ``seen``."""
+    tasks = counts.shape[0]
+    size = seen.shape[0]
+    for t in prange(tasks):
+        c = 0
+        for v in range(size * t // tasks, size * (t + 1) // tasks):
+            if seen[v]:
+                c += 1
+        counts[t] = c
+
+
+@njit(parallel=True, cache=True)
+def place_seen(seen, starts, position, unique):
+    """``unique``: the flagged vertices in order (task ``t``'s from
+    ``unique[starts[t]]``, the prefix sums of :func:`count_seen`);
+    ``position[v]``: how many flagged vertices precede or are ``v``, minus one
+    (``np.cumsum(seen) - 1``: a flagged ``v``'s index in ``unique``)."""
+    tasks = starts.shape[0]
+    size = seen.shape[0]
+    for t in prange(tasks):
+        c = starts[t]
+        for v in range(size * t // tasks, size * (t + 1) // tasks):
+            if seen[v]:
+                unique[c] = v
+                c += 1
+            position[v] = c - 1
 
 
 @njit(parallel=True, cache=True)

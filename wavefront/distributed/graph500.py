@@ -43,13 +43,13 @@ from ..errors import ValidationError
 from ..graph500.report import Graph500Report, KernelRun, ValidationFailure, field_line
 from ..graph500.roots import ROOT_STREAM
 from .bfs2d import METHOD, bfs
-from .graph import from_edges, kronecker, kronecker_slice
+from .graph import from_edges, id_dtype, kronecker_slice
 from .grid import ProcessGrid
 from .launch import abort_on_error, use_threads
 from .sssp2d import METHOD as SSSP_METHOD
 from .sssp2d import joined, sssp
 from .tuning import DistributedTuning
-from .validate import validate_bfs, validate_sssp
+from .validate import load_routed_kernels, validate_bfs, validate_sssp
 
 KERNELS = ("bfs", "sssp")
 WARM_UP_SCALE = 10
@@ -143,20 +143,37 @@ def _prepare(graph, kernels, backend: str = "cpu", transport: str = "auto", tuni
     return None
 
 
-def _warm_up(grid, scale, edgefactor, seed, policy, kernels, backend="cpu", transport="auto", tuning=None) -> None:
+def _warm_up_alone(grid, scale, edgefactor, seed, policy, kernels, backend, tuning, run_scale) -> None:
+    """Rank 0's part of :func:`_warm_up` of ``grid``, in a world of one while
+    the others wait: the small run, and the validator's kernels only more
+    than one rank runs, in the dtypes of a run of SCALE ``run_scale``."""
+    from .grid import Partition
+    from .transport import SelfTransport
+
+    _warm_up(ProcessGrid(world=SelfTransport(), set_threads=False), scale, edgefactor, seed, policy, kernels,
+             backend, "mpi", tuning, run_scale)
+    load_routed_kernels(Partition.of(1 << run_scale, grid.rows, grid.cols), id_dtype(1 << run_scale))
+
+
+def _warm_up(grid, scale, edgefactor, seed, policy, kernels, backend="cpu", transport="auto", tuning=None,
+             run_scale=None) -> None:
     """Load every numba kernel the run uses on a small graph, untimed.
 
     Rank 0 goes first, alone (a world of one), while the others wait: ranks
     compiling one kernel at the same time race on numba's cache files (numba
-    issue #4807); after it, the others load what rank 0 wrote.
+    issue #4807); after it, the others load what rank 0 wrote. Rank 0 also
+    loads, alone, the validator's kernels that only more than one rank runs
+    (:func:`.validate.load_routed_kernels`). The small graph's tuples take
+    the id dtype of the run's SCALE (``run_scale``, default ``scale``), so
+    the edge exchange and the validator specialize for the run's arrays
+    here, not in kernel 1 or the first validation.
     """
     from ..generators.kronecker import _NUMBA_MIN_TUPLES, kronecker_edges, plan
-    from .transport import SelfTransport
 
+    run_scale = scale if run_scale is None else run_scale
     if grid.size > 1:
         if grid.rank == 0:
-            _warm_up(ProcessGrid(world=SelfTransport(), set_threads=False), scale, edgefactor, seed, policy, kernels,
-                     backend, "mpi", tuning)
+            _warm_up_alone(grid, scale, edgefactor, seed, policy, kernels, backend, tuning, run_scale)
         grid.world.barrier()
     # The generator's compiled path, which it takes from _NUMBA_MIN_TUPLES
     # tuples on: asked at a SCALE whose plan holds that many at this
@@ -164,7 +181,11 @@ def _warm_up(grid, scale, edgefactor, seed, policy, kernels, backend="cpu", tran
     least = -(-_NUMBA_MIN_TUPLES // edgefactor)  # vertices giving that many tuples
     warm = max(scale, 12, (least - 1).bit_length())
     kronecker_edges(warm, edgefactor, seed, np, 0, min(_NUMBA_MIN_TUPLES, plan(warm, edgefactor, seed).num_tuples))
-    small = kronecker(scale, edgefactor, seed, grid, weighted="sssp" in kernels)
+    edges = kronecker_slice(scale, edgefactor, seed, grid, weighted="sssp" in kernels)
+    ids = id_dtype(1 << run_scale)
+    small = from_edges(edges.src.astype(ids, copy=False), edges.dst.astype(ids, copy=False), 1 << scale, grid,
+                       tuple_offset=edges.first, weights=edges.weights)
+    del edges
     block = _prepare(small, kernels, backend, transport, tuning)
     root = int(choose_roots(small, 1, seed)[0])
     if "bfs" in kernels:
@@ -274,7 +295,7 @@ def _run(grid, scale, edgefactor, num_roots, seed, policy, threads, log, kernels
     world = grid.world
     say = (lambda text: print(f"wavefront graph500: {text}", file=log, flush=True)) if log else (lambda text: None)
     say(f"distributed over {world.size} MPI ranks, {grid.rows}x{grid.cols} grid, {threads} threads per rank")
-    _warm_up(grid, min(scale, WARM_UP_SCALE), edgefactor, seed, policy, kernels, backend, transport, tuning)
+    _warm_up(grid, min(scale, WARM_UP_SCALE), edgefactor, seed, policy, kernels, backend, transport, tuning, scale)
 
     weighted = "sssp" in kernels
     edges, generation = _timed(world, kronecker_slice, scale, edgefactor, seed, grid, weighted)

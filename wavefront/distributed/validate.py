@@ -416,6 +416,37 @@ def _mark(world, part, first, sent, adjacent, confirmed=None) -> None:
     confirmed[local[marked < 0]] = True
 
 
+def load_routed_kernels(part, ids) -> None:
+    """Compile (or load from numba's cache), on empty arrays, the kernels
+    only a validation over more than one rank runs, in the dtypes a small
+    graph's ids (uint32) and a run on partition ``part`` with tuple ids of
+    dtype ``ids`` give them: the endpoint routes
+    (:class:`._exchange.EndpointLookup`) and the owners' fetch
+    (:func:`_fetch`). Not collective: the Graph500 warm-up calls it on rank
+    0 alone before the ranks validate together, since ranks compiling one
+    ``cache=True`` kernel at once race on its cache files (numba issue
+    #4807). tests/test_distributed_first_validation.py checks that the
+    ranks' warm-up and a validation on two ranks then add no specialization."""
+    kernels = _kernels()
+    seen = np.zeros(1, dtype=bool)
+    for dtype in {np.dtype(np.uint32), np.dtype(ids)}:
+        kernels.mark_seen(np.zeros(0, dtype=dtype), seen)
+    counts = np.zeros(1, dtype=np.int64)
+    kernels.count_seen(seen[:0], counts)
+    # The map's dtype follows the count of distinct endpoints (at most
+    # n_pad), the owners' local ids' the piece.
+    for position in {np.int32, np.int32 if part.n_pad < 2**31 else np.int64}:
+        kernels.place_seen(seen[:0], counts, np.zeros(0, dtype=position), np.zeros(0, dtype=np.int64))
+    asked = np.zeros(0, dtype=np.int64)
+    table = np.zeros((1, 1), dtype=np.int64)
+    for local in {np.int32, np.int32 if part.piece < 2**31 else np.int64}:
+        local = np.zeros(0, dtype=local)
+        kernels.count_owners(asked, part.piece, table)
+        kernels.pack_owners(asked, part.piece, table, local, asked)
+        for values in (np.int64, np.int32):  # parents, pointers and hops; BFS levels
+            kernels.gather(np.zeros(1, dtype=values), local, np.zeros(0, dtype=values))
+
+
 def _kernels():
     from . import _validate_kernels
 
@@ -526,9 +557,7 @@ def _endpoints(graph) -> _exchange.EndpointLookup:
     validation (the same tuples for every search; collective)."""
     look = graph.derived.get(_ENDPOINTS_KEY)
     if look is None:
-        look = graph.derived[_ENDPOINTS_KEY] = _exchange.EndpointLookup(
-            graph.world, graph.part, graph.src, graph.dst, chunk=graph.chunk
-        )
+        look = graph.derived[_ENDPOINTS_KEY] = _exchange.EndpointLookup(graph.world, graph.part, graph.src, graph.dst)
     return look
 
 
