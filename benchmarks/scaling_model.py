@@ -31,11 +31,14 @@ bytes of every collective (:mod:`wavefront.distributed._trace`).
    fold bytes over a link class's bandwidth, the latency of each collective
    (NCCL's ring model: a base plus one hop latency per ring step, its
    constants cited in docs/scaling.md), and the GPU compute of a block, from
-   the measured single-GPU times. The GPU constants are the measurements in
-   :data:`H100_NVLINK_2GPU` (the second round, commit c07a3b4; the first
-   round's search times stay in :data:`H100_FIRST_ROUND` as history); what
-   is not measured yet is listed in :data:`NOT_MEASURED` and printed, never
-   filled in.
+   the measured one-GPU times. The GPU constants are the measurements in
+   :data:`H100_NVLINK_2GPU` (the third round, commits 7818e9b-ec6a706; the
+   earlier rounds' search times stay in :data:`H100_SECOND_ROUND` and
+   :data:`H100_FIRST_ROUND` as history). The measured two-GPU searches are
+   checked against the projection's own P = 2 row (:func:`two_gpu_check`,
+   :func:`two_gpu_points`) and split into block compute and communication
+   by their traces (:func:`trace_split`); what is not measured yet is listed
+   in :data:`NOT_MEASURED` and printed, never filled in.
 
 docs/scaling.md is the decision record this script's tables come from.
 """
@@ -513,28 +516,46 @@ def per_collective(runs: list[Run]) -> list[tuple]:
 
 
 # -- the GPU measurements ------------------------------------------------------------------------------------------
-# Second round, commit c07a3b4, 2026-11-25 (docs/performance.md's top section, docs/decisions/distributed.md "GPU
-# runs, second round"), on two fresh machines of the same GPU kind, NVIDIA H100 80GB HBM3 (the H100's timings move
-# 10-20 % between machines):
-# * nvidia-h100-x2: 2 GPUs over NVLink NV18, NCCL, 32 host cores; ``wavefront graph500 --roots 8``, every search
-#   validated, medians per search;
-# * nvidia-h100-x1: one GPU, 16 host cores; searches in one process over 4 roots (not Graph500 medians), the
-#   single-GPU search re-timed on the same machine.
-# The per-collective numbers and the NCCL fit come from the first round's SCALE 22 1x2 trace (commit f7dca24; root
-# 0 with a barrier before each fold and a stream synchronization after each collective): no trace of two ranks was
-# saved in the second round, and the collectives' code is the same. Seconds; bytes per rank.
+# Third round, 2026-11-25 (docs/decisions/distributed.md "GPU runs, third round"): a whole-graph block (P = 1) steps
+# straight into the owner's results (no fold, no accept kernel, one host read a level) and defers the result fill
+# (commits 7818e9b, ec6a706). Two fresh machines of the same GPU kind, NVIDIA H100 80GB HBM3 (the H100's timings
+# move 10-20 % between machines):
+# * nvidia-h100-x2: 2 GPUs over NVLink NV18, NCCL, 32 host cores. P = 1 at ec6a706, P = 2 (1x2) at SCALE 27 at its
+#   predecessor 0f7641c, whose 1x2 path is the same code: ``benchmarks/distributed_gpu.py``, 8 roots after a
+#   warm-up search, not validated, medians. SCALE 28 on 1x2 at ec6a706: ``wavefront graph500 --kernels bfs --roots
+#   2``, validated, the median of the two searches.
+# * nvidia-h100-x1: one GPU, 16 host cores, 7818e9b; the same benchmark script, P = 1 at SCALE 24 and 26.
+# The single-GPU driver (``wavefront graph500 --backend cuda``, 8 roots, validated) was re-timed on both machines.
+# The per-collective numbers and the NCCL fit still come from the first round's SCALE 22 1x2 trace (commit f7dca24;
+# root 0 with a barrier before each fold and a stream synchronization after each collective): the third round's
+# traces keep per-level seconds (below), not the bytes an alpha-beta fit needs. Seconds; bytes per rank.
 H100_NVLINK_2GPU = {
-    "search_seconds": {("1x1", 26): 9.80e-3, ("1x2", 27): 19.06e-3},  # the x2 machine's Graph500 medians
-    "gteps": {("1x1", 26): 111.0, ("1x2", 27): 110.0, ("single", 26): 377.0},  # harmonic means, the same runs
-    # the x1 machine, (fastest, slowest) search of a run; the single-GPU search re-timed beside it
-    "in_process_1x1_seconds": {24: (3.98e-3, 4.37e-3), 26: (8.21e-3, 9.70e-3)},
-    "in_process_single_seconds": {24: (1.11e-3, 1.19e-3), 26: (2.28e-3, 2.98e-3)},
-    # the 'today' curve's anchors: SCALE 24 the x1 machine's (median about 4.1 ms), SCALE 26 the x2 median
-    "one_rank_seconds": {24: 4.1e-3, 26: 9.80e-3},
-    # the single-GPU driver, median: SCALE 26 the x2 run above; SCALE 22 the first round's x2 run (f7dca24), kept
-    # because the single-GPU path has not changed since
-    "single_gpu_seconds": {22: 0.78e-3, 26: 2.72e-3},
+    "label": "0f7641c/ec6a706",
+    # the x2 machine: P = 1 and the 1x2 SCALE 27 from the benchmark script, the 1x2 SCALE 28 from Graph500
+    "search_seconds": {("1x1", 26): 3.62e-3, ("1x2", 27): 20.14e-3, ("1x2", 28): 45.4e-3},
+    "search_seconds_range": {("1x1", 26): (3.06e-3, 4.88e-3), ("1x2", 27): (17.38e-3, 23.26e-3),
+                             ("1x2", 28): (40.55e-3, 50.34e-3)},
+    "gteps": {("1x1", 26): 293.0, ("1x2", 27): 105.5, ("1x2", 28): 94.5, ("single", 26): 413.0},
+    # the x1 machine's medians (7818e9b); its SCALE 24 run had one 14.81 ms search among 1.41-2.40 ms
+    "x1_seconds": {("1x1", 24): 2.14e-3, ("1x1", 26): 3.67e-3, ("single", 26): 2.43e-3},
+    # the 'today' curve's anchors: SCALE 24 the x1 machine's median, SCALE 26 the x2 median
+    "one_rank_seconds": {24: 2.14e-3, 26: 3.62e-3},
+    # the single-GPU driver, median: SCALE 26 the x2 machine's, beside the P = 1 anchor; SCALE 22 the first round's
+    # x2 run (f7dca24), kept because the single-GPU path has not changed since
+    "single_gpu_seconds": {22: 0.78e-3, 26: 2.46e-3},
     "levels_scale22": 8,  # trace rows of the SCALE 22 search (the model's --predict gives 8 too)
+    # Synchronized per-level traces, (compute s, communication s) per trace row from the root on, of the rank the
+    # record quotes: P = 1 SCALE 26 (ec6a706, x2 machine) and 1x2 SCALE 27 (0f7641c, the same machine).
+    "trace_1x1_26": ((0.267e-3, 0.055e-3), (0.171e-3, 0.021e-3), (0.113e-3, 0.021e-3), (1.268e-3, 0.021e-3),
+                     (0.789e-3, 0.019e-3), (0.131e-3, 0.017e-3), (0.112e-3, 0.017e-3), (0.065e-3, 0.017e-3)),
+    "trace_1x2_27": ((0.228e-3, 0.775e-3), (0.369e-3, 0.435e-3), (0.630e-3, 0.382e-3), (5.867e-3, 1.418e-3),
+                     (4.575e-3, 1.338e-3), (0.680e-3, 0.366e-3), (0.487e-3, 0.359e-3), (0.426e-3, 0.352e-3),
+                     (0.229e-3, 0.279e-3)),
+    "bottom_up_levels": (3, 4),  # the two big levels, bottom-up in both traces
+    # arcs examined on level 3: P = 1's whole graph against one 1x2 rank's block (half the graph)
+    "examined_level3": {"1x1": 58.1e6, "1x2": 125.3e6},
+    # what each GPU held during the search (the coordinator's reading, GB): SCALE 28 on 1x2
+    "gpu_bytes": {("1x2", 28): 71.2e9},
     # SCALE 22 on 1x2, per level and rank: (fastest, slowest) seconds and the bytes out.
     "collective_seconds_1x2_22": {
         "fold": (0.09e-3, 0.21e-3), "row_allgather": (0.055e-3, 0.33e-3), "transpose": (0.04e-3, 0.06e-3),
@@ -550,27 +571,45 @@ H100_NVLINK_2GPU = {
     "nccl_fit_1x2_22": {0.5: (49.3e-6, 35.97e9), 0.1: (24.6e-6, 31.79e9)},
 }
 
+# The second round (commit c07a3b4, the same two machine kinds: Graph500 with 8 roots, validated, on the x2 machine;
+# searches in one process over 4 roots on the x1 machine). History only: the third round made the one-rank search
+# 1.9-2.7x faster (SCALE 24 about 4.1 -> 2.14 ms, SCALE 26 9.80 -> 3.62 ms), so these anchor nothing any more;
+# docs/scaling.md quotes them where it compares. Merged over H100_NVLINK_2GPU, they give that round's constants.
+H100_SECOND_ROUND = {
+    "label": "c07a3b4",
+    "search_seconds": {("1x1", 26): 9.80e-3, ("1x2", 27): 19.06e-3},  # the x2 machine's Graph500 medians
+    "gteps": {("1x1", 26): 111.0, ("1x2", 27): 110.0, ("single", 26): 377.0},  # harmonic means, the same runs
+    # the x1 machine, (fastest, slowest) search of a run; the single-GPU search re-timed beside it
+    "in_process_1x1_seconds": {24: (3.98e-3, 4.37e-3), 26: (8.21e-3, 9.70e-3)},
+    "in_process_single_seconds": {24: (1.11e-3, 1.19e-3), 26: (2.28e-3, 2.98e-3)},
+    "one_rank_seconds": {24: 4.1e-3, 26: 9.80e-3},  # its 'today' anchors (x1 median about 4.1 ms; x2 median)
+    "single_gpu_seconds": {22: 0.78e-3, 26: 2.72e-3},
+}
+
 # The first round (commit f7dca24, the same kind of x2 machine, Graph500 with 4 roots at SCALE 22-23, the
-# benchmark script at SCALE 26-27, searches between barriers). History only: the second round's fold and policy
-# changes made the one-rank search 2-2.5x faster (SCALE 24: 10.2-10.6 -> about 4.1 ms), so these no longer anchor
-# the model; docs/scaling.md quotes them where it compares.
+# benchmark script at SCALE 26-27, searches between barriers). History only, like the second round.
 H100_FIRST_ROUND = {
+    "label": "f7dca24",
     "search_seconds": {
         ("1x1", 22): 8.27e-3, ("1x2", 23): 8.74e-3, ("1x1", 26): 17.7e-3, ("1x2", 27): 26.3e-3,
     },
     "search_seconds_in_process_1x1_22": (4.3e-3, 4.7e-3),  # one rank in one process, no barriers
+    "one_rank_seconds": {22: 8.27e-3, 26: 17.7e-3},
     "single_gpu_seconds": {22: 0.78e-3, 26: 2.62e-3},
     "gteps": {("1x1", 22): 8.4, ("1x2", 23): 15.7, ("1x1", 26): 57.9, ("1x2", 27): 78.6,
               ("single", 22): 88.0, ("single", 26): 403.0},
 }
+HISTORY = (H100_SECOND_ROUND, H100_FIRST_ROUND)
 
 NOT_MEASURED = (
-    ("a per-level GPU trace of a 1x2 NCCL run at SCALE 26-27 (an alpha-beta fit with messages of 10-100 MB; the "
-     "SCALE 22 trace's largest is 4.6 MB)"),
-    "a per-step profile of a two-rank search at SCALE 27 (what the 1x2 block adds beyond one GPU's share)",
-    "the one-rank distributed search below SCALE 24 since c07a3b4 (the model holds SCALE 24's time there)",
+    ("an NCCL alpha-beta fit at the message sizes of SCALE 26-28 (10-100 MB): the third round's SCALE 27 1x2 trace "
+     "kept seconds per level and collective, not bytes; the fit is still the SCALE 22 trace's (largest message 4.6 "
+     "MB)"),
+    ("how a block's cost beyond one GPU's share grows with the grid: only 1x2 is measured, and the projection's "
+     "compute holds none of it"),
+    "a one-rank search at SCALE 27 (the 1x2 SCALE 28 point is compared with the model's extrapolated share)",
+    "the one-rank distributed search below SCALE 24 since 7818e9b (the model holds SCALE 24's time there)",
     "any run on more than 2 GPUs, and any run across nodes (InfiniBand)",
-    "edges examined per rank on GPU blocks against one GPU (the 2-D bottom-up's lost early exits)",
 )
 
 
@@ -708,19 +747,13 @@ def duplication(shape: GraphShape, cols: int) -> float:
     return min(float(cols), shape.duplication[b] + slope * (math.log2(cols) - math.log2(b)))
 
 
-def _interpolate(known: dict, scale: float, per_scale_above: float | None) -> float:
+def _interpolate(known: dict, scale: float) -> float:
     """Log-linear between the measured SCALEs; below the smallest, its time
-    (small searches are latency-bound, and nothing smaller is measured); above
-    the largest, ``per_scale_above`` times per SCALE (None: the slope of the
-    last two points)."""
+    (small searches are latency-bound, and nothing smaller is measured). The
+    callers extend it above the largest."""
     scales = sorted(known)
     if scale <= scales[0]:
         return known[scales[0]]
-    if scale >= scales[-1]:
-        if per_scale_above is None:
-            a, b = scales[-2], scales[-1]
-            per_scale_above = (known[b] / known[a]) ** (1.0 / (b - a))
-        return known[scales[-1]] * per_scale_above ** (scale - scales[-1])
     return float(np.exp(np.interp(scale, scales, [math.log(known[s]) for s in scales])))
 
 
@@ -728,14 +761,26 @@ def single_gpu_seconds(scale: float, m=H100_NVLINK_2GPU) -> float:
     """The single-GPU driver's search at ``scale`` (measured at 22 and 26;
     above 26 proportional to the edges: it already streams memory at a
     steady rate there)."""
-    return _interpolate(m["single_gpu_seconds"], scale, 2.0)
+    known = m["single_gpu_seconds"]
+    top = max(known)
+    return known[top] * 2.0 ** (scale - top) if scale > top else _interpolate(known, scale)
 
 
 def one_rank_seconds(scale: float, m=H100_NVLINK_2GPU) -> float:
     """The distributed path's search on one GPU at ``scale``: anchored at
     SCALE 24 and 26 (two machines of the same GPU kind), log-linear between,
-    the same growth per SCALE above 26, SCALE 24's time below it."""
-    return _interpolate(m["one_rank_seconds"], scale, None)
+    SCALE 24's time below it. Above 26, the single-GPU driver's time plus
+    what the path measured beyond it at 26 on the same machine, held fixed.
+    The anchors' own slope (1.30x per SCALE since the third round) would put
+    the path below the single-GPU driver (2x per SCALE) from SCALE 27 on;
+    about half the excess is per-level launches and host reads, which do not
+    grow with the edges, so holding it fixed lies between that slope (4.71
+    ms at SCALE 27) and growing the whole search with the edges (7.24 ms)."""
+    known = m["one_rank_seconds"]
+    top = max(known)
+    if scale > top:
+        return single_gpu_seconds(scale, m) + known[top] - single_gpu_seconds(top, m)
+    return _interpolate(known, scale)
 
 
 @dataclass(frozen=True)
@@ -834,12 +879,11 @@ def projection_rows(series: str, link: Link, scenario: Scenario, shape: GraphSha
     return rows
 
 
-def two_gpu_check(shape: GraphShape, constants: GPUConstants, m=H100_NVLINK_2GPU,
-                  history=(("f7dca24", H100_FIRST_ROUND),)) -> list[tuple]:
+def two_gpu_check(shape: GraphShape, constants: GPUConstants, m=H100_NVLINK_2GPU, history=HISTORY) -> list[tuple]:
     """What going from SCALE s on one GPU to SCALE s + 1 on two (1x2) adds to
-    a search, per measured pair of ``m`` (labelled c07a3b4) and of each
-    ``(commit, measurements)`` in ``history``: (pair, model low, model high,
-    fit low, fit high, measured).
+    a search, per measured pair of ``m`` and of each round in ``history``
+    (each labelled by its ``label``): (pair, model low, model high, fit low,
+    fit high, measured).
 
     * model: the projection's communication ('today', NVLink, its two
       bandwidth ends, the SCALE 22 search's level count). Its compute is the
@@ -853,12 +897,13 @@ def two_gpu_check(shape: GraphShape, constants: GPUConstants, m=H100_NVLINK_2GPU
       alone. The fit's beta comes from messages of at most 4.6 MB on a
       synchronized path: an upper bound on the communication, not an estimate.
     * measured: the difference of the two medians; it also holds what the 1x2
-      block adds (a row block of all n vertices, the lost early exits)."""
+      block adds (a row block of all n vertices, the lost early exits), which
+      :func:`trace_split` separates where both searches were traced."""
     today = scenarios(constants)[0]
     levels = m["levels_scale22"]
     fits = m["nccl_fit_1x2_22"].values()
     rows = []
-    for commit, measured in (("c07a3b4", m), *history):
+    for measured in (m, *history):
         search = measured["search_seconds"]
         for (grid, scale), seconds in sorted(search.items()):
             if grid != "1x1" or ("1x2", scale + 1) not in search:
@@ -868,9 +913,66 @@ def two_gpu_check(shape: GraphShape, constants: GPUConstants, m=H100_NVLINK_2GPU
             calls = 3 * levels - 1
             moved = two.bitmap_bytes + two.fold_bytes
             fitted = [calls * alpha + moved / beta for alpha, beta in fits]
-            rows.append((f"SCALE {scale} on 1 -> {scale + 1} on 2 ({commit})", two.search_low - one.search_low,
+            rows.append((f"SCALE {scale} on 1 -> {scale + 1} on 2 ({measured['label']})", two.search_low - one.search_low,
                          two.search_high - one.search_high, min(fitted), max(fitted),
                          search[("1x2", scale + 1)] - seconds))
+    return rows
+
+
+@dataclass(frozen=True)
+class TraceSplit:
+    """Two synchronized traces, one rank at SCALE s and a 1x2 rank at s + 1,
+    summed over their levels and over the big bottom-up levels alone (seconds)."""
+
+    one_compute: float
+    one_comm: float
+    two_compute: float
+    two_comm: float
+    one_big_compute: float
+    one_big_comm: float
+    two_big_compute: float
+    two_big_comm: float
+
+    @property
+    def added_compute(self) -> float:
+        return self.two_compute - self.one_compute
+
+    @property
+    def added_comm(self) -> float:
+        return self.two_comm - self.one_comm
+
+    @property
+    def added(self) -> float:
+        return self.added_compute + self.added_comm
+
+
+def trace_split(m=H100_NVLINK_2GPU) -> TraceSplit:
+    """What the second GPU adds, split by the traces (``trace_1x1_26``,
+    ``trace_1x2_27``) into the block's compute and the communication; the
+    big levels are ``bottom_up_levels``. Each trace synchronizes after every
+    step and collective, so a collective's seconds include waiting for the
+    other rank's step, and the sums differ from the timed medians."""
+    one, two = np.asarray(m["trace_1x1_26"]), np.asarray(m["trace_1x2_27"])
+    big = list(m["bottom_up_levels"])
+    return TraceSplit(*one.sum(axis=0), *two.sum(axis=0), *one[big].sum(axis=0), *two[big].sum(axis=0))
+
+
+def two_gpu_points(shape: GraphShape, constants: GPUConstants, m=H100_NVLINK_2GPU) -> list[tuple]:
+    """Every measured 1x2 search of ``m`` against the projection's own
+    'today' row for it (P = 2, NVLink): (SCALE, model compute, model
+    latency + bytes low, high, model search low, high, measured, the block's
+    modelled bytes, measured GPU bytes or None). The model's compute is the
+    one-rank curve at one GPU's share (SCALE - 1), extrapolated above 26."""
+    today = scenarios(constants)[0]
+    levels = m["levels_scale22"]
+    rows = []
+    for (grid, scale), seconds in sorted(m["search_seconds"].items()):
+        if grid != "1x2":
+            continue
+        p = project(scale, 2, NVLINK, today, shape, levels)
+        held = m.get("gpu_bytes", {}).get((grid, scale))
+        rows.append((scale, p.compute, p.latency + p.comm_low, p.latency + p.comm_high, p.search_low, p.search_high,
+                     seconds, p.block_bytes, held))
     return rows
 
 
@@ -920,7 +1022,9 @@ def emit(title: str, columns: list[str], rows: list[list], markdown: bool) -> No
 def _engineering(value: float, unit: str) -> str:
     if math.isinf(value):
         return "-"
-    return f"{value * 1e6:.1f} us" if unit == "s" else f"{value / 1e9:.2f} GB/s"
+    if unit == "s":
+        return f"{value * 1e3:.2f} ms" if value >= 1e-3 else f"{value * 1e6:.1f} us"
+    return f"{value / 1e9:.2f} GB/s"
 
 
 def main(argv=None) -> int:
@@ -993,8 +1097,9 @@ def main(argv=None) -> int:
              ["level", "discovered", "m_f", "dedup", *COLLECTIVES, "largest rank total"],
              predict_levels(scale, rows, cols, kind, args.roots), args.markdown)
     constants = gpu_constants()
-    first = gpu_constants({**H100_NVLINK_2GPU, **H100_FIRST_ROUND})  # its search times, the same trace
+    rounds = [(m["label"], gpu_constants({**H100_NVLINK_2GPU, **m}), m) for m in HISTORY]  # the same trace
     fit = H100_NVLINK_2GPU["nccl_fit_1x2_22"]
+    label = H100_NVLINK_2GPU["label"]
     emit("GPU constants (H100 80GB HBM3; NVLink NV18 and NCCL for two; derived in gpu_constants)",
          ["constant", "value"],
          [["NCCL call, 1 rank, synchronized (column_allgather, fastest; f7dca24 trace)",
@@ -1005,14 +1110,17 @@ def main(argv=None) -> int:
           ["fold's effective bandwidth, traced path, at least", _engineering(constants.fold_beta_traced, "B/s")],
           *[[f"NCCL fit of that trace, q {q:g}: alpha, beta",
              f"{_engineering(alpha, 's')}, {_engineering(beta, 'B/s')}"] for q, (alpha, beta) in fit.items()],
-          ["1-rank distributed path beyond the single-GPU driver, per search, SCALE 26 (c07a3b4)",
+          [f"1-rank distributed path beyond the single-GPU driver, per search, SCALE 26 ({label})",
            _engineering(constants.overhead_26, "s")],
-          ["the same, first round (f7dca24)", _engineering(first.overhead_26, "s")],
-          ["SCALE 26 on 1 GPU -> 27 on 2, per search (c07a3b4)", _engineering(constants.added_26, "s")],
-          ["the same, first round (f7dca24)", _engineering(first.added_26, "s")],
-          ["1-rank search, SCALE 24 / 26, the 'today' anchors",
+          *[[f"the same, {name}", _engineering(c.overhead_26, "s")] for name, c, _ in rounds],
+          [f"SCALE 26 on 1 GPU -> 27 on 2, per search ({label})", _engineering(constants.added_26, "s")],
+          *[[f"the same, {name}", _engineering(c.added_26, "s")] for name, c, _ in rounds],
+          [f"1-rank search, SCALE 24 / 26, the 'today' anchors ({label})",
            " / ".join(_engineering(one_rank_seconds(s), "s") for s in (24, 26))],
-          ["its growth per SCALE above 26", f"{one_rank_seconds(27) / one_rank_seconds(26):.3f}x"]],
+          *[[f"the same, {name}", " / ".join(_engineering(t, "s") for _, t in sorted(m["one_rank_seconds"].items()))]
+            for name, _, m in rounds],
+          ["SCALE 27 / 28 (above the anchors: the single-GPU driver's time plus SCALE 26's excess)",
+           " / ".join(_engineering(one_rank_seconds(s), "s") for s in (27, 28))]],
          args.markdown)
     print("\nNot measured yet (the model uses no number for these):")
     for item in NOT_MEASURED:
@@ -1033,6 +1141,23 @@ def main(argv=None) -> int:
          [[label, f"{low * 1e3:.2f}-{high * 1e3:.2f}", f"{fit_low * 1e3:.2f}-{fit_high * 1e3:.2f}",
            f"{measured * 1e3:.2f}", f"{low / measured:.0%}-{high / measured:.0%}"]
           for label, low, high, fit_low, fit_high, measured in two_gpu_check(shape, constants)], args.markdown)
+    split = trace_split()
+    emit("1 -> 2 GPUs by the synchronized traces (P = 1 SCALE 26, 1x2 SCALE 27), ms per search",
+         ["levels", "P = 1 compute", "P = 1 comm", "1x2 compute", "1x2 comm", "added compute", "added comm"],
+         [[name, *(f"{x * 1e3:.2f}" for x in (oc, om, tc, tm, tc - oc, tm - om))]
+          for name, oc, om, tc, tm in (
+              ("all", split.one_compute, split.one_comm, split.two_compute, split.two_comm),
+              ("the two bottom-up levels", split.one_big_compute, split.one_big_comm, split.two_big_compute,
+               split.two_big_comm))], args.markdown)
+    emit("Measured 1x2 searches against the projection's own P = 2 row ('today', NVLink)",
+         ["SCALE", "model compute ms", "model latency + bytes ms", "model search ms", "measured ms",
+          "measured / model", "block GB (model bound)", "GPU held, GB"],
+         [[scale, f"{compute * 1e3:.2f}", f"{comm_low * 1e3:.2f}-{comm_high * 1e3:.2f}",
+           f"{low * 1e3:.2f}-{high * 1e3:.2f}", f"{measured * 1e3:.2f}",
+           f"{measured / high:.1f}-{measured / low:.1f}x", f"{block / 1e9:.1f}",
+           "-" if held is None else f"{held / 1e9:.1f}"]
+          for scale, compute, comm_low, comm_high, low, high, measured, block, held
+          in two_gpu_points(shape, constants)], args.markdown)
     for scenario in scenarios(constants):
         for series in ("weak", "strong"):
             for link in (NVLINK, INFINIBAND):
