@@ -81,9 +81,18 @@ class _Route:
     def answers(self, *owned) -> tuple[np.ndarray, ...]:
         """``array[unique]`` for each array in ``owned`` (this rank's piece of
         a per-vertex array, one per rank), in its dtype: one all-to-all-v per
-        array, so nothing wider than the values is sent or held."""
-        return tuple(self.world.alltoallv(np.ascontiguousarray(array[self.local]), self.asked_counts)[0]
-                     for array in owned)
+        array, so nothing wider than the values is sent or held. The values
+        asked for are gathered on all the rank's numba threads (up to a
+        piece's worth an array, every search: on one core it was a second
+        of a SCALE 28 validation)."""
+        from . import _validate_kernels as kernels
+
+        out = []
+        for array in owned:
+            got = np.empty(self.local.shape[0], dtype=array.dtype)
+            kernels.gather(np.ascontiguousarray(array), self.local, got)
+            out.append(self.world.alltoallv(got, self.asked_counts)[0])
+        return tuple(out)
 
 
 class Lookup:

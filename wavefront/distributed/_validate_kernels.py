@@ -24,6 +24,13 @@ pointer-jumping fetches): each id's owner is ``id // piece``, counted per
 task, then each id written at its task's cursor for its owner, remembering
 its slot so the answers come back in the asking order.
 
+:func:`count_children`, :func:`pack_children` and :func:`mark_children` do
+the same for a chunk's tree-edge children, read from the tasks' stretches of
+``out`` where the tuple kernel left them, and mark them at their owners;
+:func:`gather` also reads the owned values each rank's endpoints ask for
+(:meth:`._exchange.EndpointLookup.values`). NumPy did both on one core
+(``docs/decisions/distributed.md``, "Validation per search").
+
 :func:`mark_seen`, :func:`count_seen` and :func:`place_seen` build a rank's
 endpoint routes (:class:`._exchange.EndpointLookup`, once per graph, on the
 first validation): which vertices its tuples touch, and each one's place
@@ -266,6 +273,52 @@ def pack_owners(ids, piece, cursors, local, slot):
             cursors[t, owner] = c + 1
             local[c] = ids[k] - owner * piece
             slot[k] = c
+
+
+@njit(parallel=True, cache=True)
+def count_children(out, starts, sent, piece, table):
+    """``table[t, r]``: how many of task ``t``'s children (``out[starts[t]:]``,
+    ``sent[t]`` of them, as a tuple kernel wrote them: ``~v`` for a confirmed
+    ``v``) rank ``r`` owns."""
+    for t in prange(table.shape[0]):
+        for k in range(starts[t], starts[t] + sent[t]):
+            v = out[k]
+            if v < 0:
+                v = ~v
+            table[t, v // piece] += 1
+
+
+@njit(parallel=True, cache=True)
+def pack_children(out, starts, sent, piece, cursors, local):
+    """Each child of :func:`count_children`, local to its owner (``~`` kept:
+    ``~u`` for a confirmed child ``u``), at its task's next slot for that
+    owner (``cursors[t, r]``, advanced): a task's children keep their order,
+    and the tasks theirs, as one concatenation grouped by owner would."""
+    for t in prange(cursors.shape[0]):
+        for k in range(starts[t], starts[t] + sent[t]):
+            v = out[k]
+            confirmed = v < 0
+            if confirmed:
+                v = ~v
+            owner = v // piece
+            c = cursors[t, owner]
+            cursors[t, owner] = c + 1
+            u = v - owner * piece
+            local[c] = ~u if confirmed else u
+
+
+@njit(parallel=True, cache=True)
+def mark_children(marked, adjacent, confirmed):
+    """``adjacent[u] = True`` for each local child ``u`` of ``marked``, and
+    ``confirmed[u]`` too where it came as ``~u`` (BFS sends none; tasks racing
+    on one flag all store True)."""
+    for k in prange(marked.shape[0]):
+        u = np.int64(marked[k])
+        if u >= 0:
+            adjacent[u] = True
+        else:
+            adjacent[~u] = True
+            confirmed[~u] = True
 
 
 @njit(parallel=True, cache=True)

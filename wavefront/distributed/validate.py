@@ -402,27 +402,39 @@ def validate_sssp(graph, result, nedge: int | None = None,
     )
 
 
-def _mark(world, part, first, sent, adjacent, confirmed=None) -> None:
-    """Set in ``adjacent`` (this rank's piece) the vertices any rank sent to
-    their owners, and in ``confirmed`` those sent as ``~v`` (collective)."""
-    vertices = sent if confirmed is None else np.where(sent >= 0, sent, ~sent)
-    packed, counts = _exchange.pack(part.owner(vertices), world.size, sent)
-    marked, _ = world.alltoallv(packed, counts)
-    if confirmed is None:
-        adjacent[marked - first] = True
-        return
-    local = np.where(marked >= 0, marked, ~marked) - first
-    adjacent[local] = True
-    confirmed[local[marked < 0]] = True
+def _mark(world, part, out, starts, sent, adjacent, confirmed=None) -> None:
+    """Set in ``adjacent`` (this rank's piece) the children any rank's tasks
+    left in their stretches of ``out`` (task ``t``: ``sent[t]`` from
+    ``out[starts[t]]``), and in ``confirmed`` those left as ``~v``
+    (collective). Grouped by owner by counting and sent as local ids, all on
+    the rank's threads: NumPy's stable sort, gathers and scatter here ran on
+    one core (``docs/decisions/distributed.md``, "Validation per search")."""
+    kernels = _kernels()
+    table = np.zeros((starts.shape[0], world.size), dtype=np.int64)
+    kernels.count_children(out, starts, sent, part.piece, table)
+    cursors, per_owner = _cursors(table)
+    local = np.empty(int(per_owner.sum()), dtype=np.int32 if part.piece < 2**31 else np.int64)
+    kernels.pack_children(out, starts, sent, part.piece, cursors, local)
+    marked, _ = world.alltoallv(local, per_owner)
+    del local
+    kernels.mark_children(marked, adjacent, adjacent if confirmed is None else confirmed)
+
+
+def _cursors(table: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(cursors, per_owner)`` for ``table[t, r]`` ids of task ``t`` going to
+    rank ``r``: task ``t``'s first slot for owner ``r`` follows every id for
+    lower owners and tasks ``t' < t``'s ids for owner ``r``."""
+    per_owner = table.sum(axis=0)
+    return np.cumsum(table, axis=0) - table + (np.cumsum(per_owner) - per_owner), per_owner
 
 
 def load_routed_kernels(part, ids) -> None:
     """Compile (or load from numba's cache), on empty arrays, the kernels
     only a validation over more than one rank runs, in the dtypes a small
     graph's ids (uint32) and a run on partition ``part`` with tuple ids of
-    dtype ``ids`` give them: the endpoint routes
-    (:class:`._exchange.EndpointLookup`) and the owners' fetch
-    (:func:`_fetch`). Not collective: the Graph500 warm-up calls it on rank
+    dtype ``ids`` give them: the endpoint routes and values
+    (:class:`._exchange.EndpointLookup`), the owners' fetch (:func:`_fetch`)
+    and the children's marks (:func:`_mark`). Not collective: the Graph500 warm-up calls it on rank
     0 alone before the ranks validate together, since ranks compiling one
     ``cache=True`` kernel at once race on its cache files (numba issue
     #4807). tests/test_distributed_first_validation.py checks that the
@@ -443,7 +455,11 @@ def load_routed_kernels(part, ids) -> None:
         local = np.zeros(0, dtype=local)
         kernels.count_owners(asked, part.piece, table)
         kernels.pack_owners(asked, part.piece, table, local, asked)
-        for values in (np.int64, np.int32):  # parents, pointers and hops; BFS levels
+        kernels.count_children(asked, counts, counts, part.piece, table)
+        kernels.pack_children(asked, counts, counts, part.piece, table, local)
+        kernels.mark_children(local, seen, seen)
+        # Parents, pointers and hops; BFS levels; SSSP distances (the endpoints' values).
+        for values in (np.int64, np.int32, np.float32, np.float64):
             kernels.gather(np.zeros(1, dtype=values), local, np.zeros(0, dtype=values))
 
 
@@ -488,10 +504,7 @@ def _fetch(world, part, ids: np.ndarray, *owned) -> tuple[np.ndarray, ...]:
     kernels = _kernels()
     table = np.zeros((kernels.tasks(), world.size), dtype=np.int64)
     kernels.count_owners(ids, part.piece, table)
-    per_owner = table.sum(axis=0)
-    # Task t's first slot for owner r follows every id for lower owners and
-    # tasks t' < t's ids for owner r.
-    cursors = np.cumsum(table, axis=0) - table + (np.cumsum(per_owner) - per_owner)
+    cursors, per_owner = _cursors(table)
     local = np.empty(ids.shape[0], dtype=np.int32 if part.piece < 2**31 else np.int64)
     slot = np.empty(ids.shape[0], dtype=np.int64)
     kernels.pack_owners(ids, part.piece, cursors, local, slot)
@@ -530,7 +543,7 @@ def _tuple_pass(graph, rules, run, adjacent, confirmed=None) -> tuple[dict, int]
     sent to their owners after each chunk (collective). Returns each rule of
     ``rules`` that broke with its first witness (an index into the rank's
     tuples), and the tuples inside the component."""
-    world, part, first = graph.world, graph.part, graph.first_vertex
+    world, part = graph.world, graph.part
     tasks = _kernels().tasks()
     firsts = np.empty((tasks, len(rules)), dtype=np.int64)
     inside = np.empty(tasks, dtype=np.int64)
@@ -547,8 +560,7 @@ def _tuple_pass(graph, rules, run, adjacent, confirmed=None) -> tuple[dict, int]
                 witnesses[rule] = int(hit.min())
         counted += int(inside.sum())
         starts = 2 * ((hi - lo) * np.arange(tasks, dtype=np.int64) // tasks)
-        children = np.concatenate([out[a : a + c] for a, c in zip(starts, sent)])
-        _mark(world, part, first, children, adjacent, confirmed)
+        _mark(world, part, out, starts, sent, adjacent, confirmed)
     return witnesses, counted
 
 
