@@ -3,8 +3,8 @@ core give what the NumPy code gave (hypothesis):
 
 * a chunk's tree-edge children, grouped by owner and marked there
   (:func:`count_children`, :func:`pack_children`, :func:`mark_children`),
-  against concatenating the tasks' stretches, ``_exchange.pack``'s stable
-  sort by owner and NumPy's scatter, for 1-4 ranks and 1-64 tasks, BFS
+  against concatenating the tasks' stretches, a stable sort by owner (the
+  NumPy grouping they replaced, kept here as the reference) and NumPy's scatter, for 1-4 ranks and 1-64 tasks, BFS
   children and SSSP ones (``~v`` for a confirmed ``v``);
 * the endpoint values an owner sends (``_exchange._Route.answers``) against
   ``array[local]``, in every dtype a validation sends.
@@ -21,11 +21,18 @@ from wavefront.distributed.grid import Partition
 from wavefront.distributed.transport import SelfTransport
 
 
+def _group_by_owner(dest, size, values):
+    """``values`` grouped by ``dest`` in ``[0, size)``, order kept within a
+    group, and the count per group: the NumPy grouping the kernels replaced."""
+    order = np.argsort(dest, kind="stable")
+    return values[order].astype(np.int64), np.bincount(dest, minlength=size).astype(np.int64)
+
+
 def _numpy_marks(children, ranks, piece, confirming):
     """The NumPy code the kernels replaced: what each rank receives (global
     ids, grouped by owner, stable) and the flags it sets."""
     vertices = np.where(children >= 0, children, ~children)
-    packed, counts = _exchange.pack(vertices // piece, ranks, children)
+    packed, counts = _group_by_owner(vertices // piece, ranks, children)
     bounds = np.concatenate([[0], np.cumsum(counts)])
     received, flags = [], []
     for r in range(ranks):
@@ -62,7 +69,7 @@ def test_children_marks_match_numpy(ranks, piece, lengths, confirming, local_dty
         if confirming:
             v = np.where(rng.random(lengths[t]) < 0.5, ~v, v)
         out[starts[t]:starts[t] + sent[t]] = v
-    children = np.concatenate([out[a:a + c] for a, c in zip(starts, sent)])
+    children = np.concatenate([out[a:a + c] for a, c in zip(starts, sent, strict=True)])
     want_received, want_flags = _numpy_marks(children, ranks, piece, confirming)
 
     table = np.zeros((tasks, ranks), dtype=np.int64)

@@ -21,21 +21,6 @@ from .grid import Partition
 from .transport import Transport
 
 
-def pack(dest: np.ndarray, size: int, *columns) -> tuple[np.ndarray, np.ndarray]:
-    """Rows ``(columns[0][k], columns[1][k], ...)`` grouped by ``dest[k]`` in
-    ``[0, size)``, as a flat int64 buffer and the element count per destination.
-    Rows keep their order within a destination."""
-    # A stable sort of 16-bit keys is NumPy's radix sort: several times faster
-    # than its timsort on int64 for the few distinct ranks a buffer goes to.
-    keys = dest.astype(np.uint16) if size <= 1 << 16 else dest
-    order = np.argsort(keys, kind="stable")
-    rows = np.empty((dest.shape[0], len(columns)), dtype=np.int64)
-    for c, column in enumerate(columns):
-        rows[:, c] = column[order]
-    counts = np.bincount(dest, minlength=size).astype(np.int64) * len(columns)
-    return rows.reshape(-1), counts
-
-
 def on_host(values):
     """``values`` as a NumPy array (a GPU search's CuPy results are copied)."""
     return values if isinstance(values, np.ndarray) else values.get()
