@@ -706,12 +706,13 @@ def test_tuple_kernels_agree_with_numpy_and_name_the_first_witness(kernel, route
     n, lo, hi, first, piece = parents.shape[0], 100, 4900, 120, 100
     at = np.empty(n, dtype=kv.endpoint_dtype(values.dtype))
     kv.interleave(parents, values, at)
-    position = np.zeros(1, dtype=np.int32)
-    if routed:  # the records in a shuffled order, found through the position map
+    src_at, dst_at = src, dst
+    if routed:  # the records in a shuffled order, found through the tuples' positions
         position = np.random.default_rng(1).permutation(n).astype(np.int32)
         shuffled = np.empty_like(at)
         shuffled[position] = at
         at = shuffled
+        src_at, dst_at = position[src], position[dst]
     firsts = np.empty((tasks, 2), dtype=np.int64)
     inside, sent = np.empty(tasks, dtype=np.int64), np.empty(tasks, dtype=np.int64)
     out = np.empty(2 * (hi - lo), dtype=np.int64)
@@ -719,10 +720,10 @@ def test_tuple_kernels_agree_with_numpy_and_name_the_first_witness(kernel, route
     for ahead in (0, 5):
         adjacent[:], confirmed[:] = False, False
         if kernel == "bfs":
-            kv.bfs_tuples(src, dst, lo, hi, routed, position, at, first, piece, adjacent, out, firsts, inside,
+            kv.bfs_tuples(src, dst, src_at, dst_at, lo, hi, at, first, piece, adjacent, out, firsts, inside,
                           sent, ahead)
         else:
-            kv.sssp_tuples(src, dst, weights[lo:hi], True, lo, hi, routed, position, at, first, piece, adjacent,
+            kv.sssp_tuples(src, dst, src_at, dst_at, weights[lo:hi], True, lo, hi, at, first, piece, adjacent,
                            confirmed, out, firsts, inside, sent, ahead)
         starts = 2 * ((hi - lo) * np.arange(tasks) // tasks)
         got_sent = sorted(np.concatenate([out[a : a + c] for a, c in zip(starts, sent)]).tolist())

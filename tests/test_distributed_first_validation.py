@@ -61,10 +61,12 @@ def test_endpoint_route_kernels_match_numpy(n, sizes, dtype, tasks, position_dty
 
 
 def test_a_world_of_one_routes_nothing():
-    look = _exchange.EndpointLookup(SelfTransport(), Partition.of(100, 1, 1), np.arange(5, dtype=np.uint32))
+    tuples = np.arange(5, dtype=np.uint32)
+    look = _exchange.EndpointLookup(SelfTransport(), Partition.of(100, 1, 1), tuples)
     assert look.position is None and look.route is None
     ids = np.array([3, 1], dtype=np.uint32)
     assert look.index(ids) is ids
+    assert len(look.remapped) == 1 and look.remapped[0] is tuples  # read at the ids themselves, nothing kept
 
 
 def _added(tmp_path, name, *argv) -> dict:

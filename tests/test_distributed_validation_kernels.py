@@ -7,7 +7,10 @@ core give what the NumPy code gave (hypothesis):
   NumPy grouping they replaced, kept here as the reference) and NumPy's scatter, for 1-4 ranks and 1-64 tasks, BFS
   children and SSSP ones (``~v`` for a confirmed ``v``);
 * the endpoint values an owner sends (``_exchange._Route.answers``) against
-  ``array[local]``, in every dtype a validation sends.
+  ``array[local]``, in every dtype a validation sends;
+* the tuples remapped to endpoint positions once per graph
+  (``_exchange.EndpointLookup.remapped``) against the distinct endpoints'
+  ranks by ``np.unique``.
 """
 from __future__ import annotations
 
@@ -104,3 +107,33 @@ def test_route_answers_match_numpy_indexing(n, asked, dtype, seed):
     (got,) = route.answers(values)
     assert got.dtype == values.dtype
     assert np.array_equal(got, values[route.local])
+
+
+class _TwoRanksAlone(SelfTransport):
+    """Rank 0 of two whose peer asks for nothing: what a routed lookup needs
+    to be built in one process (each all-to-all-v returns what rank 0 kept)."""
+
+    def __init__(self):
+        super().__init__()
+        self.size = 2
+
+    def alltoallv(self, send, counts):
+        return np.asarray(send)[: int(counts[0])], np.array([int(counts[0]), 0], dtype=np.int64)
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    n=st.integers(2, 5000),
+    tuples=st.integers(0, 4000),
+    ids=st.sampled_from([np.uint32, np.int64]),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_remapped_tuples_are_each_endpoints_place_among_the_distinct_ones(n, tuples, ids, seed):
+    rng = np.random.default_rng(seed)
+    src, dst = (rng.integers(0, n, tuples).astype(ids) for _ in range(2))
+    look = _exchange.EndpointLookup(_TwoRanksAlone(), Partition.of(n, 1, 2), src, dst)
+    distinct = np.unique(np.concatenate([src, dst]).astype(np.int64))
+    for array, remapped in zip((src, dst), look.remapped):
+        assert remapped.dtype == look.position.dtype and remapped.shape == array.shape
+        assert np.array_equal(remapped, np.searchsorted(distinct, array.astype(np.int64)))
+        assert np.array_equal(remapped, look.index(array))

@@ -112,6 +112,9 @@ class EndpointLookup:
     tuple). In a world of one the owned arrays are the graph's, read at the
     ids themselves: nothing is routed or kept. Collective over ``world``.
 
+    ``remapped``: each array of ``ids`` as those places (the ids
+    themselves in a world of one), made once with the map.
+
     Which vertices the ids touch, and the map, are found on all the rank's
     numba threads (:func:`._validate_kernels.mark_seen`): in NumPy on one
     core, one cache miss an endpoint, they took about a minute at SCALE 28
@@ -120,6 +123,7 @@ class EndpointLookup:
 
     def __init__(self, world: Transport, part: Partition, *ids):
         self.route = self.position = None
+        self.remapped = ids
         if world.size == 1:
             return
         from . import _validate_kernels as kernels
@@ -135,6 +139,15 @@ class EndpointLookup:
         kernels.place_seen(seen, np.cumsum(counts) - counts, self.position, unique)
         del seen
         self.route = _Route(world, part, unique)
+        # Each id's position, once per graph (4 bytes an endpoint, 8 a tuple:
+        # the host model's DISTRIBUTED_* terms count them), so a search reads
+        # its records without a second dependent miss through the map.
+        self.remapped = tuple(self._remap(kernels, array) for array in ids)
+
+    def _remap(self, kernels, ids: np.ndarray) -> np.ndarray:
+        out = np.empty(ids.shape[0], dtype=self.position.dtype)
+        kernels.gather(self.position, ids, out)
+        return out
 
     def values(self, *owned) -> tuple[np.ndarray, ...]:
         """Each array of ``owned`` (this rank's piece of a per-vertex array)

@@ -14,9 +14,12 @@ meet) for the caller to send to its owner. SSSP writes a child whose tuple
 also confirms its distance as ``~v`` (``-v - 1``), so one id carries both
 marks.
 
-Endpoint values are read at ``position[v]`` where the rank's lookup routed
-them (:class:`._exchange.EndpointLookup`), at ``v`` itself in a world of one
-(``routed`` False).
+Tuple ``k``'s endpoint records are read at ``src_at[k]`` and ``dst_at[k]``:
+their positions, remapped once per graph where the rank's lookup routed
+them (:class:`._exchange.EndpointLookup.remapped`), the ids themselves in a
+world of one. Reading the position through a map per vertex instead was a
+second dependent miss an endpoint (``docs/decisions/distributed.md``,
+"Validation per search").
 
 :func:`count_owners`, :func:`pack_owners` and :func:`gather` move per-vertex
 reads to the vertices' owners without sorting (the validator's parent and
@@ -68,30 +71,20 @@ def interleave(parents, values, at):
 
 
 @njit(inline="always")
-def _ask_ahead(src, dst, k, b, routed, position, at, ahead):
-    """Prefetch the records of tuple ``k + ahead``'s endpoints, and (routed)
-    their positions one stride further: the tuples are read in order, so
-    what the loop will need is known, and each lookup is a cache miss."""
-    if ahead <= 0:
-        return
-    if routed:
-        far = k + 2 * ahead
-        if far < b:
-            prefetch(position, np.int64(src[far]))
-            prefetch(position, np.int64(dst[far]))
-        near = k + ahead
-        if near < b:
-            prefetch(at, np.int64(position[src[near]]))
-            prefetch(at, np.int64(position[dst[near]]))
-    elif k + ahead < b:
-        prefetch(at, np.int64(src[k + ahead]))
-        prefetch(at, np.int64(dst[k + ahead]))
+def _ask_ahead(src_at, dst_at, k, b, at, ahead):
+    """Prefetch the records of tuple ``k + ahead``'s endpoints: the tuples
+    (and their positions) are read in order, so what the loop will need is
+    known, and each record is a cache miss."""
+    if ahead > 0 and k + ahead < b:
+        prefetch(at, np.int64(src_at[k + ahead]))
+        prefetch(at, np.int64(dst_at[k + ahead]))
 
 
 @njit(parallel=True, cache=True)
-def bfs_tuples(src, dst, lo, hi, routed, position, at, first, piece, adjacent, out, firsts, inside, sent, ahead):
+def bfs_tuples(src, dst, src_at, dst_at, lo, hi, at, first, piece, adjacent, out, firsts, inside, sent, ahead):
     """The BFS tuple rules over tuples ``[lo, hi)``, ``at`` holding each
-    endpoint's (parent, level) record: ``firsts[t, 0]`` the first
+    endpoint's (parent, level) record, tuple ``k``'s at ``src_at[k]`` and
+    ``dst_at[k]``: ``firsts[t, 0]`` the first
     ``edge-reached-unreached`` witness of task ``t``, ``firsts[t, 1]`` its first
     ``edge-level``; ``inside[t]`` its tuples inside the component; children marked
     in ``adjacent`` (owned) or written to ``out[2 (a - lo):]`` (``sent[t]`` of them),
@@ -108,13 +101,13 @@ def bfs_tuples(src, dst, lo, hi, routed, position, at, first, piece, adjacent, o
         slot = 2 * (a - lo)
         start = slot
         for k in range(a, b):
-            _ask_ahead(src, dst, k, b, routed, position, at, ahead)
+            _ask_ahead(src_at, dst_at, k, b, at, ahead)
             s = np.int64(src[k])
             d = np.int64(dst[k])
             if s == d:
                 continue
-            es = at[position[s] if routed else s]
-            ed = at[position[d] if routed else d]
+            es = at[src_at[k]]
+            ed = at[dst_at[k]]
             ls = np.int64(es.value)
             ld = np.int64(ed.value)
             if (ls >= 0) != (ld >= 0):
@@ -145,7 +138,7 @@ def bfs_tuples(src, dst, lo, hi, routed, position, at, first, piece, adjacent, o
 
 
 @njit(parallel=True, cache=True)
-def sssp_tuples(src, dst, weights, weighted, lo, hi, routed, position, at, first, piece, adjacent, confirmed,
+def sssp_tuples(src, dst, src_at, dst_at, weights, weighted, lo, hi, at, first, piece, adjacent, confirmed,
                 out, firsts, inside, sent, ahead):
     """The SSSP tuple rules over tuples ``[lo, hi)``, ``at`` holding each
     endpoint's (parent, distance) record, exactly in the distance dtype:
@@ -166,13 +159,13 @@ def sssp_tuples(src, dst, weights, weighted, lo, hi, routed, position, at, first
         slot = 2 * (a - lo)
         start = slot
         for k in range(a, b):
-            _ask_ahead(src, dst, k, b, routed, position, at, ahead)
+            _ask_ahead(src_at, dst_at, k, b, at, ahead)
             s = np.int64(src[k])
             d = np.int64(dst[k])
             if s == d:
                 continue
-            es = at[position[s] if routed else s]
-            ed = at[position[d] if routed else d]
+            es = at[src_at[k]]
+            ed = at[dst_at[k]]
             ps = es.parent
             pd = ed.parent
             if (ps >= 0) != (pd >= 0):

@@ -216,12 +216,12 @@ def validate_bfs(graph, result, nedge: int | None = None, tuning: ValidationTuni
     # 3. This rank's tuples, a chunk at a time.
     look = _endpoints(graph)
     at = _records(*look.values(parents, levels))
-    routed, position = _positions(look)
+    src_at, dst_at = look.remapped
     adjacent = np.zeros(parents.shape[0], dtype=bool)
     ahead = tuning.prefetch_ahead
 
     def run(lo, hi, out, firsts, inside, sent):
-        kernels.bfs_tuples(graph.src, graph.dst, lo, hi, routed, position, at, first, adjacent.shape[0], adjacent,
+        kernels.bfs_tuples(graph.src, graph.dst, src_at, dst_at, lo, hi, at, first, adjacent.shape[0], adjacent,
                            out, firsts, inside, sent, ahead)
 
     witnesses, inside_count = _tuple_pass(graph, _BFS_TUPLE_RULES, run, adjacent)
@@ -345,7 +345,7 @@ def validate_sssp(graph, result, nedge: int | None = None,
     look = _endpoints(graph)
     at = _records(*look.values(parents, gathered))
     del gathered
-    routed, position = _positions(look)
+    src_at, dst_at = look.remapped
     adjacent = np.zeros(parents.shape[0], dtype=bool)
     confirmed = np.zeros(parents.shape[0], dtype=bool)
     weighted = graph.input_weights is not None
@@ -354,7 +354,7 @@ def validate_sssp(graph, result, nedge: int | None = None,
 
     def run(lo, hi, out, firsts, inside, sent):
         w = graph.input_weights[lo:hi].astype(dtype, copy=False) if weighted else unit
-        kernels.sssp_tuples(graph.src, graph.dst, w, weighted, lo, hi, routed, position, at, first,
+        kernels.sssp_tuples(graph.src, graph.dst, src_at, dst_at, w, weighted, lo, hi, at, first,
                             adjacent.shape[0], adjacent, confirmed, out, firsts, inside, sent, ahead)
 
     witnesses, inside_count = _tuple_pass(graph, _SSSP_TUPLE_RULES, run, adjacent, confirmed)
@@ -437,7 +437,9 @@ def load_routed_kernels(part, ids) -> None:
     and the children's marks (:func:`_mark`). Not collective: the Graph500 warm-up calls it on rank
     0 alone before the ranks validate together, since ranks compiling one
     ``cache=True`` kernel at once race on its cache files (numba issue
-    #4807). tests/test_distributed_first_validation.py checks that the
+    #4807). The tuple kernels are among them: routed, they read the
+    records at int32 (or int64) positions, not at the ids.
+    tests/test_distributed_first_validation.py checks that the
     ranks' warm-up and a validation on two ranks then add no specialization."""
     kernels = _kernels()
     seen = np.zeros(1, dtype=bool)
@@ -449,6 +451,9 @@ def load_routed_kernels(part, ids) -> None:
     # n_pad), the owners' local ids' the piece.
     for position in {np.int32, np.int32 if part.n_pad < 2**31 else np.int64}:
         kernels.place_seen(seen[:0], counts, np.zeros(0, dtype=position), np.zeros(0, dtype=np.int64))
+        for dtype in {np.dtype(np.uint32), np.dtype(ids)}:  # the tuples remapped to positions
+            kernels.gather(np.zeros(1, dtype=position), np.zeros(0, dtype=dtype), np.zeros(0, dtype=position))
+            _load_routed_tuple_kernels(kernels, np.zeros(0, dtype=dtype), np.zeros(0, dtype=position))
     asked = np.zeros(0, dtype=np.int64)
     table = np.zeros((1, 1), dtype=np.int64)
     for local in {np.int32, np.int32 if part.piece < 2**31 else np.int64}:
@@ -461,6 +466,20 @@ def load_routed_kernels(part, ids) -> None:
         # Parents, pointers and hops; BFS levels; SSSP distances (the endpoints' values).
         for values in (np.int64, np.int32, np.float32, np.float64):
             kernels.gather(np.zeros(1, dtype=values), local, np.zeros(0, dtype=values))
+
+
+def _load_routed_tuple_kernels(kernels, ids, positions) -> None:
+    """The tuple kernels on no tuples, reading records at remapped positions
+    (a world of one reads them at the ids, so its warm-up does not load
+    these): BFS's int32 levels, SSSP's float32 and float64 distances."""
+    firsts, counts = np.zeros((1, 2), dtype=np.int64), np.zeros(1, dtype=np.int64)
+    out, flags = np.zeros(0, dtype=np.int64), np.zeros(1, dtype=bool)
+    at = np.zeros(1, dtype=kernels.endpoint_dtype(np.int32))
+    kernels.bfs_tuples(ids, ids, positions, positions, 0, 0, at, 0, 1, flags, out, firsts, counts, counts, 0)
+    for dtype in (np.float32, np.float64):
+        at = np.zeros(1, dtype=kernels.endpoint_dtype(dtype))
+        kernels.sssp_tuples(ids, ids, positions, positions, np.ones(1, dtype=dtype), False, 0, 0, at, 0, 1, flags,
+                            flags, out, firsts, counts, counts, 0)
 
 
 def _kernels():
@@ -520,14 +539,6 @@ def _records(parents: np.ndarray, values: np.ndarray) -> np.ndarray:
     at = np.empty(parents.shape[0], dtype=kernels.endpoint_dtype(values.dtype))
     kernels.interleave(parents, values, at)
     return at
-
-
-def _positions(look: _exchange.EndpointLookup) -> tuple[bool, np.ndarray]:
-    """``(routed, position)`` for the tuple kernels: where the lookup's values
-    of a vertex are (a world of one reads at the vertex itself)."""
-    if look.position is None:
-        return False, np.zeros(1, dtype=np.int32)
-    return True, look.position
 
 
 def _endpoint_values(graph, look, k: int, values: np.ndarray):

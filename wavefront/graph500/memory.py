@@ -115,9 +115,12 @@ class RankBytes:
 # BFS and SSSP (weighted tuples; the peak is SSSP's search or validation):
 # one rank 33 bytes a tuple, P = 2 and 4 ranks 47 bytes a tuple of their
 # slice, 106-112 bytes a block vertex (SSSP's joined block and workspaces).
-# P > 1 takes 56, which keeps the growth from SCALE 17 to 19 (80 bytes a tuple
-# with the vertices, their arrays not yet amortized) under the estimate's.
-DISTRIBUTED_BFS_SSSP = RankBytes(per_tuple_one_rank=36, per_tuple=56, per_block_vertex=116)
+# P > 1 took 56, which keeps the growth from SCALE 17 to 19 (80 bytes a tuple
+# with the vertices, their arrays not yet amortized) under the estimate's;
+# it takes 8 more for the validator's tuples remapped to endpoint positions
+# (two int32 a tuple, kept from the first validation on; a world of one
+# reads at the ids and keeps none).
+DISTRIBUTED_BFS_SSSP = RankBytes(per_tuple_one_rank=36, per_tuple=64, per_block_vertex=116)
 # BFS alone (unweighted tuples), two phases. Construction: one rank 20.0
 # bytes a tuple + 7.9 a block vertex (the tuples and the CSR build's output
 # at pre-merge size), P = 2 35.5 + 23.7 (the tuples 8, the received arcs 16,
@@ -129,7 +132,11 @@ DISTRIBUTED_BFS_BUILD = RankBytes(per_tuple_one_rank=22, per_tuple=38, per_block
 # term is the tuples (8) and the block's indices, 4 bytes an arc, once (P = 1:
 # the CSC is the CSR) or twice, and arcs per tuple grow with SCALE as fewer
 # merge (1.74 at SCALE 16, 1.91 at 22, at most 2): 16 and 24 at 2 arcs a tuple.
-DISTRIBUTED_BFS_SEARCH = RankBytes(per_tuple_one_rank=17, per_tuple=26, per_block_vertex=54)
+# P > 1 adds the validator's remapped tuples, 8 bytes (26 -> 34): with them
+# this phase outgrows construction's 38 + 26 on two ranks (at SCALE 28:
+# 94.8 GB against 92.1 unmargined; the node measured 167 GB at construction
+# and 117-123 after on the device, so 151-157 with 34 GB of positions).
+DISTRIBUTED_BFS_SEARCH = RankBytes(per_tuple_one_rank=17, per_tuple=34, per_block_vertex=54)
 
 
 def _kernel_set(kernels) -> tuple[str, ...]:
