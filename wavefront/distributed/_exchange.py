@@ -106,14 +106,11 @@ class EndpointLookup:
     outnumber the vertices (16 per vertex on average, both ends).
 
     :meth:`values` fetches each distinct endpoint's values once (one
-    all-to-all-v), :meth:`index` maps a chunk of ids to their places in those
-    arrays. The map is a position per vertex (``n_pad`` int32, 4 bytes a
-    vertex) where :class:`Lookup` would keep an int64 per id (16 bytes a
-    tuple). In a world of one the owned arrays are the graph's, read at the
-    ids themselves: nothing is routed or kept. Collective over ``world``.
-
-    ``remapped``: each array of ``ids`` as those places (the ids
-    themselves in a world of one), made once with the map.
+    all-to-all-v); ``remapped`` holds each array of ``ids`` as their places
+    in those arrays (int32 where they fit, 8 bytes a tuple), made once from
+    a map of a position per vertex that is then dropped. In a world of one
+    the owned arrays are the graph's, read at the ids themselves: nothing is
+    routed or kept, and ``remapped`` is the ids. Collective over ``world``.
 
     Which vertices the ids touch, and the map, are found on all the rank's
     numba threads (:func:`._validate_kernels.mark_seen`): in NumPy on one
@@ -122,7 +119,7 @@ class EndpointLookup:
     """
 
     def __init__(self, world: Transport, part: Partition, *ids):
-        self.route = self.position = None
+        self.route = None
         self.remapped = ids
         if world.size == 1:
             return
@@ -135,28 +132,31 @@ class EndpointLookup:
         kernels.count_seen(seen, counts)
         total = int(counts.sum())
         unique = np.empty(total, dtype=np.int64)
-        self.position = np.empty(part.n_pad, dtype=np.int32 if total < 2**31 else np.int64)
-        kernels.place_seen(seen, np.cumsum(counts) - counts, self.position, unique)
+        position = np.empty(part.n_pad, dtype=np.int32 if total < 2**31 else np.int64)
+        kernels.place_seen(seen, np.cumsum(counts) - counts, position, unique)
         del seen
         self.route = _Route(world, part, unique)
         # Each id's position, once per graph (4 bytes an endpoint, 8 a tuple:
         # the host model's DISTRIBUTED_* terms count them), so a search reads
-        # its records without a second dependent miss through the map.
-        self.remapped = tuple(self._remap(kernels, array) for array in ids)
-
-    def _remap(self, kernels, ids: np.ndarray) -> np.ndarray:
-        out = np.empty(ids.shape[0], dtype=self.position.dtype)
-        kernels.gather(self.position, ids, out)
-        return out
+        # its records without a second dependent miss through the map; the
+        # map itself (4 bytes a vertex of the graph) is then dropped.
+        self.remapped = tuple(_remap(kernels, position, array) for array in ids)
 
     def values(self, *owned) -> tuple[np.ndarray, ...]:
         """Each array of ``owned`` (this rank's piece of a per-vertex array)
         at the distinct endpoints, in its dtype: read with :meth:`index`."""
         return owned if self.route is None else self.route.answers(*owned)
 
-    def index(self, ids: np.ndarray) -> np.ndarray:
-        """Where the values of ``ids`` (a chunk of endpoints) are in :meth:`values`' arrays."""
-        return ids if self.position is None else self.position[ids]
+    def at(self, k: int) -> tuple[int, int]:
+        """Where tuple ``k``'s two endpoints' values are in :meth:`values`' arrays."""
+        return int(self.remapped[0][k]), int(self.remapped[1][k])
+
+
+def _remap(kernels, position: np.ndarray, ids: np.ndarray) -> np.ndarray:
+    """``position[ids]`` on every numba thread."""
+    out = np.empty(ids.shape[0], dtype=position.dtype)
+    kernels.gather(position, ids, out)
+    return out
 
 
 def fetch(world: Transport, part: Partition, ids: np.ndarray, *owned) -> tuple[np.ndarray, ...]:

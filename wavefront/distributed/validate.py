@@ -544,8 +544,8 @@ def _records(parents: np.ndarray, values: np.ndarray) -> np.ndarray:
 def _endpoint_values(graph, look, k: int, values: np.ndarray):
     """Tuple ``k``'s endpoints (ints) and ``values`` (the lookup's) at each."""
     s, d = int(graph.src[k]), int(graph.dst[k])
-    at = look.index(np.array([s, d], dtype=np.int64))
-    return s, d, (values[at[0]], values[at[1]])
+    at_s, at_d = look.at(k)
+    return s, d, (values[at_s], values[at_d])
 
 
 def _tuple_pass(graph, rules, run, adjacent, confirmed=None) -> tuple[dict, int]:
