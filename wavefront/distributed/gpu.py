@@ -491,10 +491,16 @@ class _Search:
             found, degrees, examined = self._top_down_whole(level, count, total_edges, own_parents, own_levels)
             exchanged = self.gpu.ws.frontier
         record.examined, record.found, record.sent, record.received = examined, found, found, found
-        self.clock.lap("compute")
-        with self.clock.collective("fold", self.drow):  # empty: the trace's columns are those of every P
-            pass
+        self._no_fold()
         return found, degrees, exchanged
+
+    def _no_fold(self) -> None:
+        """End a level's compute with an empty fold entry: nothing to fold
+        where the rank owns its row block, and the trace's columns stay those
+        of every P."""
+        self.clock.lap("compute")
+        with self.clock.collective("fold", self.drow):
+            pass
 
     def _row_level(self, choice, level, frontier_edges, record, own_parents, own_levels, piece_bits):
         """A level where the rank owns its whole row block: the step, then the
@@ -503,9 +509,7 @@ class _Search:
         self.queue_ready = False
         found, examined = self._block_step(choice, level, frontier_edges, record)
         record.examined, record.found, record.sent, record.received = int(examined), int(found), int(found), int(found)
-        self.clock.lap("compute")
-        with self.clock.collective("fold", self.drow):  # empty, as in _whole_level
-            pass
+        self._no_fold()
         return self._accept_claimed(found, level, own_parents, own_levels, piece_bits)
 
     def _folded_level(self, choice, level, frontier_edges, record, own_parents, own_levels, piece_bits):
