@@ -1,15 +1,16 @@
 """Distributed GPU BFS search times, without validation (run under mpirun, one rank per GPU).
 
-    mpirun -n 2 python benchmarks/distributed_gpu.py --scale 27 --roots 4 [--trace]
+    mpirun -n 2 python benchmarks/distributed_gpu.py --scale 27 --roots 4 [--grid 2x1] [--trace]
 
 Each rank generates its slice, builds its block (the distributed Graph500
 construction) and moves it to its GPU; then one untimed search, and one
 timed search per Graph500 root (``measure_wait`` off, a barrier on each
 side, as the Graph500 driver times them). Rank 0 prints the build time, each
 search's milliseconds, their median and the harmonic-mean GTEPS over
-Graph500's edge count. Validation is left out so that the largest SCALE
-a lent machine's 10-minute call can build still gets its search times;
-`wavefront graph500 --distributed` validates every search.
+Graph500's edge count. Validation is left out unless ``--validate`` asks for it after
+each timed search, so that the largest SCALE a lent machine's 10-minute call
+can build still gets its search times; `wavefront graph500 --distributed`
+validates every search.
 """
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ import time
 
 import wavefront.distributed as wd
 from wavefront.distributed import gpu
+from wavefront.distributed.grid import parse_grid
 
 
 def main() -> None:
@@ -26,11 +28,15 @@ def main() -> None:
     parser.add_argument("--scale", type=int, required=True)
     parser.add_argument("--roots", type=int, default=4)
     parser.add_argument("--transport", default="auto", choices=("auto", "nccl", "mpi"))
+    parser.add_argument("--grid", metavar="RxC", default=None, help="the process grid (default: the most square, R <= C)")
+    parser.add_argument("--validate", action="store_true",
+                        help="validate every timed search (the distributed Graph500 validator, after its timing)")
     parser.add_argument("--trace", action="store_true",
                         help="then one more search with the stream synchronized after each collective, "
                              "and rank 0's level trace (direction, counts, compute and per-collective ms)")
     args = parser.parse_args()
-    world, grid = wd.world(), wd.ProcessGrid()
+    world = wd.world()
+    grid = wd.ProcessGrid(*parse_grid(args.grid)) if args.grid else wd.ProcessGrid()
     start = time.perf_counter()
     graph = wd.kronecker(args.scale, grid=grid)
     world.barrier()
@@ -38,19 +44,25 @@ def main() -> None:
     block = gpu.to_gpu(graph, transport=args.transport)
     roots = [int(r) for r in wd.choose_roots(graph, args.roots + 1)]
     gpu.bfs(block, roots[0], measure_wait=False)  # the workspace's first touch
-    rows = []
+    rows, validated = [], []
     for root in roots[1:]:
         world.barrier()
         start = time.perf_counter()
         result = gpu.bfs(block, root, measure_wait=False)
         world.barrier()
         rows.append((time.perf_counter() - start, graph.traversed_edges(result.reached)))
+        if args.validate:
+            start = time.perf_counter()
+            wd.validate_bfs(graph, result, rows[-1][1])  # raises ValidationError on every rank if wrong
+            validated.append(time.perf_counter() - start)
     if grid.rank == 0:
         ms = [seconds * 1e3 for seconds, _ in rows]
         teps = len(rows) / sum(seconds / edges for seconds, edges in rows)
         print(f"SCALE {args.scale}, P = {grid.size} ({grid.rows}x{grid.cols}), transport {block.transport}: "
               f"build {build:.1f} s; ms {', '.join(f'{x:.2f}' for x in ms)}; median {statistics.median(ms):.2f} ms; "
               f"{teps / 1e9:.1f} GTEPS (harmonic mean)")
+        if validated:
+            print(f"every search validated: {', '.join(f'{x:.2f}' for x in validated)} s")
     if args.trace:
         result = gpu.bfs(block, roots[1], measure_wait=True)
         if grid.rank == 0:

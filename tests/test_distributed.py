@@ -366,24 +366,28 @@ def test_gpu_blocks_in_a_world_of_one(transport):
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("size, transport", [(1, "nccl"), (2, "mpi"), (2, "auto"), (2, "nccl")])
-def test_mpirun_gpu_blocks(size, transport, tmp_path):
+@pytest.mark.parametrize("size, transport, grid", [(1, "nccl", None), (2, "mpi", None), (2, "auto", None),
+                                                   (2, "nccl", None), (2, "nccl", "2x1")])
+def test_mpirun_gpu_blocks(size, transport, grid, tmp_path):
     """Each rank takes its node-local GPU. With one GPU P = 2 shares it, so
     NCCL (which refuses two ranks on one GPU) gives way to host staging; with
-    two, ``auto`` is NCCL between the GPUs."""
+    two, ``auto`` is NCCL between the GPUs. A one-column grid (2x1) owns
+    whole row blocks, so nothing folds."""
     import cupy
 
     if transport == "nccl" and cupy.cuda.runtime.getDeviceCount() < size:
         pytest.skip(f"NCCL needs a GPU per rank: {size} ranks, {cupy.cuda.runtime.getDeviceCount()} GPU(s)")
     out = tmp_path / "summary.json"
     done = mpirun(size, sys.executable, SCRIPTS / "check_gpu_bfs.py", "--scale", 12, "--roots", 2,
-                  "--transport", transport, "--out", out, timeout=300)
+                  "--transport", transport, "--out", out, *(("--grid", grid) if grid else ()), timeout=300)
     assert done.returncode == 0, done.stderr[-3000:]
     summary = json.loads(out.read_text())
     assert summary["size"] == size and summary["searches"] == 2 * 3
     one_gpu = len(set(summary["devices"])) < size
     assert summary["transport"] == (("mpi" if one_gpu else "nccl") if transport == "auto" else transport)
-    assert summary["fold_bytes"] > 0 or size == 1
+    rows, cols = summary["grid"]
+    assert rows * cols == size and (grid is None or f"{rows}x{cols}" == grid)
+    assert (summary["fold_bytes"] > 0) == (cols > 1)
 
 
 def _graph500_names(kernels=("bfs",)):

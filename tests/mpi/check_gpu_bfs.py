@@ -18,6 +18,7 @@ import numpy as np
 import wavefront
 import wavefront.distributed as wd
 from wavefront.distributed import gpu
+from wavefront.distributed.grid import parse_grid
 from wavefront.distributed.launch import abort_on_error
 from wavefront.generators import kronecker_edges
 from wavefront.graph.build import from_edges
@@ -28,11 +29,12 @@ def main() -> None:
     parser.add_argument("--scale", type=int, default=12)
     parser.add_argument("--roots", type=int, default=3)
     parser.add_argument("--transport", default="auto")
+    parser.add_argument("--grid", default=None, help="RxC (default: the most square)")
     parser.add_argument("--out", required=True)
     args = parser.parse_args()
     world = wd.world()
     with abort_on_error(world):
-        grid = wd.ProcessGrid()
+        grid = wd.ProcessGrid(*parse_grid(args.grid)) if args.grid else wd.ProcessGrid()
         graph = wd.kronecker(args.scale, grid=grid)
         block = gpu.to_gpu(graph, transport=args.transport)
         roots = wd.choose_roots(graph, args.roots, seed=1)
@@ -54,7 +56,7 @@ def main() -> None:
         devices = world.allgather_object(block.device)
         if grid.rank == 0:
             with open(args.out, "w") as f:
-                json.dump({"size": grid.size, "transport": block.transport, "devices": devices,
+                json.dump({"size": grid.size, "grid": [grid.rows, grid.cols], "transport": block.transport, "devices": devices,
                            "searches": compared, "levels": len({r["level"] for r in trace}),
                            "fold_bytes": sum(r["collectives"]["fold"]["bytes_out"] for r in trace
                                              if "fold" in r["collectives"])}, f)
