@@ -20,7 +20,7 @@ import time
 
 import wavefront.distributed as wd
 from wavefront.distributed import gpu
-from wavefront.distributed.grid import parse_grid
+from wavefront.distributed.grid import gpu_grid_shape, parse_grid
 
 
 def main() -> None:
@@ -28,7 +28,7 @@ def main() -> None:
     parser.add_argument("--scale", type=int, required=True)
     parser.add_argument("--roots", type=int, default=4)
     parser.add_argument("--transport", default="auto", choices=("auto", "nccl", "mpi"))
-    parser.add_argument("--grid", metavar="RxC", default=None, help="the process grid (default: the most square, R <= C)")
+    parser.add_argument("--grid", metavar="RxC", default=None, help="the process grid (default: one column, P x 1)")
     parser.add_argument("--validate", action="store_true",
                         help="validate every timed search (the distributed Graph500 validator, after its timing)")
     parser.add_argument("--trace", action="store_true",
@@ -36,7 +36,7 @@ def main() -> None:
                              "and rank 0's level trace (direction, counts, compute and per-collective ms)")
     args = parser.parse_args()
     world = wd.world()
-    grid = wd.ProcessGrid(*parse_grid(args.grid)) if args.grid else wd.ProcessGrid()
+    grid = wd.ProcessGrid(*(parse_grid(args.grid) if args.grid else gpu_grid_shape(world.size)), world=world)
     start = time.perf_counter()
     graph = wd.kronecker(args.scale, grid=grid)
     world.barrier()

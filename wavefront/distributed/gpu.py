@@ -33,8 +33,8 @@ What :class:`~wavefront.backends.cuda.bfs_search.BFSSearch` adds for one
 GPU (the single-block small-frontier kernel, levels left due, a bottom-up
 level queued ahead) is not used: each assumes the frontier a step writes is
 the next step's input, which the fold and the exchanges break. Its deferred
-result fill is used where the block is the whole graph (P = 1), the one
-case where a step writes the owner's arrays.
+result fill is used where a step writes the owner's arrays: on a
+one-column grid (P = 1 included).
 
 Owners keep their piece's parents and levels on the device; a result's
 arrays are CuPy arrays, which the distributed validator reads on the host.
@@ -43,13 +43,17 @@ pack grouped by owner, accept by compare-and-swap) and one host read per
 side; it replaced a sort, a bincount, a unique and boolean compactions in
 CuPy, each synchronizing (H100, SCALE 22 on one rank: 12-17 ms per search
 down to 4.3-4.7 ms; docs/decisions/distributed.md). It packs each pair into
-one int64 where the ids fit, as on CPU ranks. A one-rank grid row folds
-nothing: its owner accepts the step's queue directly
-(``fold_accept_claimed``), and its one-rank collectives hand back their
-input (:class:`~.device_transport.DeviceTransport`). A whole-graph block
-(P = 1) has no accept either: its step writes the owner's results, and its
-output bitmap is the next frontier (``_Search._whole_level``; SCALE 26 on an
-H100: 9.8 to 3.6 ms, the single-GPU search 2.5 ms). The CPU ranks' fold
+one int64 where the ids fit, as on CPU ranks.
+
+A one-column grid (R x 1, P = 1 included) folds nothing and accepts
+nothing: the rank's row block is its piece and its column block every
+vertex, so its step writes the owner's results and its output bitmap's
+first piece is what the column allgathers (``_Search._owned_level``; its
+one-rank row collectives hand back their input,
+:class:`~.device_transport.DeviceTransport`). SCALE 26 on one H100: 9.8 to
+3.6 ms, the single-GPU search 2.5 ms. Hence P = 2 runs 2x1 on GPUs (see
+:func:`gpu_grid_shape`). Only a cooperative bottom-up step there still
+accepts its claimed targets from its queue (``fold_accept_claimed``). The CPU ranks' fold
 deduplication (an exclusive OR-scan) is not used here: NCCL has no bitwise
 reduction.
 
@@ -244,14 +248,17 @@ class _Search:
         self.owner_counts = cupy.zeros(g.grid.cols, dtype=cupy.uint64)
         self.row_words = g.part.row_block_size // 32
         self.col_words = g.part.col_block_size // 32
-        # P = 1: the block is the whole graph, its row block the owner's
-        # piece and its out-degrees the degrees, so a bottom-up step writes
-        # the owner's levels and parents, counts their degrees, and its next
-        # bitmap is the new frontier (:meth:`_bottom_up_whole`); a top-down
-        # step's likewise, its queue kept for the next top-down level, and
-        # the frontier's size and degree sum known on the host
-        # (:meth:`_top_down_whole`).
-        self.whole_graph = self.drow.size == 1 and self.dcol.size == 1
+        # A one-column grid (C = 1, P = 1 included): the rank's row block is
+        # its own piece and its column block every vertex (column offset 0),
+        # so a step's row-local targets are the owner's indices and its
+        # column-local parents global ids. The step writes the owner's
+        # levels and parents itself and counts their degrees off its
+        # in-rows (every in-arc of the rank's rows); nothing is queued,
+        # folded or accepted (:meth:`_owned_level`).
+        self.owns_rows = self.drow.size == 1
+        # P = 1 besides: the step's output bitmap is the next frontier, and
+        # a top-down step's queue and totals the next top-down level's input.
+        self.whole_graph = self.owns_rows and self.dcol.size == 1
         self.queue_ready = False  # whether ws.queue_in holds the frontier (after a whole-graph top-down step)
         # A one-row grid (R = 1): the column block is the rank's own piece and
         # the block's out-degrees are its degrees, so a top-down step's
@@ -263,27 +270,28 @@ class _Search:
         self.share = None if tuning.cpu_share == 0 else share_state(gpu, tuning)
         self.record_type = LevelRecord if self.share is None else CooperativeLevelRecord
         # The single-GPU search's deferred-results contract
-        # (:mod:`~wavefront.backends.cuda.bfs_search`) on a whole-graph block:
-        # the owner's arrays start unfilled, the first bottom-up level writes
-        # them whole, else complete_results ends the search (SCALE 26 on an
-        # H100: the fill of 805 MB cost 0.47 ms of a 3.7 ms search).
+        # (:mod:`~wavefront.backends.cuda.bfs_search`) where the steps write
+        # the owner's arrays: they start unfilled, the first bottom-up level
+        # writes them whole, else complete_results ends the search (SCALE 26
+        # on an H100: the fill of 805 MB cost 0.47 ms of a 3.7 ms search).
         from ..backends.cuda.bfs_bottom_up import results_written_whole
 
-        self.complete = not (self.whole_graph and self.share is None and gpu.rows is not None
+        self.complete = not (self.owns_rows and self.share is None and gpu.rows is not None
                              and results_written_whole(gpu.block, gpu.tuning))
-        self.source = None
+        self.local_source = -1  # the source's index in the owner's arrays, -1 on the other ranks
 
     def _sync(self) -> None:
         if self.measure_wait:
             self.cupy.cuda.get_current_stream().synchronize()
 
-    def _exchange(self, piece_bits):
-        """The owners' new frontier pieces over the row block (into visited)
-        and the column block (the next frontier bitmap). Pieces that are the
-        workspace's next bitmap (a whole-graph bottom-up step's, already in
-        visited) come back from the one-rank collectives as they went and
-        become the frontier by a swap; the frontier bitmap itself (a
-        whole-graph top-down step's) stays."""
+    def _exchange(self, piece_bits, in_visited: bool = False):
+        """The owners' new frontier pieces over the row block (into visited,
+        unless the step that found them set them there: ``in_visited``) and
+        the column block (the next frontier bitmap). Pieces that are the
+        workspace's next bitmap (a whole-graph bottom-up step's) come back
+        from the one-rank collectives as they went and become the frontier
+        by a swap; the frontier bitmap itself (a whole-graph top-down
+        step's) stays."""
         grid, clock, ws = self.grid, self.clock, self.gpu.ws
         with clock.collective("row_allgather", self.drow):
             row_bits = self.drow.allgather(piece_bits)
@@ -299,8 +307,10 @@ class _Search:
         if col_bits is ws.next_frontier:
             ws.swap_bitmaps()
             return
-        ws.visited[: self.row_words] |= row_bits
-        ws.frontier.fill(0)
+        if not in_visited:
+            ws.visited[: self.row_words] |= row_bits
+        if self.col_words < ws.frontier.shape[0]:
+            ws.frontier[self.col_words:].fill(0)
         ws.frontier[: self.col_words] = col_bits
 
     def _accept(self, received, level, own_parents, own_levels, piece_bits) -> tuple[int, int]:
@@ -411,45 +421,51 @@ class _Search:
         ws.swap_queues()
         return found, total_edges
 
-    def _bottom_up_whole(self, level, own_parents, own_levels) -> tuple[int, int, int]:
-        """A bottom-up step on a whole-graph block (P = 1) into the owner's
+    def _bottom_up_owned(self, level, own_parents, own_levels) -> tuple[int, int, int]:
+        """A bottom-up step on a one-column grid's block into the owner's
         results (the first writes them whole while they are incomplete);
         returns (found, their degree sum, edges examined), read in one host
-        round trip. Its next bitmap is the owner's new piece."""
+        round trip. Its next bitmap's first piece is the owner's new piece."""
         from ..backends.cuda import bfs_bottom_up
         from ..backends.cuda import bfs_steps as steps
         from ..backends.cuda.abi import CNT_EDGES, CNT_NEXT_COUNT, CNT_NEXT_DEGREE
 
         gpu = self.gpu
         steps.reset_counters(gpu.ws)
-        whole_from = None if self.complete else self.source
+        whole_from = None if self.complete else self.local_source
         self.complete |= bfs_bottom_up.bottom_up(gpu.block, gpu.ws, gpu.tuning, level, own_levels, own_parents,
-                                                 gpu.in_indices, gpu.rows, whole_from)
+                                                 gpu.in_indices, gpu.rows, whole_from, degrees_in_rows=True,
+                                                 rows=self.part.piece)
         counters = steps.read_counters(gpu.ws)
         return int(counters[CNT_NEXT_COUNT]), int(counters[CNT_NEXT_DEGREE]), int(counters[CNT_EDGES])
 
-    def _top_down_whole(self, level, count, total_edges, own_parents, own_levels) -> tuple[int, int, int]:
-        """A top-down step on a whole-graph block (P = 1) into the owner's
-        results, from the frontier's ``count`` vertices and ``total_edges``
-        (the previous level's totals: on the whole graph the block's
-        out-degrees are the degrees); returns (found, their degree sum, edges
-        examined) in one host round trip. Its queue stays the next level's
-        top-down input, and becomes the frontier bitmap."""
+    def _top_down_owned(self, level, count, total_edges, own_parents, own_levels) -> tuple[int, int, int]:
+        """A top-down step on a one-column grid's block into the owner's
+        results, from the frontier's ``count`` vertices (the column block is
+        every vertex, so the allreduced count is the column's) and, on a
+        whole-graph block, ``total_edges`` (the previous level's degree sum:
+        there the block's out-degrees are the degrees); returns (found, their
+        degree sum, edges examined). The found vertices become the frontier
+        bitmap; on a whole-graph block the queue stays the next top-down
+        level's input."""
         from ..backends.cuda import bfs_steps as steps
         from ..backends.cuda.abi import CNT_NEXT_COUNT, CNT_NEXT_DEGREE
 
         gpu = self.gpu
-        ws = gpu.ws
+        ws, block = gpu.ws, gpu.block
         if not self.queue_ready:
             steps.reset_counters(ws)
             steps.bitmap_to_queue(ws)
+        if not self.whole_graph:  # the out-rows hold only the arcs into this rank's rows
+            total_edges = int(_queue_edges()(ws.queue_in[:count], block.indptr)) if count else 0
         steps.reset_counters(ws)
-        steps.top_down_balanced(gpu.block, ws, count, total_edges, level, own_levels, own_parents)
+        steps.top_down_balanced(block, ws, count, total_edges, level, own_levels, own_parents,
+                                degree_indptr=block.in_indptr)
         ws.swap_queues()
         counters = steps.read_counters(ws)
         found, degrees = int(counters[CNT_NEXT_COUNT]), int(counters[CNT_NEXT_DEGREE])
         steps.queue_to_bitmap(ws, found)
-        self.queue_ready = True
+        self.queue_ready = self.whole_graph
         return found, degrees, total_edges
 
     def _pairs(self, found):
@@ -480,16 +496,20 @@ class _Search:
             np.int32(self.shift), cursor, pairs))
         return pairs, counts * width
 
-    def _whole_level(self, choice, level, count, total_edges, record, own_parents, own_levels):
-        """A level on a whole-graph block (P = 1): the step writes the owner's
-        results, nothing folds. Returns (accepted, their degree sum, the
-        bitmap holding them for :meth:`_exchange`)."""
+    def _owned_level(self, choice, level, count, total_edges, record, own_parents, own_levels):
+        """A level on a one-column grid (P = 1 included): the step writes the
+        owner's results, nothing folds. Returns (accepted, their degree sum,
+        the bits holding them for :meth:`_exchange`: the whole output bitmap
+        on a whole-graph block, else its first piece)."""
+        ws = self.gpu.ws
         if choice == BOTTOM_UP:
-            found, degrees, examined = self._bottom_up_whole(level, own_parents, own_levels)
-            self.queue_ready, exchanged = False, self.gpu.ws.next_frontier
+            found, degrees, examined = self._bottom_up_owned(level, own_parents, own_levels)
+            self.queue_ready, exchanged = False, ws.next_frontier
         else:
-            found, degrees, examined = self._top_down_whole(level, count, total_edges, own_parents, own_levels)
-            exchanged = self.gpu.ws.frontier
+            found, degrees, examined = self._top_down_owned(level, count, total_edges, own_parents, own_levels)
+            exchanged = ws.frontier
+        if not self.whole_graph:
+            exchanged = exchanged[: self.row_words]
         record.examined, record.found, record.sent, record.received = examined, found, found, found
         self._no_fold()
         return found, degrees, exchanged
@@ -503,9 +523,10 @@ class _Search:
             pass
 
     def _row_level(self, choice, level, frontier_edges, record, own_parents, own_levels, piece_bits):
-        """A level where the rank owns its whole row block: the step, then the
-        owner accepts its claimed targets straight from its queue (nothing to
-        fold). Returns (accepted, their degree sum)."""
+        """A cooperative bottom-up level where the rank owns its whole row
+        block: the step shared with the host cores into the step's arrays,
+        then the owner accepts its claimed targets straight from its queue
+        (nothing to fold). Returns (accepted, their degree sum)."""
         self.queue_ready = False
         found, examined = self._block_step(choice, level, frontier_edges, record)
         record.examined, record.found, record.sent, record.received = int(examined), int(found), int(found), int(found)
@@ -534,7 +555,6 @@ class _Search:
         g, grid, clock, gpu = self.g, self.grid, self.clock, self.gpu
         world = grid.world
         piece = g.part.piece
-        self.source = source
         make = functools.partial(cp.full, fill_value=-1) if self.complete else cp.empty
         own_parents, own_levels = make(piece, dtype=cp.int64), make(piece, dtype=cp.int32)
         piece_bits = cp.zeros(piece // 32, dtype=cp.uint32)
@@ -546,6 +566,7 @@ class _Search:
         gpu.ws.visited[...] = gpu.ws.unreachable  # no vertex of the row block is visited yet
         root_edges = 0
         local_root = source - g.first_vertex
+        self.local_source = local_root if 0 <= local_root < piece else -1
         if 0 <= local_root < piece:
             own_parents[local_root] = source
             own_levels[local_root] = 0
@@ -571,10 +592,12 @@ class _Search:
                                       unexplored_edges=unexplored)
             self._start(record)
             clock.start(record)
-            if self.whole_graph and (choice == TOP_DOWN or self.share is None):
-                accepted, accepted_edges, exchanged = self._whole_level(
+            in_visited = False
+            if self.owns_rows and (choice == TOP_DOWN or self.share is None):
+                accepted, accepted_edges, exchanged = self._owned_level(
                     choice, level, frontier_vertices, frontier_edges, record, own_parents, own_levels)
-            elif self.drow.size == 1:
+                in_visited = True
+            elif self.owns_rows:
                 accepted, accepted_edges = self._row_level(
                     choice, level, frontier_edges, record, own_parents, own_levels, piece_bits)
                 exchanged = piece_bits
@@ -584,7 +607,7 @@ class _Search:
                 exchanged = piece_bits
             if self.column_is_piece:
                 self.own_frontier = (accepted, accepted_edges)
-            self._exchange(exchanged)
+            self._exchange(exchanged, in_visited)
             with clock.collective("allreduce", world):
                 totals = world.allreduce(np.array([accepted, accepted_edges], dtype=np.int64))
             record.discovered = int(totals[0])
@@ -596,5 +619,5 @@ class _Search:
         if not self.complete:
             from ..backends.cuda import bfs_steps as steps
 
-            steps.complete_results(gpu.block, gpu.ws, source, own_levels, own_parents)
+            steps.complete_results(gpu.block, gpu.ws, self.local_source, own_levels, own_parents, n=piece)
         return own_parents, own_levels, trace

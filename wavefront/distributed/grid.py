@@ -49,6 +49,24 @@ def grid_shape(size: int) -> tuple[int, int]:
     return rows, size // rows
 
 
+def gpu_grid_shape(size: int) -> tuple[int, int]:
+    """The grid GPU ranks default to: one column, ``size x 1``.
+
+    On one column a rank's row block is its own piece and its column block
+    every vertex, so a block step writes the owner's results directly and
+    nothing folds (:mod:`.gpu`); a wider grid's bottom-up step also scans,
+    in vain, the in-arcs of every vertex whose parent lies in another
+    column, and folds what it finds. SCALE 27 on two H200s over NVLink: 2x1
+    8.19 ms a search, 1x2 2.5x that (docs/decisions/distributed.md). The
+    price is per-GPU arrays of the whole vertex range (the frontier bitmap,
+    the block's out-row index), so past a few GPUs a graph that the most
+    square grid holds may not fit one column: pass ``--grid`` then.
+    """
+    if size < 1:
+        raise ValueError(f"a process grid needs at least one rank, got {size}")
+    return size, 1
+
+
 def parse_grid(text: str) -> tuple[int, int]:
     """``"RxC"`` (or ``R*C``, ``R,C``) as two positive integers."""
     for sep in ("x", "X", "*", ","):

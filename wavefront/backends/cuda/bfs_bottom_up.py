@@ -19,7 +19,6 @@ from .bfs_steps import blocks, get_kernel, i64
 from .bfs_tuning import BFSTuning
 from .device_graph import BFSWorkspace, index64
 
-
 # The parameters of the bottom-up kernels, in their order. The packed-row
 # entry points (bottom_up_*_first) read the packed first-in-neighbour words
 # as ``rows`` and take six more.
@@ -45,23 +44,31 @@ def results_written_whole(graph, tuning: BFSTuning) -> bool:
 
 
 def bottom_up(graph, ws: BFSWorkspace, tuning: BFSTuning, level: int, levels, parents, in_indices,
-              packed_rows=None, whole_from=None, frontier_levels: bool = False) -> bool:
+              packed_rows=None, whole_from=None, frontier_levels: bool = False, degrees_in_rows: bool = False,
+              rows: int | None = None) -> bool:
     """frontier bitmap -> next_frontier bitmap (fig. 6 kernel, then fig. 4 kernel).
     ``in_indices``: the CSC indices in the order the scans should probe them;
     ``packed_rows``: their ``device_graph.first_in_rows`` words, or None (then
     the kernels probe through in_indptr). With packed rows and ``whole_from``
-    (the search's source) fig. 6 also writes every vertex's level and parent
-    whole (see ``write_words_whole``), the frontier's levels too with
-    ``frontier_levels`` (left out by the top-down step before). Returns
-    whether it wrote whole."""
-    common = dict(words=i64(ws.words), level=np.int32(level), in_indices=in_indices, out_indptr=graph.indptr,
+    (the search's source, or -1 where the result arrays do not hold it) fig. 6
+    also writes the first ``rows`` (default ``graph.n``) vertices' levels and
+    parents whole (see ``write_words_whole``), the frontier's levels too with
+    ``frontier_levels`` (left out by the top-down step before). The found
+    vertices' degree sum counts out-degrees, or in-row lengths with
+    ``degrees_in_rows`` (an undirected graph's are the same; a one-column
+    grid's block holds every in-arc of its rows, so only these are degrees).
+    Returns whether it wrote whole."""
+    same_rows = degrees_in_rows or graph.in_indptr is graph.indptr
+    common = dict(words=i64(ws.words), level=np.int32(level), in_indices=in_indices,
+                  out_indptr=graph.in_indptr if same_rows else graph.indptr,
                   large=ws.large, frontier=ws.frontier, visited=ws.visited, next_frontier=ws.next_frontier,
                   levels=levels, parents=parents, counters=ws.counters)
     if packed_rows is not None:
         whole = whole_from is not None
         args = tuple(PackedBottomUpArgs(
-            rows=packed_rows, undirected=np.int32(graph.in_indptr is graph.indptr), whole=np.int32(whole),
-            n=i64(graph.n), source=i64(whole_from if whole else -1), unreachable=ws.unreachable,
+            rows=packed_rows, undirected=np.int32(same_rows), whole=np.int32(whole),
+            n=i64(graph.n if rows is None else rows), source=i64(whole_from if whole else -1),
+            unreachable=ws.unreachable,
             frontier_levels=np.int32(whole and frontier_levels), **common))
         names = ("bottom_up_small_first", "bottom_up_large_first")
     else:

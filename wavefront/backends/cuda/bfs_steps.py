@@ -135,13 +135,15 @@ def seed_sources(ws: BFSWorkspace, seeds: np.ndarray, levels, parents, start: bo
                                          ws.visited if start else null, ws.queue_in if start else null))
 
 
-def complete_results(graph, ws: BFSWorkspace, source: int, levels, parents) -> None:
+def complete_results(graph, ws: BFSWorkspace, source: int, levels, parents, n: int | None = None) -> None:
     """After a search started with ``init_search(fill=False)`` that no bottom-up
     level completed: -1 for every vertex the visited bitmap does not hold,
-    every word's entries written whole."""
+    every word's entries written whole, for the first ``n`` vertices (default
+    ``graph.n``; ``source`` -1 where the arrays do not hold the source)."""
     fn = get_kernel("bfs_convert.cu", "complete_results", ws.index64)
     fn((blocks(ws.words),), (BLOCK,),
-       (i64(graph.n), i64(ws.words), ws.vid_dtype(source), ws.visited, ws.unreachable, levels, parents))
+       (i64(graph.n if n is None else n), i64(ws.words), ws.vid_dtype(source), ws.visited, ws.unreachable,
+        levels, parents))
 
 
 # -- counters -------------------------------------------------------------------------
@@ -265,15 +267,17 @@ _TOP_DOWN_OUTPUTS = [("indptr", Any), ("indices", Any), ("levels", Any), ("paren
                      ("next_queue", Any), ("counters", Any)]
 TopDownBalancedArgs = NamedTuple("TopDownBalancedArgs", [
     ("queue", Any), ("count", np.int64), ("offsets", Any), ("block_offsets", Any), ("total_edges", np.int64),
-    ("level", np.int32), *_TOP_DOWN_OUTPUTS, ("write_levels", np.int32)])
+    ("level", np.int32), *_TOP_DOWN_OUTPUTS, ("write_levels", np.int32), ("degree_indptr", Any)])
 
 
 def top_down_balanced(graph, ws: BFSWorkspace, count: int, total_edges: int, level: int, levels, parents,
-                      write_levels: bool = True) -> None:
+                      write_levels: bool = True, degree_indptr=None) -> None:
     """queue_in[:count] -> queue_out, spreading the frontier's ``total_edges``
     evenly over blocks (visited-bitmap claims). ``write_levels=False``: the
     winners' levels are left to the next step (:func:`record_levels`, or a
-    bottom-up step with ``frontier_levels``)."""
+    bottom-up step with ``frontier_levels``). The winners' degree sum counts
+    the row lengths of ``degree_indptr`` (default the out-degrees,
+    ``graph.indptr``; a one-column grid's block passes its in-rows)."""
     if total_edges == 0:
         return
     frontier_offsets(graph, ws, count)
@@ -282,7 +286,7 @@ def top_down_balanced(graph, ws: BFSWorkspace, count: int, total_edges: int, lev
         queue=ws.queue_in, count=i64(count), offsets=ws.offsets, block_offsets=ws.block_offsets,
         total_edges=i64(total_edges), level=np.int32(level), indptr=graph.indptr, indices=graph.indices,
         levels=levels, parents=parents, visited=ws.visited, next_queue=ws.queue_out, counters=ws.counters,
-        write_levels=np.int32(write_levels))
+        write_levels=np.int32(write_levels), degree_indptr=graph.indptr if degree_indptr is None else degree_indptr)
     fn((blocks(total_edges, BALANCED_CHUNK),), (BALANCED_BLOCK,), tuple(args))
 
 

@@ -20,6 +20,9 @@
 // writing the results whole, reads it off its frontier bitmap) or by
 // record_levels: at SCALE 26 the hub level's 1.5 M scattered levels cost a
 // DRAM read and write of a sector each.
+// The winners' degree sum (the policy's next m_f) counts degree_indptr's
+// rows: the out-rows on one GPU, the in-rows on a one-column grid's block,
+// whose out-rows hold only the arcs into the rank's own rows.
 #include "common.cuh"
 
 #ifndef LB_BLOCK
@@ -59,7 +62,7 @@ extern "C" __global__ void __launch_bounds__(LB_BLOCK)
 top_down_balanced_step(const vid_t* frontier, long long count, const eid_t* offsets,
                        const eid_t* block_offsets, long long total, int level, const eid_t* indptr,
                        const vid_t* indices, int* levels, long long* parents, word_t* visited, vid_t* next,
-                       counter_t* counters, int write_levels) {
+                       counter_t* counters, int write_levels, const eid_t* degree_indptr) {
     __shared__ eid_t stage_offset[LB_CHUNK + 1];
     __shared__ eid_t stage_row[LB_CHUNK + 1];
     __shared__ vid_t stage_vertex[LB_CHUNK + 1];
@@ -109,7 +112,7 @@ top_down_balanced_step(const vid_t* frontier, long long count, const eid_t* offs
             if (!bit_test(visited, w) && bit_claim(visited, w)) {
                 if (write_levels) levels[w] = level;
                 parents[w] = (long long)u;
-                degree_sum += vertex_degree(indptr, w);
+                degree_sum += vertex_degree(degree_indptr, w);
                 won = true;
             }
         }
