@@ -366,8 +366,27 @@ def test_gpu_blocks_in_a_world_of_one(transport):
 
 
 @pytest.mark.gpu
+@pytest.mark.parametrize("transport", ["nccl", "mpi"])
+def test_device_allgatherv_in_a_world_of_one(transport):
+    """The all-gather-v that carries a one-column grid's sparse frontiers as
+    ids: in a world of one it copies into ``out``, and checks its counts."""
+    import cupy
+
+    from wavefront.distributed.device_transport import make_device_transports
+
+    world, _, _ = make_device_transports(ProcessGrid(world=SelfTransport()), transport)
+    out = cupy.full(5, -1, dtype=cupy.int32)
+    got = world.allgatherv(cupy.arange(3, dtype=cupy.int32), [3], out=out)
+    assert got.tolist() == [0, 1, 2] and out.tolist() == [0, 1, 2, -1, -1]
+    with pytest.raises(ValueError, match="do not describe"):
+        world.allgatherv(cupy.arange(3, dtype=cupy.int32), [2])
+    with pytest.raises(ValueError, match="out holds"):
+        world.allgatherv(cupy.arange(3, dtype=cupy.int32), [3], out=cupy.empty(2, dtype=cupy.int32))
+
+
+@pytest.mark.gpu
 @pytest.mark.parametrize("size, transport, grid", [(1, "nccl", None), (2, "mpi", None), (2, "auto", None),
-                                                   (2, "nccl", None), (2, "nccl", "2x1")])
+                                                   (2, "nccl", None), (2, "nccl", "2x1"), (2, "mpi", "2x1")])
 def test_mpirun_gpu_blocks(size, transport, grid, tmp_path):
     """Each rank takes its node-local GPU. With one GPU P = 2 shares it, so
     NCCL (which refuses two ranks on one GPU) gives way to host staging; with

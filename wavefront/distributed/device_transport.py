@@ -7,8 +7,8 @@ all-to-all-v needs on the host) goes through the group's host
 :class:`~.transport.Transport`, which also bootstraps NCCL.
 
 * :class:`NCCLTransport` moves device buffers with ``cupy.cuda.nccl`` on the
-  current stream: all-gather, all-reduce, and all-to-all-v and sendrecv as
-  grouped send/recv pairs (NCCL has no all-to-all-v). Rank 0 of the group
+  current stream: all-gather, all-reduce, and all-gather-v, all-to-all-v and
+  sendrecv as grouped send/recv pairs (NCCL has neither v collective). Rank 0 of the group
   makes the NCCL unique id and broadcasts it over MPI
   (``Transport.bcast_object``); every rank then joins the communicator.
   A one-rank communicator works (the P = 1 run on one GPU).
@@ -62,6 +62,28 @@ class DeviceTransport(ABC):
         """Concatenation of every rank's ``send`` (all equally long), in rank order."""
         return send if self.size == 1 else self._allgather(send)
 
+    def allgatherv(self, send, counts, out=None):
+        """Every rank's ``send`` (``counts[r]`` elements from rank ``r``;
+        host counts every rank knows) concatenated in rank order, into
+        ``out`` (a device array of at least ``sum(counts)`` elements; default
+        a new one). Returns the filled part."""
+        counts = np.asarray(counts, dtype=np.int64)
+        if counts.shape != (self.size,) or int(counts[self.rank]) != send.shape[0]:
+            raise ValueError(f"counts {counts.tolist()} do not describe rank {self.rank}'s {send.shape[0]} elements "
+                             f"among {self.size} ranks")
+        total = int(counts.sum())
+        if out is None:
+            import cupy
+
+            out = cupy.empty(total, dtype=send.dtype)
+        elif out.shape[0] < total or out.dtype != send.dtype:
+            raise ValueError(f"out holds {out.shape[0]} {out.dtype} elements; {total} {send.dtype} arrive")
+        if self.size == 1:
+            out[:total] = send
+        else:
+            self._allgatherv(send, counts, out)
+        return out[:total]
+
     def alltoallv(self, send, counts: np.ndarray):
         """``send`` holds consecutive parts of ``counts[r]`` elements (host
         counts) for rank ``r``; returns the parts addressed here, in source-rank
@@ -86,6 +108,10 @@ class DeviceTransport(ABC):
     @abstractmethod
     def _allgather(self, send):
         """:meth:`allgather` over two or more ranks."""
+
+    @abstractmethod
+    def _allgatherv(self, send, counts: np.ndarray, out) -> None:
+        """:meth:`allgatherv` over two or more ranks, into ``out``."""
 
     @abstractmethod
     def _alltoallv(self, send, counts: np.ndarray):
@@ -117,6 +143,11 @@ class StagedTransport(DeviceTransport):
         out = self._back(self.host.allgather(send.get()))
         self._count(send.nbytes * (self.size - 1), out.nbytes - send.nbytes)
         return out
+
+    def _allgatherv(self, send, counts, out):
+        received, _ = self.host.allgatherv(send.get())
+        out[: received.shape[0]].set(received)
+        self._count(send.nbytes * (self.size - 1), received.nbytes - send.nbytes)
 
     def _alltoallv(self, send, counts):
         before_out, before_in = self.host.bytes_out, self.host.bytes_in
@@ -180,6 +211,25 @@ class NCCLTransport(DeviceTransport):
                                 self._ops[op], self._stream())
         self._count(send.nbytes, recv.nbytes)
         return recv
+
+    def _allgatherv(self, send, counts, out):
+        # Grouped send/recv pairs (NCCL's all-gather takes equal parts):
+        # rank r's part lands at the sum of the counts before r.
+        at = np.concatenate(([0], np.cumsum(counts)))
+        item = send.dtype.itemsize
+        nccl, stream = self._nccl, self._stream()
+        out[int(at[self.rank]) : int(at[self.rank + 1])] = send
+        nccl.groupStart()
+        for peer in range(self.size):
+            if peer == self.rank:
+                continue
+            if send.nbytes:
+                self.comm.send(send.data.ptr, send.nbytes, nccl.NCCL_UINT8, peer, stream)
+            if counts[peer]:
+                self.comm.recv(out.data.ptr + int(at[peer]) * item, int(counts[peer]) * item, nccl.NCCL_UINT8,
+                               peer, stream)
+        nccl.groupEnd()
+        self._count(send.nbytes * (self.size - 1), (int(at[-1]) - int(counts[self.rank])) * item)
 
     def _sendrecv(self, send, dest, source):
         import cupy

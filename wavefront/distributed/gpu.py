@@ -445,8 +445,9 @@ class _Search:
         every vertex, so the allreduced count is the column's) and, on a
         whole-graph block, ``total_edges`` (the previous level's degree sum:
         there the block's out-degrees are the degrees); returns (found, their
-        degree sum, edges examined). The found vertices become the frontier
-        bitmap; on a whole-graph block the queue stays the next top-down
+        degree sum, edges examined). The found vertices are left in
+        ``ws.queue_in`` (owner-local ids); on a whole-graph block they also
+        become the frontier bitmap, and the queue stays the next top-down
         level's input."""
         from ..backends.cuda import bfs_steps as steps
         from ..backends.cuda.abi import CNT_NEXT_COUNT, CNT_NEXT_DEGREE
@@ -464,7 +465,8 @@ class _Search:
         ws.swap_queues()
         counters = steps.read_counters(ws)
         found, degrees = int(counters[CNT_NEXT_COUNT]), int(counters[CNT_NEXT_DEGREE])
-        steps.queue_to_bitmap(ws, found)
+        if self.whole_graph:
+            steps.queue_to_bitmap(ws, found)
         self.queue_ready = self.whole_graph
         return found, degrees, total_edges
 
@@ -499,8 +501,9 @@ class _Search:
     def _owned_level(self, choice, level, count, total_edges, record, own_parents, own_levels):
         """A level on a one-column grid (P = 1 included): the step writes the
         owner's results, nothing folds. Returns (accepted, their degree sum,
-        the bits holding them for :meth:`_exchange`: the whole output bitmap
-        on a whole-graph block, else its first piece)."""
+        what holds them: on a whole-graph block the bitmap for
+        :meth:`_exchange`, else the direction of the step, whose output
+        :meth:`_exchange_owned` reads)."""
         ws = self.gpu.ws
         if choice == BOTTOM_UP:
             found, degrees, examined = self._bottom_up_owned(level, own_parents, own_levels)
@@ -508,11 +511,51 @@ class _Search:
         else:
             found, degrees, examined = self._top_down_owned(level, count, total_edges, own_parents, own_levels)
             exchanged = ws.frontier
-        if not self.whole_graph:
-            exchanged = exchanged[: self.row_words]
         record.examined, record.found, record.sent, record.received = examined, found, found, found
         self._no_fold()
-        return found, degrees, exchanged
+        return found, degrees, (exchanged if self.whole_graph else choice)
+
+    def _exchange_owned(self, held: str, counts, next_direction) -> None:
+        """A one-column grid's exchange (R > 1): the ranks' new frontier
+        pieces to every rank, as the next step reads them. Before a top-down
+        step, while the ids are fewer bytes than the bitmap, they travel as
+        ids (an all-gather-v into ``ws.queue_in``: the top-down step's input,
+        no bitmap to scan); else as the bitmap (an all-gather into
+        ``ws.frontier``). ``held``: the direction of the step that found them
+        (bottom-up: bits in ``ws.next_frontier``; top-down or the root: owner-local
+        ids in ``ws.queue_in``); ``counts``: every rank's number of them (host)."""
+        from ..backends.cuda import bfs_steps as steps
+
+        ws, clock = self.gpu.ws, self.clock
+        found, total = int(counts[self.grid.rank]), int(counts.sum())
+        with clock.collective("row_allgather", self.drow):
+            pass  # the row is this rank: the step set its visited bits
+        with clock.collective("transpose", self.dworld):
+            pass  # on one column every rank keeps its piece
+        if next_direction == TOP_DOWN and total * ws.queue_in.itemsize <= 4 * self.col_words:
+            if held == BOTTOM_UP and found:
+                steps.reset_counters(ws)
+                fn = steps.get_kernel("bfs_convert.cu", "bitmap_to_queue", ws.index64)
+                fn((steps.blocks(self.row_words),), (steps.BLOCK,),
+                   (ws.next_frontier, steps.i64(self.row_words), ws.queue_in, ws.counters))
+            mine = ws.queue_in[:found]
+            mine += mine.dtype.type(self.g.first_vertex)  # owner-local ids to global (column-local) ones
+            with clock.collective("column_allgather", self.dcol):
+                self.dcol.allgatherv(mine, counts, out=ws.queue_out)
+                self._sync()
+            ws.swap_queues()
+            self.queue_ready = True
+            return
+        if held == BOTTOM_UP:
+            bits = ws.next_frontier[: self.row_words]
+        else:
+            steps.queue_to_bitmap(ws, found)
+            bits = ws.frontier[: self.row_words]
+        with clock.collective("column_allgather", self.dcol):
+            col_bits = self.dcol.allgather(bits)
+            self._sync()
+        ws.frontier[: self.col_words] = col_bits
+        self.queue_ready = False
 
     def _no_fold(self) -> None:
         """End a level's compute with an empty fold entry: nothing to fold
@@ -550,6 +593,15 @@ class _Search:
         record.received = int(received.shape[0]) // (1 if self.shift else 2)
         return self._accept(received, level, own_parents, own_levels, piece_bits)
 
+    def _decide(self, level, frontier_vertices, frontier_edges, unexplored, previous, direction, depth_limit):
+        """The policy's decision for ``level``, or None where the search ends
+        there (an empty frontier, or ``depth_limit`` reached)."""
+        if frontier_vertices == 0 or (depth_limit is not None and level > depth_limit):
+            return None
+        g = self.g
+        return self.policy.choose(
+            LevelState(level, g.n, g.m, frontier_vertices, frontier_edges, unexplored, previous, direction))
+
     def run(self, source: int, depth_limit):
         cp = self.cupy
         g, grid, clock, gpu = self.g, self.grid, self.clock, self.gpu
@@ -574,19 +626,28 @@ class _Search:
             root_edges = int(g.degree[local_root])
         if self.column_is_piece:
             self.own_frontier = (int(0 <= local_root < piece), root_edges)
-        self._exchange(piece_bits)
+        spread = self.owns_rows and not self.whole_graph
         with clock.collective("allreduce", world):
-            frontier_edges = int(world.allreduce(np.array([root_edges], dtype=np.int64))[0])
-        trace.append(clock.stop())
-
+            root_counts = world.allgather(np.array([int(self.local_source >= 0), root_edges], dtype=np.int64))
+        frontier_edges = int(root_counts[1::2].sum())
         frontier_vertices, previous = 1, 0
         unexplored = g.m - frontier_edges
         direction = TOP_DOWN
         level = 0
-        while frontier_vertices > 0 and (depth_limit is None or level < depth_limit):
+        decision = self._decide(level + 1, frontier_vertices, frontier_edges, unexplored, previous, direction,
+                                depth_limit)
+        if spread:
+            gpu.ws.visited[: self.row_words] |= piece_bits
+            if self.local_source >= 0:
+                gpu.ws.queue_in[:1] = self.local_source
+            if decision is not None:
+                self._exchange_owned(TOP_DOWN, root_counts[0::2], decision.direction)
+        elif decision is not None:
+            self._exchange(piece_bits)
+        trace.append(clock.stop())
+
+        while decision is not None:
             level += 1
-            state = LevelState(level, g.n, g.m, frontier_vertices, frontier_edges, unexplored, previous, direction)
-            decision = self.policy.choose(state)
             choice, reason = decision.direction, decision.reason
             record = self.record_type(level, choice, reason, frontier_vertices, frontier_edges, 0, 0, 0,
                                       unexplored_edges=unexplored)
@@ -607,15 +668,23 @@ class _Search:
                 exchanged = piece_bits
             if self.column_is_piece:
                 self.own_frontier = (accepted, accepted_edges)
-            self._exchange(exchanged, in_visited)
             with clock.collective("allreduce", world):
-                totals = world.allreduce(np.array([accepted, accepted_edges], dtype=np.int64))
-            record.discovered = int(totals[0])
-            trace.append(clock.stop())
+                counts = world.allgather(np.array([accepted, accepted_edges], dtype=np.int64))
+            record.discovered = int(counts[0::2].sum())
             previous = frontier_vertices
-            frontier_vertices, frontier_edges = int(totals[0]), int(totals[1])
+            frontier_vertices, frontier_edges = record.discovered, int(counts[1::2].sum())
             unexplored -= frontier_edges
             direction = choice
+            # The next level's direction, before the exchange: it sets the form
+            # the frontier travels in, and no exchange follows the last level.
+            decision = self._decide(level + 1, frontier_vertices, frontier_edges, unexplored, previous, direction,
+                                    depth_limit)
+            if decision is not None:
+                if spread and isinstance(exchanged, str):
+                    self._exchange_owned(exchanged, counts[0::2], decision.direction)
+                else:
+                    self._exchange(exchanged, in_visited)
+            trace.append(clock.stop())
         if not self.complete:
             from ..backends.cuda import bfs_steps as steps
 
