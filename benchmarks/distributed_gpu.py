@@ -33,6 +33,9 @@ def main() -> None:
     parser.add_argument("--grid", metavar="RxC", default=None, help="the process grid (default: one column, P x 1)")
     parser.add_argument("--validate", action="store_true",
                         help="then the searches again, each validated (the distributed Graph500 validator) before the next")
+    parser.add_argument("--profile", action="store_true",
+                        help="bracket the back-to-back searches with cudaProfilerStart/Stop "
+                             "(nsys profile --capture-range=cudaProfilerApi)")
     parser.add_argument("--trace", action="store_true",
                         help="then one more search with the stream synchronized after each collective, "
                              "and rank 0's level trace (direction, counts, compute and per-collective ms)")
@@ -61,7 +64,13 @@ def main() -> None:
                 validated.append(time.perf_counter() - start)
         return rows, validated
 
+    if args.profile:
+        import cupy
+
+        cupy.cuda.profiler.start()
     report(args, grid, block, build, "back to back", *timed(False))
+    if args.profile:
+        cupy.cuda.profiler.stop()
     if args.validate:  # as Graph500 runs them: each search after the last one's validation (the GPU idle meanwhile)
         report(args, grid, block, build, "each after a validation", *timed(True))
     if args.trace:
