@@ -103,16 +103,6 @@ def _upload(host):
     return device
 
 
-@functools.cache
-def _queue_edges():
-    """A CuPy reduction: the block out-degree sum of a queue of vertices, in
-    one launch (the slices, gathers, subtraction and sum it replaces were five)."""
-    import cupy
-
-    return cupy.ReductionKernel("T vertex, raw E indptr", "int64 edges", "indptr[vertex + 1] - indptr[vertex]",
-                                "a + b", "edges = a", "0", "queue_edges")
-
-
 @dataclass
 class GPUBlock:
     """A rank's block on its GPU and what the searches reuse (see :func:`to_gpu`)."""
@@ -287,12 +277,17 @@ class _Search:
     def _exchange(self, piece_bits, in_visited: bool = False):
         """The owners' new frontier pieces over the row block (into visited,
         unless the step that found them set them there: ``in_visited``) and
-        the column block (the next frontier bitmap). Pieces that are the
-        workspace's next bitmap (a whole-graph bottom-up step's) come back
-        from the one-rank collectives as they went and become the frontier
-        by a swap; the frontier bitmap itself (a whole-graph top-down
-        step's) stays."""
+        the column block (the next frontier bitmap). On a whole-graph block
+        the one-rank collectives would hand the bits back as they are, so a
+        bottom-up step's next bitmap becomes the frontier by a swap and a
+        top-down step's frontier bitmap stays, with no collective (their
+        trace entries left out: 16 us a level on an H200)."""
         grid, clock, ws = self.grid, self.clock, self.gpu.ws
+        if self.whole_graph and piece_bits is ws.next_frontier:
+            ws.swap_bitmaps()  # P = 1: the one-rank collectives would hand the bitmap back as it is
+            return
+        if self.whole_graph and piece_bits is ws.frontier:
+            return
         with clock.collective("row_allgather", self.drow):
             row_bits = self.drow.allgather(piece_bits)
             self._sync()
@@ -302,11 +297,6 @@ class _Search:
         with clock.collective("column_allgather", self.dcol):
             col_bits = self.dcol.allgather(held)
             self._sync()
-        if col_bits is ws.frontier:
-            return
-        if col_bits is ws.next_frontier:
-            ws.swap_bitmaps()
-            return
         if not in_visited:
             ws.visited[: self.row_words] |= row_bits
         if self.col_words < ws.frontier.shape[0]:
@@ -412,11 +402,13 @@ class _Search:
             count = int(steps.read_counters(ws)[CNT_NEXT_COUNT])
             if count == 0:
                 return 0, 0
-            total_edges = int(_queue_edges()(ws.queue_in[:count], block.indptr))
+            steps.reset_counters(ws)
+            total_edges = steps.frontier_edges(block, ws, count)
         else:
             count, total_edges = own
-        steps.reset_counters(ws)
-        steps.top_down_balanced(block, ws, count, total_edges, level, gpu.step_levels, gpu.step_parents)
+            steps.reset_counters(ws)
+        steps.top_down_balanced(block, ws, count, total_edges, level, gpu.step_levels, gpu.step_parents,
+                                scanned=own is None)
         found = int(steps.read_counters(ws)[CNT_NEXT_COUNT]) if total_edges else 0
         ws.swap_queues()
         return found, total_edges
@@ -457,11 +449,11 @@ class _Search:
         if not self.queue_ready:
             steps.reset_counters(ws)
             steps.bitmap_to_queue(ws)
-        if not self.whole_graph:  # the out-rows hold only the arcs into this rank's rows
-            total_edges = int(_queue_edges()(ws.queue_in[:count], block.indptr)) if count else 0
         steps.reset_counters(ws)
+        if not self.whole_graph:  # the out-rows hold only the arcs into this rank's rows
+            total_edges = steps.frontier_edges(block, ws, count)
         steps.top_down_balanced(block, ws, count, total_edges, level, own_levels, own_parents,
-                                degree_indptr=block.in_indptr)
+                                degree_indptr=block.in_indptr, scanned=not self.whole_graph)
         ws.swap_queues()
         counters = steps.read_counters(ws)
         found, degrees = int(counters[CNT_NEXT_COUNT]), int(counters[CNT_NEXT_DEGREE])

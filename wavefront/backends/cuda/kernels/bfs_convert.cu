@@ -135,6 +135,19 @@ frontier_scan(const vid_t* queue, long long count, const eid_t* indptr, eid_t* o
     }
 }
 
+// The frontier's out-degree sum after frontier_scan: the last vertex's
+// offset plus its degree, into counters[CNT_EDGES] (one thread).
+extern "C" __global__ void frontier_total(const vid_t* queue, long long count, const eid_t* indptr,
+                                          const eid_t* offsets, const eid_t* block_offsets, counter_t* counters) {
+    if (blockIdx.x != 0 || threadIdx.x != 0) return;
+    eid_t total = 0;
+    if (count > 0) {
+        long long last = count - 1;
+        total = block_offsets[last >> FRONTIER_SCAN_SHIFT] + offsets[last] + vertex_degree(indptr, queue[last]);
+    }
+    counters[CNT_EDGES] = (counter_t)total;
+}
+
 // After a search that left its result arrays unfilled (init_search with
 // fill == 0) and never ran a bottom-up level that wrote them whole: each
 // warp writes the levels and parents of its 32 bitmap words whole, keeping
