@@ -271,12 +271,14 @@ H100_FREE = 79 * 2**30
 
 def test_gpus_needed_is_the_fewest_that_fit():
     from wavefront.backends.cuda.memory import SAFETY_BYTES
-    from wavefront.distributed.memory import block_bytes, gpus_needed
+    from wavefront.distributed.memory import block_bytes, gpus_needed, grid_needed_for
 
     for scale in (24, 26, 28, 29, 30):
         k = gpus_needed(scale, 16, H100_FREE)
-        assert block_bytes(scale, 16, k) + SAFETY_BYTES <= H100_FREE
-        assert k == 1 or block_bytes(scale, 16, k - 1) + SAFETY_BYTES > H100_FREE
+        rows, cols = grid_needed_for(1 << scale, 32 << scale, H100_FREE)
+        assert rows * cols == k and block_bytes(scale, 16, k, rows, cols) + SAFETY_BYTES <= H100_FREE
+        assert k == 1 or all(block_bytes(scale, 16, k - 1, *shape) + SAFETY_BYTES > H100_FREE
+                             for shape in ((k - 1, 1), grid_shape(k - 1)))
         assert gpus_needed(scale, 16, 2 * H100_FREE) <= k  # more memory, no more GPUs
     assert gpus_needed(26, 16, H100_FREE) == 1 and gpus_needed(28, 16, H100_FREE) > 1
     # A block shrinks as ranks are added, and the arcs dominate it.
@@ -296,7 +298,29 @@ def test_gpu_memory_error_names_the_gpus_that_would_suffice():
     assert error.free_bytes == H100_FREE and error.needed_bytes > H100_FREE
     assert error.gpus_needed == gpus_needed(29, 16, H100_FREE) > 1
     assert f"split over {error.gpus_needed} GPUs" in str(error) and f"mpirun -n {error.gpus_needed}" in str(error)
-    check_block_fits(29, 16, error.gpus_needed, free_bytes=H100_FREE)  # and with that many it does
+    assert error.grid_needed == (2, 2) and "--grid 2x2" in str(error)  # one column would need more GPUs
+    check_block_fits(29, 16, error.gpus_needed, free_bytes=H100_FREE, rows=2, cols=2)  # and with that many it does
+
+
+def test_the_gpus_needed_are_counted_on_the_grid_gpu_runs_use():
+    """One column (the GPU default) where it fits; where its whole-vertex-range
+    arrays make it need more GPUs than the most square grid, the most square,
+    and the error then names the --grid to pass."""
+    from wavefront.backends.cuda.memory import SAFETY_BYTES
+    from wavefront.distributed.memory import block_bytes, block_bytes_for, grid_needed_for
+
+    n, arcs = 1 << 28, 32 << 28
+    assert grid_needed_for(n, arcs, H100_FREE) == (2, 1)  # SCALE 28: two GPUs, one column
+    assert block_bytes(28, 16, 2) == block_bytes_for(n, arcs, 2, 2, 1)
+    # A GPU sized so that four ranks fit on 2x2 but not on 4x1: the per-GPU arrays of
+    # every vertex make one column need more.
+    n, arcs = 1 << 30, 32 << 30
+    free = (block_bytes_for(n, arcs, 4, 2, 2) + block_bytes_for(n, arcs, 4, 4, 1)) // 2 + SAFETY_BYTES
+    assert block_bytes_for(n, arcs, 3, 3, 1) + SAFETY_BYTES > free  # fewer ranks do not fit either way
+    assert grid_needed_for(n, arcs, free) == (2, 2)
+    error = wavefront.GPUMemoryError("a block", 2 * free, free, grid=(2, 2))
+    assert error.gpus_needed == 4 and "mpirun -n 4, one rank per GPU --grid 2x2" in str(error)
+    assert "--grid" not in str(wavefront.GPUMemoryError("a block", 2 * free, free, grid=(4, 1)))
 
 
 def test_a_block_that_does_not_fit_names_the_gpus_that_would():

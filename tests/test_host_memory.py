@@ -84,6 +84,26 @@ def test_distributed_ranks_of_a_node_are_counted_together():
     assert "about 4 ranks" in str(info.value)
 
 
+def test_a_rank_is_counted_on_its_grid():
+    """A rank holds per-vertex arrays of its row and column blocks (n/R + n/C):
+    GPU runs default to one column, whose column block is every vertex, so
+    four GPU ranks hold more than four on the most square grid."""
+    for kernels in (("bfs",), ("bfs", "sssp")):
+        square = distributed_peak_bytes(26, 16, 4, kernels, "cuda", shape=(2, 2))
+        column = distributed_peak_bytes(26, 16, 4, kernels, "cuda", shape=(4, 1))
+        assert square < column == distributed_peak_bytes(26, 16, 4, kernels, "cuda")
+        assert distributed_peak_bytes(26, 16, 4, kernels, "cpu") == distributed_peak_bytes(
+            26, 16, 4, kernels, "cpu", shape=(2, 2))
+    # On two ranks the shapes hold the same (n/2 + n either way).
+    assert distributed_peak_bytes(27, 16, 2, ("bfs",), "cuda", shape=(1, 2)) == distributed_peak_bytes(
+        27, 16, 2, ("bfs",), "cuda")
+    # The check takes the run's grid.
+    available = 4 * distributed_peak_bytes(26, 16, 4, ("bfs",), "cuda", shape=(2, 2)) + RESERVE_BYTES
+    check_distributed_host_memory(26, 16, 4, 4, available, ("bfs",), "cuda", shape=(2, 2))
+    with pytest.raises(HostMemoryError):
+        check_distributed_host_memory(26, 16, 4, 4, available, ("bfs",), "cuda", shape=(4, 1))
+
+
 def test_issue_16_weak_scaling_sizes_fit_the_lent_hosts():
     """SCALE 26 on one GPU's rank (120 GB free) and SCALE 27 on two ranks of
     one 256 GB host: the sizes the issue's weak-scaling target runs, which

@@ -55,14 +55,20 @@ class BackendUnavailableError(WavefrontError, RuntimeError):
 class GPUMemoryError(WavefrontError, MemoryError):
     """A graph or search does not fit in the GPU's free memory."""
 
-    def __init__(self, what: str, needed_bytes: int, free_bytes: int, gpus: int | None = None):
+    def __init__(self, what: str, needed_bytes: int, free_bytes: int, gpus: int | None = None,
+                 grid: tuple[int, int] | None = None):
         self.needed_bytes = int(needed_bytes)
         self.free_bytes = int(free_bytes)
-        # How many GPUs with this much free memory would hold it, split 2-D
-        # over one MPI rank each (wavefront.distributed.memory); None: not known.
+        # How many GPUs with this much free memory would hold it, split over
+        # one MPI rank each, and on which R x C grid (wavefront.distributed.memory);
+        # None: not known. GPU runs default to one column (R x 1).
+        if grid is not None:
+            gpus = grid[0] * grid[1]
         self.gpus_needed = gpus
+        self.grid_needed = grid
+        flag = f" --grid {grid[0]}x{grid[1]}" if grid is not None and grid[1] != 1 else ""
         split = (
-            f"; split over {gpus} GPUs like this one it would fit (mpirun -n {gpus}, one rank per GPU)"
+            f"; split over {gpus} GPUs like this one it would fit (mpirun -n {gpus}, one rank per GPU{flag})"
             if gpus is not None and gpus > 1 else ""
         )
         super().__init__(

@@ -265,7 +265,7 @@ def run_graph500(
         require_cuda()  # before any collective: every rank raises it alike
     from ..errors import GPUMemoryError
 
-    _check_host_memory(world, scale, edgefactor, kernels, backend)
+    _check_host_memory(world, scale, edgefactor, kernels, backend, (grid.rows, grid.cols))
     with abort_on_error(world, collective=(GPUMemoryError,)):  # every rank raises it (check_graph_fits)
         threads = use_threads(world)
         report = _run(grid, scale, edgefactor, roots, seed, policy, threads, log if world.rank == 0 else None,
@@ -278,7 +278,7 @@ def run_graph500(
     return report
 
 
-def _check_host_memory(world, scale: int, edgefactor: int, kernels, backend: str) -> None:
+def _check_host_memory(world, scale: int, edgefactor: int, kernels, backend: str, shape) -> None:
     """Refuse a run whose ranks would not fit in their nodes' memory, on every
     rank at once (collective): an over-large SCALE otherwise ends with the
     kernel's OOM killer ending a rank mid-generation. The estimate is the
@@ -290,7 +290,7 @@ def _check_host_memory(world, scale: int, edgefactor: int, kernels, backend: str
 
     nodes = world.allgather_object((world.node_local().size, available_bytes()))
     for ranks_here, available in nodes:
-        check_distributed_host_memory(scale, edgefactor, world.size, ranks_here, available, kernels, backend)
+        check_distributed_host_memory(scale, edgefactor, world.size, ranks_here, available, kernels, backend, shape)
 
 
 def _run(grid, scale, edgefactor, num_roots, seed, policy, threads, log, kernels, delta, tuning, backend,

@@ -12,7 +12,9 @@ symmetrized, none merged; Kronecker graphs merge about a tenth). The
 largest block is the one that counts: every rank must fit.
 
 :func:`gpus_needed` inverts it: the fewest ranks (one GPU each) whose
-largest block fits in a given free memory. The single-GPU Graph500 driver
+largest block fits in a given free memory, on the one-column grid GPU
+runs default to or, where that needs more GPUs, the most square
+(:func:`grid_needed_for`). The single-GPU Graph500 driver
 and the distributed GPU run (:func:`check_graph_fits`, collective) put that
 number in their :class:`~wavefront.errors.GPUMemoryError`. Everything but
 the free-memory query is arithmetic: no GPU is needed to ask.
@@ -23,7 +25,7 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from .grid import Partition, grid_shape
+from .grid import Partition, gpu_grid_shape, grid_shape
 
 MAX_GPUS = 1 << 16
 
@@ -31,13 +33,13 @@ MAX_GPUS = 1 << 16
 def block_bytes_for(n: int, arcs: int, size: int, rows: int | None = None, cols: int | None = None,
                     local_arcs: int | None = None) -> int:
     """Device bytes of a block of a graph of ``n`` vertices and ``arcs``
-    stored arcs over ``size`` ranks (grid ``rows x cols``, default the most
-    square): its share of the arcs (``local_arcs`` if known, else
+    stored arcs over ``size`` ranks (grid ``rows x cols``, default the GPU
+    runs' one column, :func:`.grid.gpu_grid_shape`): its share of the arcs (``local_arcs`` if known, else
     ``arcs / size`` rounded up)."""
     from ..backends.cuda.device_graph import workspace_bytes
 
     if rows is None or cols is None:
-        rows, cols = grid_shape(size)
+        rows, cols = gpu_grid_shape(size)
     part = Partition.of(int(n), rows, cols)
     span = max(part.row_block_size, part.col_block_size)
     local = -(-int(arcs) // size) if local_arcs is None else int(local_arcs)
@@ -61,43 +63,54 @@ def block_bytes(scale: int, edgefactor: int, size: int, rows: int | None = None,
 def gpus_needed(scale: int, edgefactor: int, free_bytes: int, safety_bytes: int | None = None) -> int | None:
     """The fewest ranks (one GPU each, ``free_bytes`` free on every GPU) whose
     largest block of a SCALE ``scale`` Kronecker graph fits; None if none up
-    to ``MAX_GPUS`` does."""
+    to ``MAX_GPUS`` does (:func:`grid_needed_for` says on which grid)."""
     n = 1 << int(scale)
     return gpus_needed_for(n, 2 * int(edgefactor) * n, free_bytes, safety_bytes)
 
 
 def gpus_needed_for(n: int, arcs: int, free_bytes: int, safety_bytes: int | None = None) -> int | None:
     """:func:`gpus_needed` for a graph of ``n`` vertices and ``arcs`` stored arcs."""
+    grid = grid_needed_for(n, arcs, free_bytes, safety_bytes)
+    return None if grid is None else grid[0] * grid[1]
+
+
+def grid_needed_for(n: int, arcs: int, free_bytes: int,
+                    safety_bytes: int | None = None) -> tuple[int, int] | None:
+    """The grid of the fewest ranks whose largest block fits: the GPU
+    runs' one column where it fits, else the most square grid of as many
+    ranks (one column keeps arrays of the whole vertex range on every GPU,
+    so past a few GPUs it can need more of them); None if no count up to
+    ``MAX_GPUS`` fits."""
     if safety_bytes is None:
         from ..backends.cuda.memory import SAFETY_BYTES
 
         safety_bytes = SAFETY_BYTES
 
-    def fits(size: int) -> bool:
-        return block_bytes_for(n, arcs, size) + safety_bytes <= free_bytes
-
     # Every count up to 64 (grids of any shape), then powers of two.
     for size in [*range(1, 65), *(1 << k for k in range(7, MAX_GPUS.bit_length()))]:
-        if fits(size):
-            return size
+        for shape in dict.fromkeys((gpu_grid_shape(size), grid_shape(size))):
+            if block_bytes_for(n, arcs, size, *shape) + safety_bytes <= free_bytes:
+                return shape
     return None
 
 
-def check_block_fits(scale: int, edgefactor: int, size: int, free_bytes: int | None = None) -> None:
+def check_block_fits(scale: int, edgefactor: int, size: int, free_bytes: int | None = None,
+                     rows: int | None = None, cols: int | None = None) -> None:
     """Raise :class:`~wavefront.errors.GPUMemoryError` (with the number of
-    GPUs that would suffice) if a SCALE ``scale`` run's largest block over
-    ``size`` GPUs does not fit in ``free_bytes`` (default: what this GPU has free)."""
+    GPUs that would suffice, and their grid) if a SCALE ``scale`` run's
+    largest block over ``size`` GPUs (grid ``rows x cols``, default one
+    column) does not fit in ``free_bytes`` (default: what this GPU has free)."""
     from ..backends.cuda import memory
     from ..errors import GPUMemoryError
 
     if free_bytes is None:
         free_bytes = memory.free_bytes()
-    needed = block_bytes(scale, edgefactor, size) + memory.SAFETY_BYTES
+    needed = block_bytes(scale, edgefactor, size, rows, cols) + memory.SAFETY_BYTES
     if needed > free_bytes:
         raise GPUMemoryError(
             f"a block of the SCALE {scale} graph (edgefactor {edgefactor}) over {size} GPU"
             + ("s" if size > 1 else ""),
-            needed, free_bytes, gpus=gpus_needed(scale, edgefactor, free_bytes),
+            needed, free_bytes, grid=grid_needed_for(1 << int(scale), 2 * int(edgefactor) << int(scale), free_bytes),
         )
 
 
@@ -119,5 +132,5 @@ def check_graph_fits(graph, free_bytes: int | None = None) -> None:
         free = int(-worst[1])
         raise GPUMemoryError(
             f"the largest block of {graph!r} over {grid.size} GPU" + ("s" if grid.size > 1 else ""),
-            int(worst[0]), free, gpus=gpus_needed_for(graph.n, graph.m, free),
+            int(worst[0]), free, grid=grid_needed_for(graph.n, graph.m, free),
         )

@@ -239,12 +239,13 @@ def _run(scale, edgefactor, num_roots, kernels, backend, reason, seed, methods,
         if backend != "cuda":
             raise
         from ..backends.cuda.memory import free_bytes
-        from ..distributed.memory import gpus_needed
+        from ..distributed.memory import grid_needed_for
 
         free = free_bytes()
         raise GPUMemoryError(
             f"the SCALE {scale} graph (tuple list and CSR, construction scratch excluded)",
-            _graph_bytes(scale, edgefactor, weighted), free, gpus=gpus_needed(scale, edgefactor, free),
+            _graph_bytes(scale, edgefactor, weighted), free,
+            grid=grid_needed_for(1 << scale, 2 * edgefactor << scale, free),
         ) from exc
     edges = (src, dst) if weights is None else (src, dst, weights)
     roots = choose_roots(src, dst, graph.n, num_roots, seed)

@@ -102,10 +102,11 @@ class RankBytes:
     per_tuple: int
     per_block_vertex: int
 
-    def bytes(self, scale: int, edgefactor: int, ranks: int) -> int:
+    def bytes(self, scale: int, edgefactor: int, ranks: int, shape: tuple[int, int] | None = None) -> int:
+        """On the grid ``shape`` (rows, cols), default the most square."""
         from ..distributed.grid import grid_shape
 
-        rows, cols = grid_shape(ranks)
+        rows, cols = grid_shape(ranks) if shape is None else shape
         n = 1 << scale
         tuples = edgefactor * n // ranks
         per_tuple = self.per_tuple_one_rank if ranks == 1 else self.per_tuple
@@ -147,9 +148,10 @@ def _kernel_set(kernels) -> tuple[str, ...]:
 
 
 def distributed_peak_bytes(scale: int, edgefactor: int, ranks: int, kernels=DISTRIBUTED_KERNELS,
-                           backend: str = "cpu") -> int:
+                           backend: str = "cpu", shape: tuple[int, int] | None = None) -> int:
     """Estimated peak resident bytes of one rank of a distributed Graph500 run
-    over ``ranks`` ranks (on their most square grid) running ``kernels``
+    over ``ranks`` ranks on the grid ``shape`` (default the run's: the most
+    square on CPU ranks, one column on GPUs) running ``kernels``
     ("bfs", "sssp" or both) on ``backend`` blocks ("cpu" or "cuda"). A GPU
     rank's host holds what a CPU rank holds after construction, less the CPU
     search's workspaces: its block goes up from pageable memory
@@ -162,21 +164,26 @@ def distributed_peak_bytes(scale: int, edgefactor: int, ranks: int, kernels=DIST
         raise ValueError(f"backend must be 'cpu' or 'cuda', got {backend!r}")
     kernels = _kernel_set(kernels)
     ranks = max(int(ranks), 1)
+    if shape is None:
+        from ..distributed.grid import gpu_grid_shape, grid_shape
+
+        shape = gpu_grid_shape(ranks) if backend == "cuda" else grid_shape(ranks)
     if "sssp" in kernels:
-        held = DISTRIBUTED_BFS_SSSP.bytes(scale, edgefactor, ranks)
+        held = DISTRIBUTED_BFS_SSSP.bytes(scale, edgefactor, ranks, shape)
     else:
-        held = max(DISTRIBUTED_BFS_BUILD.bytes(scale, edgefactor, ranks),
-                   DISTRIBUTED_BFS_SEARCH.bytes(scale, edgefactor, ranks))
+        held = max(DISTRIBUTED_BFS_BUILD.bytes(scale, edgefactor, ranks, shape),
+                   DISTRIBUTED_BFS_SEARCH.bytes(scale, edgefactor, ranks, shape))
     runtime = GPU_RUNTIME_BYTES if backend == "cuda" else 0
     return int(MARGIN * (BASE_BYTES + runtime + held))
 
 
 def check_distributed_host_memory(scale: int, edgefactor: int, ranks: int, ranks_here: int,
                                   available: int | None = None, kernels=DISTRIBUTED_KERNELS,
-                                  backend: str = "cpu") -> None:
+                                  backend: str = "cpu", shape: tuple[int, int] | None = None) -> None:
     """Raise :class:`HostMemoryError` if the ``ranks_here`` ranks this node runs
-    (of ``ranks`` in all) will not fit in its memory together, running
-    ``kernels`` on ``backend`` blocks (see :func:`distributed_peak_bytes`)."""
+    (of ``ranks`` in all, on the grid ``shape``; default the backend's) will
+    not fit in its memory together, running ``kernels`` on ``backend`` blocks
+    (see :func:`distributed_peak_bytes`)."""
     if backend not in ("cpu", "cuda"):
         raise ValueError(f"backend must be 'cpu' or 'cuda', got {backend!r}")
     kernels = _kernel_set(kernels)
@@ -184,8 +191,9 @@ def check_distributed_host_memory(scale: int, edgefactor: int, ranks: int, ranks
     if available is None:
         return
 
-    def needs(scale: int, ranks: int) -> int:
-        return ranks_here * distributed_peak_bytes(scale, edgefactor, ranks, kernels, backend)
+    def needs(scale: int, count: int) -> int:
+        grid = shape if count == ranks else None  # another count of ranks: the backend's default grid
+        return ranks_here * distributed_peak_bytes(scale, edgefactor, count, kernels, backend, grid)
 
     needed = needs(scale, ranks)
     if needed + RESERVE_BYTES <= available:
