@@ -110,9 +110,28 @@ class Layout:
         """Whether any rank's piece leaves it in the transpose (the worst rank pays one piece)."""
         return any(self.transpose_dest(r) != r for r in range(self.size))
 
+    @property
+    def id_bytes(self) -> int:
+        """A vertex id in the GPU block's queues: its index dtype over ``span = max(n_row, n_col)`` local ids
+        (``graph.index_dtype``), 4 bytes up to 2^31 - 1 of them (SCALE 30 on one column), else 8."""
+        from wavefront.graph import index_dtype
+
+        part = self.part
+        return np.dtype(index_dtype(max(part.row_block_size, part.col_block_size))).itemsize
+
+    @property
+    def bitmap_bytes(self) -> int:
+        """The column block's frontier bitmap, ``4 * (n_col // 32)`` bytes: what one-column GPU ranks weigh a
+        level's ids against (``gpu._Search._exchange_owned``)."""
+        return 4 * (self.part.col_block_size // 32)
+
+
+EXCHANGES = ("bitmap", "ids", "none")  # how a level's new frontier travels (level_bytes' ``exchange``)
+
 
 def level_bytes(layout: Layout, rank: int, level: int, *, deduplicated: bool = False,
-                to_others: float = 0, from_others: float = 0) -> dict[str, tuple[float, float]]:
+                to_others: float = 0, from_others: float = 0, exchange: str = "bitmap", ids_out: int = 0,
+                ids_in: int = 0, counts_gather: bool = False) -> dict[str, tuple[float, float]]:
     """``{collective: (bytes out, bytes in)}`` of ``rank`` at ``level``, as the
     transports count them: payload to and from *other* ranks.
 
@@ -129,8 +148,27 @@ def level_bytes(layout: Layout, rank: int, level: int, *, deduplicated: bool = F
     * ``fold``: ``pair_bytes`` per (target, parent) pair to another owner of
       the row, plus the all-to-all of the counts (8 bytes per other rank of
       the row) on MPI and staged transports.
+
+    GPU ranks since ``a8f02a2`` (:func:`gpu_exchange` picks ``exchange``):
+
+    * ``exchange="none"``: no row all-gather, transpose or column all-gather
+      (no exchange follows a search's last level; P = 1 hands a step's output
+      to the next step);
+    * ``exchange="ids"`` (one-column grids, R x 1): the column all-gather
+      carries this rank's ``ids_out`` new frontier vertices as ids
+      (``layout.id_bytes`` each) to each of the other ``R - 1`` ranks and
+      takes in the others' ``ids_in``; the row all-gather and the transpose
+      stay empty entries;
+    * ``counts_gather``: the level totals come from a host all-gather of two
+      int64 a rank (its count and degree sum), 16 bytes to and from each
+      other rank at every level, in place of the all-reduce.
     """
+    if exchange not in EXCHANGES:
+        raise ValueError(f"exchange must be one of {', '.join(EXCHANGES)}, got {exchange!r}")
     rows, cols, size = layout.rows, layout.cols, layout.size
+    if exchange == "ids" and cols != 1:
+        raise ValueError(f"only one-column grids exchange ids, not {rows}x{cols}: a wider grid's frontier "
+                         "travels over its row and column as bitmaps")
     j = rank % cols
     piece = layout.piece_bytes
     out: dict[str, tuple[float, float]] = {}
@@ -141,15 +179,44 @@ def level_bytes(layout: Layout, rank: int, level: int, *, deduplicated: bool = F
         header = 0 if layout.nccl else 8 * (cols - 1)
         pair = layout.pair_bytes
         out["fold"] = (header + pair * to_others, header + pair * from_others)
-    row = (cols - 1) * piece
-    out["row_allgather"] = (row, row)
-    out["transpose"] = (piece if layout.transpose_dest(rank) != rank else 0,
-                        piece if layout.transpose_source(rank) != rank else 0)
-    column = (rows - 1) * piece
-    out["column_allgather"] = (column, column)
-    reduce = (8 if level == 0 else 16) if size > 1 else 0
+    if exchange != "none":
+        row = (cols - 1) * piece
+        out["row_allgather"] = (row, row)
+        out["transpose"] = (piece if layout.transpose_dest(rank) != rank else 0,
+                            piece if layout.transpose_source(rank) != rank else 0)
+        if exchange == "ids":
+            out["column_allgather"] = (layout.id_bytes * ids_out * (rows - 1), layout.id_bytes * ids_in)
+        else:
+            column = (rows - 1) * piece
+            out["column_allgather"] = (column, column)
+    if counts_gather:
+        reduce = 16 * (size - 1)
+    else:
+        reduce = (8 if level == 0 else 16) if size > 1 else 0
     out["allreduce"] = (reduce, reduce)
     return out
+
+
+def gpu_exchange(layout: Layout, level: int, direction: str, next_direction: str | None, total: int,
+                 cooperative: bool = False) -> str:
+    """How a GPU search (``a8f02a2`` and later, ``gpu._Search.run``) moves
+    ``level``'s ``total`` new frontier vertices: "none" where no level follows
+    (``next_direction`` None) and on P = 1, whose step output is the next
+    step's input (except the root's bits and a cooperative bottom-up step's
+    piece); on one column "ids" where the next level is top-down and the ids
+    are no more bytes than the bitmap, else "bitmap" (a cooperative
+    bottom-up step's piece always); wider grids "bitmap"."""
+    from wavefront.bfs.policy import BOTTOM_UP, TOP_DOWN
+
+    shared_step = cooperative and direction == BOTTOM_UP
+    if next_direction is None:
+        return "none"
+    if layout.size == 1:
+        return "bitmap" if level == 0 or shared_step else "none"
+    if layout.cols == 1 and not shared_step and next_direction == TOP_DOWN and (
+            total * layout.id_bytes <= layout.bitmap_bytes):
+        return "ids"
+    return "bitmap"
 
 
 # -- fold counts from the graph and the BFS levels ------------------------------------------------------------------
@@ -256,7 +323,15 @@ def kronecker_arcs(scale: int, edgefactor: int = 16, seed: int = 1):
     return unique_arcs(src, dst, 1 << scale), src, dst
 
 
-KINDS = {"cpu": ("auto", False), "nccl": ("never", True), "staged": ("never", False)}  # (dedupe, nccl)
+# kind -> (dedupe, nccl, rules): "cpu" ranks; GPU ranks now ("gpu": a8f02a2 and later: no exchange after the last
+# level, the totals by a host all-gather, ids on one column) and before a8f02a2 (an exchange after every level, the
+# totals by an all-reduce of 8 then 16 bytes), device buffers over NCCL or staged through MPI
+KINDS = {
+    "cpu": ("auto", False, "cpu"),
+    "nccl": ("never", True, "gpu"), "staged": ("never", False, "gpu"),
+    "nccl-before-a8f02a2": ("never", True, "gpu-before-a8f02a2"),
+    "staged-before-a8f02a2": ("never", False, "gpu-before-a8f02a2"),
+}
 
 
 def predict_levels(scale: int, rows: int, cols: int, kind: str = "cpu", roots: int = 64, edgefactor: int = 16,
@@ -265,31 +340,49 @@ def predict_levels(scale: int, rows: int, cols: int, kind: str = "cpu", roots: i
     first root, drawn as the run draws ``roots`` roots) on an ``rows x cols``
     grid: per level, the vertices discovered, ``m_f``, whether the fold
     deduplicates, and per collective the bytes out, smallest-largest over
-    ranks. ``kind``: "cpu" (CPU ranks), "nccl" or "staged" (GPU ranks, device
-    buffers over NCCL or through MPI)."""
+    ranks (see :data:`KINDS`). On GPU ranks now, the exchange form of a
+    level depends on the next level's direction, which the policy picks
+    during the run: the column all-gather is given as a bitmap, and on a
+    one-column grid a last column holds its bytes as ids, the form a level
+    bound for a top-down step takes while they are fewer than the bitmap's
+    (:func:`gpu_exchange`)."""
     from wavefront.graph500.roots import choose_roots
 
     if kind not in KINDS:
         raise ValueError(f"kind must be one of {', '.join(KINDS)}, got {kind!r}")
-    dedupe, nccl = KINDS[kind]
+    dedupe, nccl, rules = KINDS[kind]
     (tails, heads), src, dst = kronecker_arcs(scale, edgefactor, seed)
     n = 1 << scale
     root = int(choose_roots(src, dst, n, roots, seed)[0])
     layout = Layout(n, rows, cols, nccl)
     counts = search_counts(tails, heads, bfs_levels(tails, heads, n, root), layout, dedupe=dedupe)
+    current = rules == "gpu"
+    one_column = current and cols == 1 and layout.size > 1
+    owner = root // layout.part.piece
     table = []
     for level in range(counts.levels):
+        last = level == counts.levels - 1
+        exchange = "none" if current and (last or (layout.size == 1 and level > 0)) else "bitmap"
+        own = [int(rank == owner) if level == 0 else int(counts.found[level, rank]) for rank in range(layout.size)]
         per_rank = [level_bytes(layout, rank, level, deduplicated=bool(counts.deduplicated[level]),
                                 to_others=int(counts.to_others[level, rank]),
-                                from_others=int(counts.from_others[level, rank])) for rank in range(layout.size)]
+                                from_others=int(counts.from_others[level, rank]), exchange=exchange,
+                                counts_gather=current) for rank in range(layout.size)]
         cells = []
         for name in COLLECTIVES:
             values = [b[name][0] for b in per_rank if name in b]
             cells.append("-" if not values else f"{min(values):,.0f}" if min(values) == max(values)
                          else f"{min(values):,.0f}-{max(values):,.0f}")
         total = max(sum(out for out, _ in b.values()) for b in per_rank)
-        table.append([level, int(counts.discovered[level]), int(counts.frontier_edges[level]),
-                      "yes" if counts.deduplicated[level] else "no", *cells, f"{total:,.0f}"])
+        row = [level, int(counts.discovered[level]), int(counts.frontier_edges[level]),
+               "yes" if counts.deduplicated[level] else "no", *cells, f"{total:,.0f}"]
+        if one_column:
+            ids = [level_bytes(layout, rank, level, exchange="ids", ids_out=own[rank],
+                               ids_in=int(counts.discovered[level]) - own[rank],
+                               counts_gather=True)["column_allgather"][0] for rank in range(layout.size)]
+            fits = int(counts.discovered[level]) * layout.id_bytes <= layout.bitmap_bytes
+            row.append("-" if last else f"{min(ids):,.0f}-{max(ids):,.0f}" + ("" if fits else " (sent as bitmap)"))
+        table.append(row)
     return table
 
 
@@ -360,14 +453,33 @@ class ByteCheck:
         return not self.mismatches
 
 
+def trace_rules(run: Run) -> str:
+    """Which code's exchanges a report's trace follows (:data:`KINDS`' rules):
+    "cpu"; "gpu-before-a8f02a2" where the last level of a GPU search still
+    exchanged (every GPU search did before ``a8f02a2``), else "gpu"."""
+    if run.backend != "cuda":
+        return "cpu"
+    last = max(int(row["level"]) for row in run.trace)
+    exchanged = any("column_allgather" in row["collectives"] for row in run.trace if int(row["level"]) == last)
+    return "gpu-before-a8f02a2" if exchanged else "gpu"
+
+
 def check_bytes(run: Run, counts: SearchCounts | None = None) -> ByteCheck:
     """Compare every trace row's per-collective bytes (out and in) with
     :func:`level_bytes`. With ``counts`` (:func:`search_counts`) the fold's
     payload and the rows' found/sent/received/discovered/deduplicated
     fields are compared too; without, the fold is checked by the identity
     ``out - in = pair_bytes * (sent - received)`` and by its self-addressed
-    pairs lying in ``[0, min(sent, received)]``."""
+    pairs lying in ``[0, min(sent, received)]``. GPU reports of ``a8f02a2``
+    and later (:func:`trace_rules`) take the exchange form
+    :func:`gpu_exchange` gives each row from the next row's direction (the
+    policy's choice, which the model does not replay), the level's total
+    (``discovered``) and this rank's share of it (``found``; at the root,
+    whether the rank owns it)."""
     layout = run.layout
+    rules = trace_rules(run)
+    direction = {(int(row["rank"]), int(row["level"])): row["direction"] for row in run.trace}
+    root_owner = run.root // layout.part.piece
     result = ByteCheck(run.path, fold_exact=counts is not None)
     bad = result.mismatches
     if counts is not None:
@@ -395,7 +507,15 @@ def check_bytes(run: Run, counts: SearchCounts | None = None) -> ByteCheck:
             from_others = int(counts.from_others[level, rank])
         else:
             to_others = from_others = 0
-        model = level_bytes(layout, rank, level, deduplicated=dedup, to_others=to_others, from_others=from_others)
+        gpu = {}
+        if rules == "gpu":
+            total = int(row["discovered"])
+            own = int(rank == root_owner) if level == 0 else int(row["found"])
+            exchange = gpu_exchange(layout, level, row["direction"], direction.get((rank, level + 1)), total,
+                                    cooperative="cpu_share_mode" in row)
+            gpu = {"exchange": exchange, "ids_out": own, "ids_in": total - own, "counts_gather": True}
+        model = level_bytes(layout, rank, level, deduplicated=dedup, to_others=to_others, from_others=from_others,
+                            **gpu)
         measured = row["collectives"]
         if set(measured) != set(model):
             bad.append(f"{where}: collectives {sorted(measured)} != model {sorted(model)}")
@@ -601,14 +721,77 @@ H100_FIRST_ROUND = {
 }
 HISTORY = (H100_SECOND_ROUND, H100_FIRST_ROUND)
 
+# The fourth round, 2026-11-26 (docs/decisions/distributed.md "GPU runs, fourth round"): GPU runs default to one
+# column, P x 1 (566b518: the steps write the owner's levels and parents, nothing folds; a8f02a2: a frontier bound
+# for a top-down level travels as ids while they are fewer bytes than the bitmap, no exchange after the last level,
+# the totals by a host all-gather; a227212: the frontier's edge count from the scan, P = 1 without its one-rank
+# collectives). Every machine was a fresh lent one and the single-GPU driver (``wavefront graph500 --backend cuda
+# --kernels bfs --roots 8 --scale 26``) was re-timed on each, so a time is compared only with its own machine's.
+# ``benchmarks/distributed_gpu.py``, 8 roots after a warm-up search, medians; "back to back": no validation between
+# the searches; "after validation": each search after the previous one's validation, as Graph500 runs them; the
+# P = 1 rows are the script's searches with no mode recorded. Per machine: (seconds, GTEPS).
+ONE_COLUMN_ROUND = {
+    "label": "566b518-a227212",
+    "machines": {
+        "A": {"gpus": "2 x H200", "commit": "861af56", "note": "2x1 before the owned path: it queued and accepted",
+              "single": (2.10e-3, 487.0), "p1": (3.03e-3, 333.5),
+              "searches": {("2x1", 27, "after validation"): (8.19e-3, 257.8)}},
+        "B": {"gpus": "2 x H100 80GB", "commit": "566b518",
+              "note": "the owned path, bitmap exchange only (an nvidia-h200-x2 call that ran on H100s)",
+              "single": (2.63e-3, 399.0), "p1": (3.32e-3, 303.0),
+              "searches": {("2x1", 27, "after validation"): (6.49e-3, 328.4),
+                           ("2x1", 26, "back to back"): (3.99e-3, 246.0),
+                           ("1x2", 26, "back to back"): (11.20e-3, 93.6)}},
+        "C": {"gpus": "2 x H200", "commit": "a8f02a2", "note": "+ ids for sparse top-down-bound levels; slower "
+              "and noisier throughout, its single-GPU search included",
+              "single": (2.48e-3, 413.0), "p1": (3.74e-3, 292.7),
+              "searches": {("2x1", 26, "back to back"): (4.22e-3, 247.9),
+                           ("2x1", 27, "back to back"): (7.87e-3, 267.2),
+                           ("2x1", 27, "after validation"): (6.88e-3, 302.8)}},
+        "E": {"gpus": "2 x H200", "commit": "a227212", "note": "+ the frontier's edge count from the scan; P = 1 "
+              "without its one-rank collectives",
+              "single": (2.11e-3, 480.8), "p1": (3.16e-3, 320.2),
+              "searches": {("2x1", 27, "back to back"): (5.33e-3, 401.8)},
+              "range": {("2x1", 27, "back to back"): (4.60e-3, 6.11e-3)}},
+    },
+    "target_teps_ratio": 1.7,  # 2x1 SCALE 27 TEPS over the single-GPU SCALE 26 TEPS, issue 16's goal
+    # Machine E's synchronized trace of one SCALE 27 search on rank 0 of 2x1: (level, direction, found here,
+    # examined here, compute s, communication s, column all-gather s or None: no exchange follows the last level)
+    "trace_2x1_27": (
+        (0, "root", 0, 0, 0.090e-3, 0.157e-3, 0.089e-3),
+        (1, "top-down", 2, 2, 0.146e-3, 0.080e-3, 0.064e-3),
+        (2, "top-down", 17356, 17666, 0.163e-3, 0.099e-3, 0.087e-3),
+        (3, "bottom-up", 14529439, 76029487, 1.745e-3, 0.114e-3, 0.099e-3),
+        (4, "bottom-up", 16816884, 16996426, 0.779e-3, 0.108e-3, 0.091e-3),
+        (5, "bottom-up", 155087, 176075, 0.235e-3, 0.087e-3, 0.074e-3),
+        (6, "top-down", 442, 157173, 0.174e-3, 0.069e-3, 0.055e-3),
+        (7, "top-down", 2, 411, 0.134e-3, 0.060e-3, 0.049e-3),
+        (8, "top-down", 0, 3, 0.089e-3, 0.009e-3, None),
+    ),
+    "host_allgather_seconds": (0.008e-3, 0.066e-3),  # the level totals' MPI all-gather of two int64, per level
+    # Machine D, another lent H200: a synchronized per-call profile of P = 1 at SCALE 26, the bottom-up kernels of
+    # levels 3 and 4 and the arcs level 3 examined. A different machine from E: the 2x1 comparison below is an
+    # estimate, never a measured difference.
+    "p1_26_bottom_up_seconds_machine_d": {3: 1.09e-3, 4: 0.57e-3},
+    "p1_26_examined_level3": 58e6,
+    # Validation at SCALE 27 on 2x1 (the distributed validator on the CPU), seconds a search: the first builds the
+    # per-graph endpoint remap
+    "validation_27_seconds": {"first": (8.3, 12.1), "later": (4.1, 5.9)},
+}
+
 NOT_MEASURED = (
-    ("an NCCL alpha-beta fit at the message sizes of SCALE 26-28 (10-100 MB): the third round's SCALE 27 1x2 trace "
-     "kept seconds per level and collective, not bytes; the fit is still the SCALE 22 trace's (largest message 4.6 "
-     "MB)"),
-    ("how a block's cost beyond one GPU's share grows with the grid: only 1x2 is measured, and the projection's "
-     "compute holds none of it"),
+    ("an NCCL alpha-beta fit at 10-100 MB messages: the fourth round's 2x1 SCALE 27 trace times the column "
+     "all-gather per level, whose bytes the model gives (8.4 MB bitmaps, ids of 8 B to 0.6 MB; one_column_fit, "
+     "synchronized, H200); the 2-D fold's fit is still the SCALE 22 trace's (largest message 4.6 MB)"),
+    ("how a block's cost beyond one GPU's share grows with the grid: only P = 2 is measured (1x2 and 2x1), and the "
+     "projection's compute holds none of it"),
+    ("the single-GPU (or P = 1) search at SCALE 27 and its arcs examined per level: whether the 2x1 rank's 1.31x "
+     "arcs at level 3 against P = 1 at SCALE 26 belong to SCALE 27's graph or to the layout"),
+    ("a P = 1 per-level trace on the machine of the 2x1 trace (E): its bottom-up levels' floor comes from "
+     "another H200's profile (D)"),
     "a one-rank search at SCALE 27 (the 1x2 SCALE 28 point is compared with the model's extrapolated share)",
     "the one-rank distributed search below SCALE 24 since 7818e9b (the model holds SCALE 24's time there)",
+    "SCALE 28 on one column (2x1; the memory model gives 67.7 GiB a GPU, within an H100's 79 GiB)",
     "any run on more than 2 GPUs, and any run across nodes (InfiniBand)",
 )
 
@@ -809,10 +992,46 @@ class Projection:
         return max(parts, key=parts.get)
 
 
+@dataclass(frozen=True)
+class OneColumnExchanges:
+    """What a one-column search's exchanges carry, per search: ``bitmaps``
+    levels whose new frontier travels as a bitmap (those bound for a
+    bottom-up step), and ``ids_share``, the share of the reached vertices
+    that travel as ids (found on levels bound for a top-down step)."""
+
+    bitmaps: int
+    ids_share: float
+
+
+def one_column_forms(m=ONE_COLUMN_ROUND) -> list[str]:
+    """The exchange form (:func:`gpu_exchange`) of each level of the 2x1
+    SCALE 27 trace: from the next row's direction and the level's total,
+    taken as R times rank 0's found (Graph500's scrambled labels spread the
+    owners evenly; the root level: one vertex)."""
+    trace = m["trace_2x1_27"]
+    layout = Layout(1 << 27, 2, 1, nccl=True)
+    forms = []
+    for i, (level, direction, found, *_) in enumerate(trace):
+        following = trace[i + 1][1] if i + 1 < len(trace) else None
+        forms.append(gpu_exchange(layout, level, direction, following, 1 if level == 0 else layout.rows * found))
+    return forms
+
+
+def one_column_exchanges(m=ONE_COLUMN_ROUND) -> OneColumnExchanges:
+    """:class:`OneColumnExchanges` of the 2x1 SCALE 27 trace (rank 0's
+    found vertices; the direction sequence is every rank's)."""
+    trace, forms = m["trace_2x1_27"], one_column_forms(m)
+    found = [row[2] for row in trace]
+    as_ids = sum(f for f, form in zip(found, forms) if form == "ids")
+    return OneColumnExchanges(forms.count("bitmap"), as_ids / sum(found))
+
+
 def project(scale: int, size: int, link: Link, scenario: Scenario, shape: GraphShape, levels: float | None = None,
-            edgefactor: int = 16) -> Projection:
-    """One GPU per rank, the most square grid, NCCL device buffers. Per
-    search (``levels`` trace rows; the first has no fold):
+            edgefactor: int = 16, grid: tuple[int, int] | None = None,
+            exchanges: OneColumnExchanges | None = None) -> Projection:
+    """One GPU per rank, NCCL device buffers, on ``grid`` (default the most
+    square: the 2-D layout that wider runs need). Per search (``levels``
+    trace rows; the first has no fold):
 
     * bytes per rank: every row's bitmap pieces (row and column all-gathers,
       the transpose on the worst rank) and the fold's pairs to other owners,
@@ -826,18 +1045,37 @@ def project(scale: int, size: int, link: Link, scenario: Scenario, shape: GraphS
       single-GPU driver's (``floor``). What a rank's block adds beyond its
       share (a row block of ``n / R`` vertices, the bottom-up's lost early
       exits) is not in it: see :func:`two_gpu_check`.
+
+    A one-column grid (R x 1, R > 1; GPU runs' default since ``566b518``)
+    folds nothing and exchanges over its column alone, as the code since
+    ``a8f02a2`` does: no exchange after the last level, so ``levels - 1``
+    column all-gathers (NCCL's base plus ``R - 1`` steps each, the ids'
+    grouped send/recv priced as a ring too) and ``levels`` host all-gathers
+    of the totals; bytes per rank: ``exchanges.bitmaps`` bitmaps of
+    ``(R - 1)`` pieces (about n/8 whatever R) and the ids of
+    ``exchanges.ids_share`` of the reached vertices (default: the 2x1 SCALE
+    27 trace's, :func:`one_column_exchanges`).
     """
     from wavefront.distributed.grid import grid_shape
     from wavefront.distributed.memory import block_bytes
 
-    rows, cols = grid_shape(size)
+    rows, cols = grid_shape(size) if grid is None else grid
+    if rows * cols != size:
+        raise ValueError(f"a {rows}x{cols} grid has {rows * cols} ranks, not {size}")
     n = 1 << scale
     layout = Layout(n, rows, cols, nccl=True)
     levels = shape.levels if levels is None else levels
     moves = layout.transpose_moves()
     piece = layout.piece_bytes
-    bitmap = levels * ((cols - 1) + (rows - 1) + int(moves)) * piece
-    fold = layout.pair_bytes * shape.reached * n * duplication(shape, cols) * (cols - 1) / cols / size
+    one_column = cols == 1 and size > 1
+    if one_column:
+        exchanges = one_column_exchanges() if exchanges is None else exchanges
+        bitmap = (exchanges.bitmaps * (rows - 1) * piece
+                  + layout.id_bytes * exchanges.ids_share * shape.reached * n * (rows - 1) / rows)
+        fold = 0.0
+    else:
+        bitmap = levels * ((cols - 1) + (rows - 1) + int(moves)) * piece
+        fold = layout.pair_bytes * shape.reached * n * duplication(shape, cols) * (cols - 1) / cols / size
 
     def ring(group):
         return NCCL_BASE + (group - 1) * link.step if group > 1 else 0.0
@@ -848,9 +1086,12 @@ def project(scale: int, size: int, link: Link, scenario: Scenario, shape: GraphS
         base = NCCL_BASE if scenario.host_call is None else scenario.host_call
         return base + math.ceil(math.log2(group)) * link.step
 
-    per_level = ring(cols) + ring(rows) + (NCCL_BASE + link.step if moves else 0.0) + small(size)
-    per_fold = ring(cols) + small(cols)
-    latency = levels * per_level + (levels - 1) * per_fold
+    if one_column:
+        latency = (levels - 1) * ring(rows) + levels * small(size)
+    else:
+        per_level = ring(cols) + ring(rows) + (NCCL_BASE + link.step if moves else 0.0) + small(size)
+        per_fold = ring(cols) + small(cols)
+        latency = levels * per_level + (levels - 1) * per_fold
     share = scale - math.log2(size)  # the SCALE of one GPU's share of the vertices
     compute = one_rank_seconds(share) if scenario.measured_path else single_gpu_seconds(share)
     moved = bitmap + fold
@@ -859,13 +1100,16 @@ def project(scale: int, size: int, link: Link, scenario: Scenario, shape: GraphS
 
 
 def projection_rows(series: str, link: Link, scenario: Scenario, shape: GraphShape, levels=None,
-                    sizes=(8, 16, 32, 64, 128, 256, 512, 1024), edgefactor: int = 16) -> list[list]:
+                    sizes=(8, 16, 32, 64, 128, 256, 512, 1024), edgefactor: int = 16,
+                    one_column: bool = False, strong_scale: int = 30) -> list[list]:
+    """The projection's table rows: ``series`` "weak" (SCALE 26 + log2 P) or
+    "strong" (``strong_scale``), on the most square grids or on one column."""
     from wavefront.backends.cuda.memory import SAFETY_BYTES
 
     rows = []
     for size in sizes:
-        scale = 26 + int(math.log2(size)) if series == "weak" else 30
-        p = project(scale, size, link, scenario, shape, levels, edgefactor)
+        scale = 26 + int(math.log2(size)) if series == "weak" else strong_scale
+        p = project(scale, size, link, scenario, shape, levels, edgefactor, grid=(size, 1) if one_column else None)
         nedge = shape.nedge * edgefactor * (1 << scale)
         fits = p.block_bytes + SAFETY_BYTES <= H100_FREE_BYTES
         rows.append([
@@ -976,6 +1220,159 @@ def two_gpu_points(shape: GraphShape, constants: GPUConstants, m=H100_NVLINK_2GP
     return rows
 
 
+def one_column_points(shape: GraphShape, constants: GPUConstants, m=ONE_COLUMN_ROUND, link: Link = NVLINK
+                      ) -> list[tuple]:
+    """Every measured search of the fourth round, each against its own
+    machine only: (machine, GPUs, commit, grid, SCALE, mode, seconds,
+    GTEPS, GTEPS over the same machine's single-GPU SCALE 26 GTEPS, model
+    low, model high). The model (2x1 at SCALE 27 only, where the same
+    machine timed P = 1 at SCALE 26, one GPU's share) is that P = 1 time
+    plus the projection's one-column communication at P = 2 ('today', the
+    trace's 9 rows): latency and bytes at the link's two bandwidths. None
+    where there is no such P = 1 time."""
+    today = scenarios(constants)[0]
+    levels = len(m["trace_2x1_27"])
+    rows = []
+    for name, machine in sorted(m["machines"].items()):
+        single_teps = machine["single"][1]
+        for (grid, scale, mode), (seconds, gteps) in sorted(machine["searches"].items()):
+            low = high = None
+            if grid == "2x1" and scale == 27:
+                p = project(scale, 2, link, today, shape, levels, grid=(2, 1))
+                base = machine["p1"][0] + p.latency
+                low, high = base + p.comm_low, base + p.comm_high
+            rows.append((name, machine["gpus"], machine["commit"], grid, scale, mode, seconds, gteps,
+                         gteps / single_teps, low, high))
+    return rows
+
+
+@dataclass(frozen=True)
+class OneColumnSplit:
+    """Machine E's synchronized 2x1 SCALE 27 trace summed (seconds), and its
+    big bottom-up levels against P = 1's at SCALE 26 scaled by the arcs
+    level 3 examined (machine D's profile: another machine, an estimate)."""
+
+    compute: float
+    comm: float
+    column_allgather: float
+    bottom_up_compute: float  # levels 3 and 4
+    examined_ratio: float  # level 3's arcs on the 2x1 rank over P = 1's at SCALE 26
+    bottom_up_floor: float  # P = 1's levels 3 and 4 times examined_ratio
+
+    @property
+    def above_floor(self) -> float:
+        return self.bottom_up_compute / self.bottom_up_floor - 1.0
+
+
+def one_column_split(m=ONE_COLUMN_ROUND) -> OneColumnSplit:
+    trace = m["trace_2x1_27"]
+    p1 = m["p1_26_bottom_up_seconds_machine_d"]
+    ratio = trace[3][3] / m["p1_26_examined_level3"]
+    return OneColumnSplit(
+        compute=sum(row[4] for row in trace), comm=sum(row[5] for row in trace),
+        column_allgather=sum(row[6] for row in trace if row[6] is not None),
+        bottom_up_compute=sum(trace[level][4] for level in p1), examined_ratio=ratio,
+        bottom_up_floor=sum(p1.values()) * ratio)
+
+
+def column_allgather_levels(m=ONE_COLUMN_ROUND, link: Link = NVLINK) -> list[tuple]:
+    """Per exchanged level of the 2x1 SCALE 27 trace: (level, form, bytes a
+    rank, model seconds at the high and low bandwidth, measured seconds).
+    Bytes: a piece of the bitmap (2^26 vertices, 8.4 MB) or rank 0's found
+    vertices as ids (the root level: one id; what the other rank sends is
+    taken as equal); the model: NCCL's base, one ring step, the bytes over
+    the link."""
+    layout = Layout(1 << 27, 2, 1, nccl=True)
+    rows = []
+    for (level, _, found, _, _, _, seconds), form in zip(m["trace_2x1_27"], one_column_forms(m)):
+        if form == "none":
+            continue
+        nbytes = layout.piece_bytes if form == "bitmap" else layout.id_bytes * (1 if level == 0 else found)
+        base = NCCL_BASE + (layout.rows - 1) * link.step
+        rows.append((level, form, nbytes, base + nbytes / link.beta_high, base + nbytes / link.beta_low, seconds))
+    return rows
+
+
+def one_column_fit(m=ONE_COLUMN_ROUND, quantiles=(0.5, 0.1)) -> dict:
+    """``{quantile: (alpha s, beta B/s)}`` of the 2x1 trace's column
+    all-gathers (:func:`fit_alpha_beta`, one call a level): the synchronized
+    path's price on machine E's H200s, an upper bound like the SCALE 22 fit."""
+    rows = column_allgather_levels(m)
+    nbytes = np.array([row[2] for row in rows], dtype=float)
+    seconds = np.array([row[5] for row in rows], dtype=float)
+    return {q: fit_alpha_beta(np.ones_like(nbytes), nbytes, seconds, q) for q in quantiles}
+
+
+def one_column_crossover(series: str, link: Link, scenario: Scenario, shape: GraphShape, levels=None,
+                         sizes=(2, 4, 8, 16, 32, 64, 128, 256), strong_scale: int = 30, edgefactor: int = 16,
+                         free_bytes: int | None = None) -> list[tuple]:
+    """One column at each P ("weak": SCALE 26 + log2 P; "strong":
+    ``strong_scale``): (P, SCALE, compute, latency, bytes at the high and
+    low bandwidth, communication / compute at both, whether the block fits
+    ``free_bytes``, default an H100's)."""
+    from wavefront.backends.cuda.memory import SAFETY_BYTES
+
+    free = H100_FREE_BYTES if free_bytes is None else free_bytes
+    rows = []
+    for size in sizes:
+        scale = 26 + int(math.log2(size)) if series == "weak" else strong_scale
+        p = project(scale, size, link, scenario, shape, levels, edgefactor, grid=(size, 1))
+        rows.append((size, scale, p.compute, p.latency, p.comm_low, p.comm_high,
+                     (p.latency + p.comm_low) / p.compute, (p.latency + p.comm_high) / p.compute,
+                     p.block_bytes + SAFETY_BYTES <= free))
+    return rows
+
+
+def crossover_size(rows: list[tuple], bandwidth: str = "low") -> int | None:
+    """The first P of :func:`one_column_crossover`'s rows whose communication
+    (latency and bytes at the link's "low" or "high" bandwidth) is at least
+    its compute; None if none."""
+    column = 7 if bandwidth == "low" else 6
+    return next((row[0] for row in rows if row[column] >= 1.0), None)
+
+
+def bytes_crossover_size(seconds_26: float, beta: float, exchanges: OneColumnExchanges | None = None,
+                         reached: float = 0.571, id_bytes: int = 4) -> float:
+    """The P at which a one-column rank's exchange bytes take as long as its
+    compute, with compute proportional to its share of the edges
+    (``seconds_26`` for 2^26 vertices, as the single-GPU search scales
+    above SCALE 26) and no latency: the rank takes in ``(P - 1) / P`` of
+    ``bitmaps`` bitmaps of n/8 bytes and of the ids, and computes
+    ``seconds_26 * n / 2^26 / P``, so both grow with n and the answer holds
+    at every SCALE: ``P = 1 + beta * seconds_26 / (2^26 * k)``, ``k`` the
+    bytes a vertex (``bitmaps / 8 + id_bytes * ids_share * reached``)."""
+    exchanges = one_column_exchanges() if exchanges is None else exchanges
+    per_vertex = exchanges.bitmaps / 8 + id_bytes * exchanges.ids_share * reached
+    return 1.0 + beta * seconds_26 / ((1 << 26) * per_vertex)
+
+
+ONE_COLUMN_COLUMNS = [
+    "P", "grid", "SCALE", "frontier MB/rank", "compute ms (today / floor)", "latency ms (today / floor)",
+    "bytes ms", "comm / compute (today)", "comm / compute (floor)", "block GiB (fits H100?)",
+]
+
+
+def one_column_rows(series: str, link: Link, constants: GPUConstants, shape: GraphShape, levels=None,
+                    sizes=(2, 4, 8, 16, 32, 64, 128, 256), strong_scale: int = 30, edgefactor: int = 16) -> list[list]:
+    """:data:`ONE_COLUMN_COLUMNS` rows of one-column grids, both scenarios."""
+    from wavefront.backends.cuda.memory import SAFETY_BYTES
+
+    today, floor = scenarios(constants)
+    rows = []
+    for size in sizes:
+        scale = 26 + int(math.log2(size)) if series == "weak" else strong_scale
+        a, b = (project(scale, size, link, sc, shape, levels, edgefactor, grid=(size, 1)) for sc in (today, floor))
+        fits = a.block_bytes + SAFETY_BYTES <= H100_FREE_BYTES
+        rows.append([
+            size, a.grid, scale, f"{a.bitmap_bytes / 1e6:,.0f}", f"{a.compute * 1e3:.2f} / {b.compute * 1e3:.2f}",
+            f"{a.latency * 1e3:.2f} / {b.latency * 1e3:.2f}", f"{a.comm_low * 1e3:.2f}-{a.comm_high * 1e3:.2f}",
+            f"{(a.latency + a.comm_low) / a.compute:.2f}-{(a.latency + a.comm_high) / a.compute:.2f}",
+            f"{(b.latency + b.comm_low) / b.compute:.2f}-{(b.latency + b.comm_high) / b.compute:.2f}",
+            f"{a.block_bytes / GIB:.0f}" + ("" if fits else " (no)"),
+        ])
+    return rows
+
+
 PROJECTION_COLUMNS = [
     "P", "grid", "SCALE", "bitmap MB/rank", "fold MB/rank", "latency ms", "compute ms", "bytes ms",
     "search ms", "GTEPS", "limit", "block GiB (fits H100?)",
@@ -1043,8 +1440,8 @@ def main(argv=None) -> int:
                         help="the quantile of the second fit (the cost of a call when no rank waits for the CPU)")
     parser.add_argument("--markdown", action="store_true", help="markdown tables instead of rich ones")
     parser.add_argument("--predict", action="append", default=[], metavar="SCALE:RxC[:KIND]",
-                        help="print the model's per-level bytes of that run's traced search (KIND cpu, nccl or "
-                             "staged; default cpu); repeatable")
+                        help="print the model's per-level bytes of that run's traced search (KIND cpu, nccl, "
+                             "staged, nccl-before-a8f02a2 or staged-before-a8f02a2; default cpu); repeatable")
     parser.add_argument("--roots", type=int, default=64,
                         help="the root count of the runs --predict describes (it fixes which root is traced)")
     parser.add_argument("--no-projection", action="store_true")
@@ -1092,10 +1489,14 @@ def main(argv=None) -> int:
             scale, (rows, cols), kind = int(parts[0]), (int(x) for x in parts[1].split("x")), (parts[2:] or ["cpu"])[0]
         except (ValueError, IndexError):
             parser.error(f"--predict takes SCALE:RxC[:KIND], got {spec!r}")
+        if kind not in KINDS:
+            parser.error(f"--predict's KIND is one of {', '.join(KINDS)}, got {kind!r}")
+        table = predict_levels(scale, rows, cols, kind, args.roots)
+        columns = ["level", "discovered", "m_f", "dedup", *COLLECTIVES, "largest rank total"]
+        if table and len(table[0]) > len(columns):
+            columns.append("column_allgather as ids (before a top-down level)")
         emit(f"Model bytes out per rank of the traced search, SCALE {scale}, {rows}x{cols}, {kind} "
-             f"(first of {args.roots} Graph500 roots)",
-             ["level", "discovered", "m_f", "dedup", *COLLECTIVES, "largest rank total"],
-             predict_levels(scale, rows, cols, kind, args.roots), args.markdown)
+             f"(first of {args.roots} Graph500 roots)", columns, table, args.markdown)
     constants = gpu_constants()
     rounds = [(m["label"], gpu_constants({**H100_NVLINK_2GPU, **m}), m) for m in HISTORY]  # the same trace
     fit = H100_NVLINK_2GPU["nccl_fit_1x2_22"]
@@ -1158,6 +1559,42 @@ def main(argv=None) -> int:
            "-" if held is None else f"{held / 1e9:.1f}"]
           for scale, compute, comm_low, comm_high, low, high, measured, block, held
           in two_gpu_points(shape, constants)], args.markdown)
+    emit("Fourth round: each machine's measured searches, compared within the machine only (2x1 SCALE 27 against "
+         "the same machine's P = 1 SCALE 26 plus the model's one-column communication at P = 2, 'today', NVLink)",
+         ["machine", "GPUs", "commit", "grid", "SCALE", "mode", "measured ms", "GTEPS", "/ single-GPU SCALE 26 TEPS",
+          "model ms", "measured / model"],
+         [[name, gpus, commit, grid, scale, mode, f"{seconds * 1e3:.2f}", f"{gteps:.1f}", f"{ratio:.2f}",
+           "-" if low is None else f"{low * 1e3:.2f}-{high * 1e3:.2f}",
+           "-" if low is None else f"{seconds / high:.2f}-{seconds / low:.2f}x"]
+          for name, gpus, commit, grid, scale, mode, seconds, gteps, ratio, low, high in one_column_points(
+              shape, constants)], args.markdown)
+    cut = one_column_split()
+    emit("2x1 SCALE 27 by machine E's synchronized trace (rank 0), ms per search",
+         ["compute", "comm", "of it column all-gathers", "bottom-up levels 3-4",
+          "their arc-scaled P = 1 floor (machine D)", "above it"],
+         [[f"{cut.compute * 1e3:.2f}", f"{cut.comm * 1e3:.2f}", f"{cut.column_allgather * 1e3:.2f}",
+           f"{cut.bottom_up_compute * 1e3:.2f}", f"{cut.bottom_up_floor * 1e3:.2f} (x{cut.examined_ratio:.2f} arcs)",
+           f"{cut.above_floor:.0%}"]], args.markdown)
+    emit("2x1 SCALE 27: the column all-gather per level, model (NVLink, NCCL base + 1 step + bytes) against the trace",
+         ["level", "form", "bytes a rank", "model us", "traced us", "traced / model"],
+         [[level, form, f"{nbytes:,}", f"{low * 1e6:.1f}-{high * 1e6:.1f}", f"{seconds * 1e6:.0f}",
+           f"{seconds / high:.1f}-{seconds / low:.1f}x"]
+          for level, form, nbytes, low, high, seconds in column_allgather_levels()], args.markdown)
+    emit("Fit of those column all-gathers (one call a level, synchronized, H200)", ["quantile", "alpha", "beta"],
+         [[f"{q:g}", _engineering(alpha, "s"), _engineering(beta, "B/s")] for q, (alpha, beta) in
+          one_column_fit().items()], args.markdown)
+    for series, what in (("weak", "SCALE 26 + log2 P"), ("strong", "SCALE 30"), ("strong", "SCALE 27")):
+        emit(f"One column (the GPU default), {series} scaling, {what}, NVLink-class "
+             f"{NVLINK.beta_low / 1e9:.0f}-{NVLINK.beta_high / 1e9:.0f} GB/s: communication against compute",
+             ONE_COLUMN_COLUMNS, one_column_rows(series, NVLINK, constants, shape, args.levels,
+                                                 strong_scale=int(what.split()[1])), args.markdown)
+    emit("One column: the P at which the exchange bytes alone equal compute proportional to the share's edges "
+         "(any SCALE, NVLink-class, no latency)",
+         ["compute for 2^26 vertices", "P at 300 GB/s", "P at 450 GB/s"],
+         [[f"{label} {seconds * 1e3:.2f} ms", *(f"{bytes_crossover_size(seconds, beta, reached=shape.reached):.0f}"
+                                               for beta in (NVLINK.beta_low, NVLINK.beta_high))]
+          for label, seconds in (("today (the path on one GPU)", one_rank_seconds(26)),
+                                 ("floor (the single-GPU search)", single_gpu_seconds(26)))], args.markdown)
     for scenario in scenarios(constants):
         for series in ("weak", "strong"):
             for link in (NVLINK, INFINIBAND):
