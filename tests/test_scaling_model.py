@@ -275,6 +275,246 @@ def test_every_measured_two_gpu_search_is_far_above_the_projection_s_p2_row():
     assert rows[1][8] < rows[1][7] < 1.1 * rows[1][8]
 
 
+# -- one column (the GPU default since 566b518) and the GPU exchanges since a8f02a2 ------------------------------
+def test_gpu_level_bytes_by_hand():
+    """2x1 over 2^12 vertices: a piece of 2048 vertices, a 256-byte bitmap
+    piece; ids of 4 bytes (the block's index dtype); the totals' host
+    all-gather of two int64 to and from each other rank."""
+    layout = sm.Layout(1 << 12, 2, 1, nccl=True)
+    assert layout.piece_bytes == 256 and layout.id_bytes == 4 and layout.bitmap_bytes == 512
+    ids = sm.level_bytes(layout, 0, 3, exchange="ids", ids_out=3, ids_in=5, counts_gather=True)
+    assert ids == {"fold": (0, 0), "row_allgather": (0, 0), "transpose": (0, 0), "column_allgather": (12, 20),
+                   "allreduce": (16, 16)}
+    bitmap = sm.level_bytes(layout, 1, 3, counts_gather=True)
+    assert bitmap["column_allgather"] == (256, 256) and bitmap["allreduce"] == (16, 16)
+    assert sm.level_bytes(layout, 0, 0, counts_gather=True)["allreduce"] == (16, 16)  # the root's too
+    assert sm.level_bytes(layout, 0, 0)["allreduce"] == (8, 8)  # CPU ranks and GPU ranks before a8f02a2
+    assert set(sm.level_bytes(layout, 0, 4, exchange="none", counts_gather=True)) == {"fold", "allreduce"}
+    assert set(sm.level_bytes(layout, 0, 0, exchange="none", counts_gather=True)) == {"allreduce"}
+    four = sm.Layout(1 << 12, 4, 1, nccl=True)  # ids go to each of the 3 others
+    assert sm.level_bytes(four, 2, 5, exchange="ids", ids_out=3, ids_in=7, counts_gather=True)["column_allgather"] \
+        == (36, 28)
+    assert sm.level_bytes(four, 2, 5, counts_gather=True)["allreduce"] == (48, 48)
+    assert sm.Layout(1 << 30, 2, 1).id_bytes == 4 and sm.Layout(1 << 31, 2, 1).id_bytes == 8
+    with pytest.raises(ValueError, match="one-column"):
+        sm.level_bytes(sm.Layout(1 << 12, 1, 2), 0, 1, exchange="ids")
+    with pytest.raises(ValueError, match="exchange must be"):
+        sm.level_bytes(layout, 0, 1, exchange="pairs")
+
+
+def test_gpu_exchange_form():
+    layout = sm.Layout(1 << 12, 2, 1)
+    td, bu = "top-down", "bottom-up"
+    assert sm.gpu_exchange(layout, 2, bu, td, 128) == "ids"  # 512 bytes of ids, no more than the bitmap's
+    assert sm.gpu_exchange(layout, 2, bu, td, 129) == "bitmap"
+    assert sm.gpu_exchange(layout, 2, td, bu, 1) == "bitmap"  # a bottom-up step reads the bitmap
+    assert sm.gpu_exchange(layout, 2, bu, td, 1, cooperative=True) == "bitmap"  # a shared step's piece
+    assert sm.gpu_exchange(layout, 2, td, td, 1, cooperative=True) == "ids"
+    assert sm.gpu_exchange(layout, 2, td, None, 1) == "none"  # no exchange after the last level
+    assert sm.gpu_exchange(sm.Layout(1 << 12, 1, 2), 2, bu, td, 1) == "bitmap"  # 2-D grids: bitmaps
+    one = sm.Layout(1 << 12, 1, 1)
+    assert [sm.gpu_exchange(one, 0, "root", td, 1), sm.gpu_exchange(one, 1, td, bu, 5),
+            sm.gpu_exchange(one, 2, bu, td, 5), sm.gpu_exchange(one, 2, bu, td, 5, cooperative=True)] == [
+        "bitmap", "none", "none", "bitmap"]
+    # machine E's 2x1 SCALE 27 trace: ids before every top-down level, bitmaps before the three bottom-up ones
+    assert sm.one_column_forms() == ["ids", "ids", "bitmap", "bitmap", "bitmap", "ids", "ids", "ids", "none"]
+    exchanges = sm.one_column_exchanges()
+    assert exchanges.bitmaps == 3
+    assert exchanges.ids_share == pytest.approx((2 + 155087 + 442 + 2) / (
+        2 + 17356 + 14529439 + 16816884 + 155087 + 442 + 2))
+
+
+def _gpu_report(path, rows, grid="2x1", scale=12, root=3000):
+    """A GPU Graph500 report with the given trace rows (what load_run reads)."""
+    data = {"SCALE": scale, "edgefactor": 16, "seed": 1, "roots": [root], "backend": "cuda",
+            "backend_reason": "distributed over nccl", "distributed": {"process_grid": grid},
+            "kernels": {"bfs": {"trace": rows}}}
+    path.write_text(json.dumps(data))
+    return sm.load_run(path)
+
+
+def _row(rank, level, direction, discovered, found, collectives):
+    entries = {name: {"seconds": 1e-5, "bytes_out": o, "bytes_in": i, "calls": 1}
+               for name, (o, i) in collectives.items()}
+    return {"rank": rank, "level": level, "direction": direction, "discovered": discovered, "frontier_edges": 0,
+            "deduplicated": False, "found": found, "sent": found, "received": found, "collectives": entries,
+            "bytes_out": sum(o for o, _ in collectives.values())}
+
+
+def _one_column_trace():
+    """By hand, from gpu._Search.run and _exchange_owned on 2x1 over 2^12
+    vertices (pieces of 2048: the root 3000 is rank 1's): the root's one id;
+    level 1 (top-down) bound for a bottom-up step: bitmaps of 256 bytes;
+    level 2 (bottom-up), 1500 found, bound for a top-down step: 6000 bytes
+    of ids outweigh the 512-byte bitmap, so a bitmap; level 3, 30 found
+    (20 and 10), bound for a top-down step: ids; level 4 finds nothing: no
+    exchange. Every level: the totals' all-gather, 16 bytes each way."""
+    empty, counts = (0, 0), (16, 16)
+    rows = []
+    for rank, mine, theirs in ((0, (0, 5, 700, 20, 0), (1, 4, 800, 10, 0)), (1, (1, 4, 800, 10, 0),
+                                                                           (0, 5, 700, 20, 0))):
+        directions = ("root", "top-down", "bottom-up", "top-down", "top-down")
+        column = [(4 * mine[0], 4 * theirs[0]), (256, 256), (256, 256), (4 * mine[3], 4 * theirs[3]), None]
+        for level in range(5):
+            collectives = {} if level == 0 else {"fold": empty}
+            if column[level] is not None:
+                collectives.update(row_allgather=empty, transpose=empty, column_allgather=column[level])
+            collectives["allreduce"] = counts
+            found = 0 if level == 0 else mine[level]
+            rows.append(_row(rank, level, directions[level], mine[level] + theirs[level], found, collectives))
+    return rows
+
+
+def test_a_one_column_gpu_trace_takes_the_exchanges_of_a8f02a2(tmp_path):
+    rows = _one_column_trace()
+    run = _gpu_report(tmp_path / "report.json", rows)
+    assert sm.trace_rules(run) == "gpu"
+    check = sm.check_bytes(run)
+    assert check.ok, check.mismatches
+    assert check.compared == 2 * sum(len(row["collectives"]) for row in rows)
+    # level 3's ids sent as a bitmap instead: caught
+    wrong = json.loads(json.dumps(rows))
+    wrong[3]["collectives"]["column_allgather"].update(bytes_out=256, bytes_in=256)
+    wrong[3]["bytes_out"] += 256 - 80
+    assert any("level 3 rank 0: column_allgather" in line
+               for line in sm.check_bytes(_gpu_report(tmp_path / "a.json", wrong)).mismatches)
+    # the root level's total all-reduced in 8 bytes, as before a8f02a2: caught
+    wrong = json.loads(json.dumps(rows))
+    wrong[5]["collectives"]["allreduce"].update(bytes_out=8, bytes_in=8)
+    wrong[5]["bytes_out"] -= 8
+    assert any("level 0 rank 1: allreduce" in line
+               for line in sm.check_bytes(_gpu_report(tmp_path / "b.json", wrong)).mismatches)
+    # an exchange after the last level is the old code's: its rules then apply, and this trace's bytes break them
+    old = json.loads(json.dumps(rows))
+    for row in (old[4], old[9]):
+        row["collectives"].update({name: {"seconds": 1e-5, "bytes_out": 0, "bytes_in": 0, "calls": 1}
+                                   for name in ("row_allgather", "transpose", "column_allgather")})
+    run = _gpu_report(tmp_path / "c.json", old)
+    assert sm.trace_rules(run) == "gpu-before-a8f02a2" and not sm.check_bytes(run).ok
+    # the same search on 1x2 under the old rules: bitmaps every level, 8 then 16 bytes of all-reduce
+    assert sm.trace_rules(_gpu_report(tmp_path / "d.json", rows, grid="1x2")) == "gpu"
+
+
+def test_predict_levels_gpu_kinds():
+    """GPU kinds now: the totals' all-gather from the root on, nothing after
+    the last level, and on one column the ids' bytes beside the bitmap's;
+    the kinds before a8f02a2 keep the old rules."""
+    now = sm.predict_levels(10, 2, 1, "nccl", roots=2)
+    before = sm.predict_levels(10, 2, 1, "nccl-before-a8f02a2", roots=2)
+    name = {c: 4 + i for i, c in enumerate(sm.COLLECTIVES)}
+    assert len(now) == len(before) and len(now[0]) == len(before[0]) + 1
+    assert now[0][name["allreduce"]] == "16" and before[0][name["allreduce"]] == "8"
+    assert now[-1][name["column_allgather"]] == "-" and now[-1][-1] == "-"
+    assert before[-1][name["column_allgather"]] == "64"  # a piece: 512 of the 1024 vertices, a bit each
+    assert now[1][name["column_allgather"]] == "64" and now[1][name["fold"]] == "0"
+    assert now[0][-1] == "0-4"  # the root's id, from its owner only
+    with pytest.raises(ValueError, match="kind must be"):
+        sm.predict_levels(10, 2, 1, "gpu")
+
+
+def test_the_one_column_projection_by_hand():
+    """2x1 at SCALE 27 with the trace's 9 rows: no fold; 3 bitmaps of a
+    2^26-vertex piece and the trace's ids share of the reached vertices at 4
+    bytes (half of them from the other rank); 8 column all-gathers (NCCL's
+    8.4 us + 1 NVLink step) and 9 host all-gathers (20 us + 1 step)."""
+    today, floor = sm.scenarios(sm.gpu_constants())
+    p = sm.project(27, 2, sm.NVLINK, today, SHAPE_22, 9, grid=(2, 1))
+    share = sm.one_column_exchanges().ids_share
+    assert p.grid == "2x1" and p.fold_bytes == 0
+    assert p.bitmap_bytes == pytest.approx(3 * (1 << 23) + 4 * share * 0.57 * (1 << 27) / 2)
+    assert p.latency == pytest.approx(8 * (8.4e-6 + 3.4e-6) + 9 * (20e-6 + 3.4e-6))
+    assert p.compute == pytest.approx(ONE_RANK_26)
+    assert (p.comm_low, p.comm_high) == pytest.approx((p.bitmap_bytes / 450e9, p.bitmap_bytes / 300e9))
+    from wavefront.distributed.memory import block_bytes
+
+    assert p.block_bytes == block_bytes(27, 16, 2, 2, 1)
+    # 64 x 1 at SCALE 30: the bitmaps stay about n/8 each (63 pieces of 2^24 vertices), the rings grow to 63 steps
+    q = sm.project(30, 64, sm.NVLINK, floor, SHAPE_22, 8, grid=(64, 1))
+    assert q.bitmap_bytes == pytest.approx(3 * 63 * (1 << 21) + 4 * share * 0.57 * (1 << 30) * 63 / 64)
+    assert q.latency == pytest.approx(7 * (8.4e-6 + 63 * 3.4e-6) + 8 * (8.4e-6 + 6 * 3.4e-6))
+    with pytest.raises(ValueError, match="ranks, not"):
+        sm.project(27, 4, sm.NVLINK, today, SHAPE_22, grid=(2, 1))
+    # the default stays the most square grid
+    assert sm.project(27, 2, sm.NVLINK, today, SHAPE_22, 9).grid == "1x2"
+
+
+def test_fourth_round_points_are_compared_within_each_machine():
+    rows = sm.two_gpu_points(SHAPE_22, sm.gpu_constants())  # the 1x2 history is untouched
+    assert [row[0] for row in rows] == [27, 28]
+    points = {(name, grid, scale, mode): rest for name, _, _, grid, scale, mode, *rest
+              in sm.one_column_points(SHAPE_22, sm.gpu_constants())}
+    ratios = {key: round(value[2], 2) for key, value in points.items()}
+    assert ratios[("A", "2x1", 27, "after validation")] == 0.53
+    assert ratios[("B", "2x1", 27, "after validation")] == 0.82
+    assert ratios[("C", "2x1", 27, "after validation")] == 0.73
+    assert ratios[("C", "2x1", 27, "back to back")] == 0.65
+    assert ratios[("E", "2x1", 27, "back to back")] == 0.84  # against the 1.7 target
+    assert ratios[("E", "2x1", 27, "back to back")] < sm.ONE_COLUMN_ROUND["target_teps_ratio"] / 2
+    # on machine B, SCALE 26 on 1x2 took 2.8x what it took on 2x1
+    assert points[("B", "1x2", 26, "back to back")][0] / points[("B", "2x1", 26, "back to back")][0] == \
+        pytest.approx(2.81, abs=0.01)
+    # the model of a 2x1 SCALE 27 search: the same machine's P = 1 SCALE 26 plus the one-column communication
+    seconds, _, _, low, high = points[("E", "2x1", 27, "back to back")]
+    comm = sm.project(27, 2, sm.NVLINK, sm.scenarios(sm.gpu_constants())[0], SHAPE_22, 9, grid=(2, 1))
+    assert (low, high) == pytest.approx((3.16e-3 + comm.latency + comm.comm_low, 3.16e-3 + comm.latency
+                                         + comm.comm_high))
+    assert 1.45 < seconds / high < seconds / low < 1.55  # against 3.9-4.2x for 1x2 in the third round
+    for (name, grid, scale, mode), (_, _, _, low, high) in points.items():
+        assert (low is None) == (grid != "2x1" or scale != 27)
+
+
+def test_the_2x1_trace_split_and_column_allgathers():
+    cut = sm.one_column_split()
+    assert (cut.compute, cut.comm, cut.column_allgather) == pytest.approx((3.555e-3, 0.783e-3, 0.608e-3))
+    assert cut.compute > 4 * cut.comm
+    assert cut.bottom_up_compute == pytest.approx(1.745e-3 + 0.779e-3)
+    assert cut.examined_ratio == pytest.approx(76029487 / 58e6)  # 1.31x
+    assert cut.bottom_up_floor == pytest.approx((1.09e-3 + 0.57e-3) * 76029487 / 58e6)
+    assert 0.15 < cut.above_floor < 0.17
+    levels = sm.column_allgather_levels()
+    assert [row[0] for row in levels] == list(range(8))  # the last level exchanges nothing
+    for level, form, nbytes, low, high, seconds in levels:
+        assert nbytes == ((1 << 23) if form == "bitmap" else 4 * {0: 1, 1: 2, 5: 155087, 6: 442, 7: 2}[level])
+        assert low == pytest.approx(11.8e-6 + nbytes / 450e9) and high == pytest.approx(11.8e-6 + nbytes / 300e9)
+        # the synchronized trace: 2.2-3.3x the model on bitmaps, more than 4x on ids (a call's fixed cost)
+        assert (2.1 < seconds / high < seconds / low < 3.4) if form == "bitmap" else seconds / high > 4
+    # its median fit passes through level 1 (64 us, 8 B) and level 4 (91 us, a bitmap): the bytes move at
+    # NVLink-class speed; the 10th percentile through level 7 (49 us) and level 2 (87 us)
+    fit = sm.one_column_fit()
+    assert fit[0.5] == pytest.approx((64e-6, (1 << 23) / 27e-6), rel=1e-3)
+    assert fit[0.1] == pytest.approx((49e-6, (1 << 23) / 38e-6), rel=1e-3)
+
+
+def test_where_communication_takes_over_on_one_column():
+    """Bytes alone, compute proportional to the share's edges: P - 1 =
+    beta * t26 / (2^26 * (3/8 + 4 * ids share * reached)), at any SCALE."""
+    share = sm.one_column_exchanges().ids_share
+    for seconds, beta in ((2.46e-3, 300e9), (3.62e-3, 450e9)):
+        want = 1 + beta * seconds / ((1 << 26) * (3 / 8 + 4 * share * 0.571))
+        assert sm.bytes_crossover_size(seconds, beta) == pytest.approx(want)
+    assert 29 < sm.bytes_crossover_size(2.46e-3, 300e9) < 31 and 63 < sm.bytes_crossover_size(3.62e-3, 450e9) < 65
+    # with latency and the measured compute curves: strong scaling at SCALE 30
+    today, floor = sm.scenarios(sm.gpu_constants())
+    strong = sm.one_column_crossover("strong", sm.NVLINK, today, SHAPE_22, 8, strong_scale=30)
+    assert sm.crossover_size(strong, "low") == sm.crossover_size(strong, "high") == 64
+    by_p = {row[0]: row for row in strong}
+    latency = 7 * (8.4e-6 + 63 * 3.4e-6) + 8 * (20e-6 + 6 * 3.4e-6)
+    moved = 3 * 63 * (1 << 21) + 4 * share * 0.57 * (1 << 30) * 63 / 64
+    assert by_p[64][7] == pytest.approx((latency + moved / 300e9) / ONE_RANK_24)
+    # one column first holds SCALE 30 at 32 H100s (in powers of two), just short of where communication takes over
+    assert next(row[0] for row in strong if row[8]) == 32 and by_p[32][7] < 1
+    floor_rows = sm.one_column_crossover("strong", sm.NVLINK, floor, SHAPE_22, 8, strong_scale=30)
+    assert sm.crossover_size(floor_rows, "low") == 32
+    # weak scaling (2^26 vertices a GPU): the bytes a rank grow as P; memory ends it first, past 8 H100s
+    weak = sm.one_column_crossover("weak", sm.NVLINK, today, SHAPE_22, 8)
+    assert [row[0] for row in weak if row[8]] == [2, 4, 8]
+    assert max(row[7] for row in weak if row[8]) < 0.35 and sm.crossover_size(weak, "low") == 32
+    # the memory's O(n) part: 52.6 bytes a vertex of the whole range on every GPU of one column
+    from wavefront.distributed.memory import block_bytes_for
+
+    assert block_bytes_for(1 << 30, 0, 1 << 14, 1 << 14, 1) / (1 << 30) == pytest.approx(52.64, abs=0.01)
+
+
 def test_the_shape_file_round_trips(tmp_path):
     path = tmp_path / "shape.json"
     measured = sm.load_or_measure_shape(9, path)
@@ -359,18 +599,32 @@ def test_script_prints_the_check_fit_and_projection(tmp_path, capsys):
     assert "| all | 2.92 | 0.19 | 13.49 | 5.70 | 10.57 | 5.52 |" in out
     assert "| 28 | 6.08 |" in out and "| 45.40 |" in out
     assert "Not measured yet" in out
+    # the fourth round: each machine against itself, the 2x1 trace against the model, one column's tables
+    assert "| E | 2 x H200 | a227212 | 2x1 | 27 | back to back | 5.33 | 401.8 | 0.84 |" in out
+    assert "| B | 2 x H100 80GB | 566b518 | 1x2 | 26 | back to back | 11.20 | 93.6 | 0.23 | - | - |" in out
+    assert "| 3 | bitmap | 8,388,608 | 30.4-39.8 | 99 | 2.5-3.3x |" in out
+    assert "| 0.5 | 64.0 us | 310.69 GB/s |" in out
+    assert out.count("| 64 | 64x1 |") == 3  # weak, strong at 30 and at 27
 
 
 # -- on a GPU ------------------------------------------------------------------------------------------------------
 @pytest.mark.gpu
-def test_mpirun_gpu_report_bytes_equal_the_model(tmp_path):
+@pytest.mark.parametrize("grid", [None, "1x2"])
+def test_mpirun_gpu_report_bytes_equal_the_model(grid, tmp_path):
     """GPU blocks: no fold deduplication, and the count exchange outside the
-    fold's counter on NCCL (two GPUs) but inside it when staged (one GPU)."""
+    fold's counter on NCCL (two GPUs) but inside it when staged (one GPU);
+    the exchanges of a8f02a2 and later (nothing after the last level, the
+    totals' host all-gather), on the default one-column grid (2x1: ids
+    before top-down levels, the root's among them) and on 1x2."""
     from test_distributed import mpirun
 
     path = tmp_path / "report.json"
     done = mpirun(2, sys.executable, "-m", "wavefront", "graph500", "--scale", 12, "--roots", 2,
-                  "--backend", "cuda", "--kernels", "bfs", "--no-progress", "--json", path)
+                  "--backend", "cuda", "--kernels", "bfs", "--no-progress", "--json", path,
+                  *(("--grid", grid) if grid else ()))
     assert done.returncode == 0, done.stderr[-3000:]
     run, counts = _assert_exact(path, 2)
-    assert run.backend == "cuda" and not counts.deduplicated.any()
+    assert run.backend == "cuda" and not counts.deduplicated.any() and sm.trace_rules(run) == "gpu"
+    assert f"{run.layout.rows}x{run.layout.cols}" == (grid or "2x1")
+    root_sends = {row["collectives"]["column_allgather"]["bytes_out"] for row in run.trace if row["level"] == 0}
+    assert root_sends == ({0, 4} if grid is None else {0})  # the root's owner sends its id; 1x2's column is one rank
