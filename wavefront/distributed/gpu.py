@@ -114,14 +114,28 @@ class GPUBlock:
     rows: object  # packed first probes, or None
     tuning: object  # BFSTuning
     degree: object  # owned vertices' degrees (device, int64)
-    step_levels: object  # the block step's result arrays (span)
-    step_parents: object
     transports: tuple  # device transports: world, row, column
     device: int
     transport: str  # "nccl" or "mpi"
     share_states: dict = field(default_factory=dict)  # DistributedTuning -> cooperation.ShareState
     cuts: dict = field(default_factory=dict)  # (CPU share, minimum rows) -> first row of the CPU's range
     cooperation: object = None  # the _Cooperation (host copies, buffers) of the range in use, or None
+    step_levels: object = None  # the block step's result arrays over span (step_arrays)
+    step_parents: object = None
+
+    def step_arrays(self):
+        """(levels, parents) of the block step over ``span``, made on first
+        use: a step that folds or a cooperative one writes them; a
+        one-column grid's own steps write the owner's arrays and never ask,
+        which saves 12 bytes a vertex of the whole range on each GPU (3.2 GB
+        at SCALE 28). The memory model still counts them (``--cpu-share``
+        may ask)."""
+        if self.step_levels is None:
+            import cupy
+
+            self.step_levels = cupy.empty(self.block.n, dtype=cupy.int32)
+            self.step_parents = cupy.empty(self.block.n, dtype=cupy.int64)
+        return self.step_levels, self.step_parents
 
 
 def to_gpu(graph: DistributedGraph, transport: str = "auto", tuning=None, device: int | None = None) -> GPUBlock:
@@ -170,8 +184,7 @@ def to_gpu(graph: DistributedGraph, transport: str = "auto", tuning=None, device
     world, row, col = make_device_transports(graph.grid, transport)
     gpu = GPUBlock(
         graph=graph, block=block, ws=ws, in_indices=in_indices, rows=rows, tuning=tuning,
-        degree=_upload(graph.degree), step_levels=cupy.empty(span, dtype=cupy.int32),
-        step_parents=cupy.empty(span, dtype=cupy.int64), transports=(world, row, col),
+        degree=_upload(graph.degree), transports=(world, row, col),
         device=int(cupy.cuda.Device().id), transport=world.kind,
     )
     cupy.cuda.get_current_stream().synchronize()
@@ -316,7 +329,7 @@ class _Search:
         the step's claimed targets, each once, straight from its queue."""
         gpu = self.gpu
         return self._accept_with("fold_accept_claimed", gpu.ws.queue_in, found,
-                                 (gpu.step_parents, np.int64(self.g.col_offset)),
+                                 (gpu.step_arrays()[1], np.int64(self.g.col_offset)),
                                  level, own_parents, own_levels, piece_bits)
 
     def _accept_with(self, kernel, items, count, more, level, own_parents, own_levels,
@@ -381,7 +394,7 @@ class _Search:
             examined = self._cooperative_bottom_up(level, record)
             if examined is None:
                 steps.reset_counters(ws)
-                bfs_bottom_up.bottom_up(block, ws, gpu.tuning, level, gpu.step_levels, gpu.step_parents,
+                bfs_bottom_up.bottom_up(block, ws, gpu.tuning, level, *gpu.step_arrays(),
                                         gpu.in_indices, gpu.rows)
                 # The queue below recounts the claimed targets; the arcs
                 # examined stay, read with it in one host round trip.
@@ -407,7 +420,7 @@ class _Search:
         else:
             count, total_edges = own
             steps.reset_counters(ws)
-        steps.top_down_balanced(block, ws, count, total_edges, level, gpu.step_levels, gpu.step_parents,
+        steps.top_down_balanced(block, ws, count, total_edges, level, *gpu.step_arrays(),
                                 scanned=own is None)
         found = int(steps.read_counters(ws)[CNT_NEXT_COUNT]) if total_edges else 0
         ws.swap_queues()
@@ -486,7 +499,7 @@ class _Search:
         pairs = cp.empty(found * width, dtype=cp.int64)
         fn = steps.get_kernel(FOLD_KERNELS, "fold_pack", wide)
         fn((steps.blocks(found),), (steps.BLOCK,),
-           (targets, steps.i64(found), piece, np.int32(owners), gpu.step_parents, steps.i64(g.col_offset),
+           (targets, steps.i64(found), piece, np.int32(owners), gpu.step_arrays()[1], steps.i64(g.col_offset),
             np.int32(self.shift), cursor, pairs))
         return pairs, counts * width
 

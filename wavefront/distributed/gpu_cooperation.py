@@ -209,7 +209,7 @@ class _Cooperation:
         if self.first_word:
             half = copy.copy(ws)  # the launchers size their grids by ws.words: the GPU half ends at the cut
             half.words = self.first_word
-            bfs_bottom_up.bottom_up(gpu.block, half, gpu.tuning, level, gpu.step_levels, gpu.step_parents,
+            bfs_bottom_up.bottom_up(gpu.block, half, gpu.tuning, level, *gpu.step_arrays(),
                                     gpu.in_indices, gpu.rows)
         self.gpu_end.record(main)
         self.copied.synchronize()
@@ -230,7 +230,7 @@ class _Cooperation:
         merging = time.perf_counter()
         main.wait_event(self.uploaded)
         merge_halves(cupy, self.cut, self.device_bits, self.device_parents, found, ws.next_frontier, ws.visited,
-                     gpu.step_parents)
+                     gpu.step_arrays()[1])
         gpu_examined = int(steps.read_counters(ws)[CNT_EDGES])
         done = time.perf_counter()
         return _HalfRun(
