@@ -298,8 +298,13 @@ def test_gpu_memory_error_names_the_gpus_that_would_suffice():
     assert error.free_bytes == H100_FREE and error.needed_bytes > H100_FREE
     assert error.gpus_needed == gpus_needed(29, 16, H100_FREE) > 1
     assert f"split over {error.gpus_needed} GPUs" in str(error) and f"mpirun -n {error.gpus_needed}" in str(error)
-    assert error.grid_needed == (2, 2) and "--grid 2x2" in str(error)  # one column would need more GPUs
-    check_block_fits(29, 16, error.gpus_needed, free_bytes=H100_FREE, rows=2, cols=2)  # and with that many it does
+    assert error.grid_needed == (4, 1) and "--grid" not in str(error)  # the default one column fits on 4
+    check_block_fits(29, 16, error.gpus_needed, free_bytes=H100_FREE)  # and with that many it does
+    # SCALE 30: one column's arrays of every vertex would need more GPUs than 3x3.
+    with pytest.raises(wavefront.GPUMemoryError) as info:
+        check_block_fits(30, 16, 4, free_bytes=H100_FREE)
+    assert info.value.grid_needed == (3, 3) and "mpirun -n 9, one rank per GPU --grid 3x3" in str(info.value)
+    check_block_fits(30, 16, 9, free_bytes=H100_FREE, rows=3, cols=3)
 
 
 def test_the_gpus_needed_are_counted_on_the_grid_gpu_runs_use():
@@ -312,15 +317,15 @@ def test_the_gpus_needed_are_counted_on_the_grid_gpu_runs_use():
     n, arcs = 1 << 28, 32 << 28
     assert grid_needed_for(n, arcs, H100_FREE) == (2, 1)  # SCALE 28: two GPUs, one column
     assert block_bytes(28, 16, 2) == block_bytes_for(n, arcs, 2, 2, 1)
-    # A GPU sized so that four ranks fit on 2x2 but not on 4x1: the per-GPU arrays of
-    # every vertex make one column need more.
+    # SCALE 30: one column needs more GPUs than a 3x3 grid, whose nine fit.
     n, arcs = 1 << 30, 32 << 30
-    free = (block_bytes_for(n, arcs, 4, 2, 2) + block_bytes_for(n, arcs, 4, 4, 1)) // 2 + SAFETY_BYTES
-    assert block_bytes_for(n, arcs, 3, 3, 1) + SAFETY_BYTES > free  # fewer ranks do not fit either way
-    assert grid_needed_for(n, arcs, free) == (2, 2)
-    error = wavefront.GPUMemoryError("a block", 2 * free, free, grid=(2, 2))
-    assert error.gpus_needed == 4 and "mpirun -n 4, one rank per GPU --grid 2x2" in str(error)
-    assert "--grid" not in str(wavefront.GPUMemoryError("a block", 2 * free, free, grid=(4, 1)))
+    assert grid_needed_for(n, arcs, H100_FREE) == (3, 3)
+    assert block_bytes_for(n, arcs, 9, 9, 1) + SAFETY_BYTES > H100_FREE
+    assert all(block_bytes_for(n, arcs, p, *shape) + SAFETY_BYTES > H100_FREE
+               for p in range(1, 9) for shape in ((p, 1), grid_shape(p)))
+    error = wavefront.GPUMemoryError("a block", 2 * H100_FREE, H100_FREE, grid=(3, 3))
+    assert error.gpus_needed == 9 and "mpirun -n 9, one rank per GPU --grid 3x3" in str(error)
+    assert "--grid" not in str(wavefront.GPUMemoryError("a block", 2 * H100_FREE, H100_FREE, grid=(4, 1)))
 
 
 def test_a_block_that_does_not_fit_names_the_gpus_that_would():

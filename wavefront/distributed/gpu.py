@@ -128,11 +128,15 @@ class GPUBlock:
         use: a step that folds or a cooperative one writes them; a
         one-column grid's own steps write the owner's arrays and never ask,
         which saves 12 bytes a vertex of the whole range on each GPU (3.2 GB
-        at SCALE 28). The memory model still counts them (``--cpu-share``
-        may ask)."""
+        at SCALE 28), and the memory model counts them only off one column.
+        A cooperative step (``--cpu-share``) on one column asks: checked
+        then, so a GPU without room raises GPUMemoryError, not CuPy's."""
         if self.step_levels is None:
             import cupy
 
+            from ..backends.cuda.memory import check_fits
+
+            check_fits(lambda: f"the block step's levels and parents over {self.block.n} vertices", 12 * self.block.n)
             self.step_levels = cupy.empty(self.block.n, dtype=cupy.int32)
             self.step_parents = cupy.empty(self.block.n, dtype=cupy.int64)
         return self.step_levels, self.step_parents

@@ -47,8 +47,11 @@ def block_bytes_for(n: int, arcs: int, size: int, rows: int | None = None, cols:
     stand_in = SimpleNamespace(n=span, indices=np.empty(0, dtype=np.int32 if ids == 4 else np.int64))
     adjacency = 2 * (8 * (span + 1) + ids * local)  # block CSR and CSC
     probes = ids * local + 8 * (span + 1)  # degree-ordered CSC copy, packed first probes
-    results = 12 * span  # int32 levels + int64 parents of the block step
-    fold = 2 * 16 * part.row_block_size  # pairs out and in, at most one per row-block target
+    # int32 levels + int64 parents of the block step (GPUBlock.step_arrays): a
+    # one-column grid's steps write the owner's arrays, and only a cooperative
+    # step (--cpu-share) makes them, checked then.
+    results = 12 * span if cols > 1 else 0
+    fold = 2 * 16 * part.row_block_size if cols > 1 else 0  # pairs out and in, one per row-block target at most
     owned = 8 * part.piece + 12 * part.piece  # degrees; the owner's parents and levels
     return adjacency + probes + workspace_bytes(stand_in) + results + fold + owned
 
