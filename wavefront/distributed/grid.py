@@ -56,11 +56,12 @@ def gpu_grid_shape(size: int) -> tuple[int, int]:
     every vertex, so a block step writes the owner's results directly and
     nothing folds (:mod:`.gpu`); a wider grid's bottom-up step also scans,
     in vain, the in-arcs of every vertex whose parent lies in another
-    column, and folds what it finds. SCALE 27 on two H200s over NVLink: 2x1
-    8.19 ms a search, 1x2 2.5x that (docs/decisions/distributed.md). The
+    column, and folds what it finds. SCALE 26 on two H100s over NVLink: 2x1
+    3.99 ms a search, 1x2 11.20 ms (docs/decisions/distributed.md). The
     price is per-GPU arrays of the whole vertex range (the frontier bitmap,
     the block's out-row index), so past a few GPUs a graph that the most
-    square grid holds may not fit one column: pass ``--grid`` then.
+    square grid holds may not fit one column: the GPUMemoryError then names
+    the ``--grid`` to pass (:func:`.memory.grid_needed_for`).
     """
     if size < 1:
         raise ValueError(f"a process grid needs at least one rank, got {size}")
