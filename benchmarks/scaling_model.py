@@ -722,7 +722,7 @@ H100_FIRST_ROUND = {
 HISTORY = (H100_SECOND_ROUND, H100_FIRST_ROUND)
 
 # The fourth round, 2026-11-26 (docs/decisions/distributed.md "GPU runs, fourth round"): GPU runs default to one
-# column, P x 1 (566b518: the steps write the owner's levels and parents, nothing folds; a8f02a2: a frontier bound
+# column, P x 1 (9527731: the steps write the owner's levels and parents, nothing folds; a8f02a2: a frontier bound
 # for a top-down level travels as ids while they are fewer bytes than the bitmap, no exchange after the last level,
 # the totals by a host all-gather; a227212: the frontier's edge count from the scan, P = 1 without its one-rank
 # collectives). Every machine was a fresh lent one and the single-GPU driver (``wavefront graph500 --backend cuda
@@ -731,12 +731,12 @@ HISTORY = (H100_SECOND_ROUND, H100_FIRST_ROUND)
 # the searches; "after validation": each search after the previous one's validation, as Graph500 runs them; the
 # P = 1 rows are the script's searches with no mode recorded. Per machine: (seconds, GTEPS).
 ONE_COLUMN_ROUND = {
-    "label": "566b518-a227212",
+    "label": "9527731-a227212",
     "machines": {
         "A": {"gpus": "2 x H200", "commit": "861af56", "note": "2x1 before the owned path: it queued and accepted",
               "single": (2.10e-3, 487.0), "p1": (3.03e-3, 333.5),
               "searches": {("2x1", 27, "after validation"): (8.19e-3, 257.8)}},
-        "B": {"gpus": "2 x H100 80GB", "commit": "566b518",
+        "B": {"gpus": "2 x H100 80GB", "commit": "9527731",
               "note": "the owned path, bitmap exchange only (an nvidia-h200-x2 call that ran on H100s)",
               "single": (2.63e-3, 399.0), "p1": (3.32e-3, 303.0),
               "searches": {("2x1", 27, "after validation"): (6.49e-3, 328.4),
@@ -1046,7 +1046,7 @@ def project(scale: int, size: int, link: Link, scenario: Scenario, shape: GraphS
       share (a row block of ``n / R`` vertices, the bottom-up's lost early
       exits) is not in it: see :func:`two_gpu_check`.
 
-    A one-column grid (R x 1, R > 1; GPU runs' default since ``566b518``)
+    A one-column grid (R x 1, R > 1; GPU runs' default since ``9527731``)
     folds nothing and exchanges over its column alone, as the code since
     ``a8f02a2`` does: no exchange after the last level, so ``levels - 1``
     column all-gathers (NCCL's base plus ``R - 1`` steps each, the ids'

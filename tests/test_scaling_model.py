@@ -275,7 +275,7 @@ def test_every_measured_two_gpu_search_is_far_above_the_projection_s_p2_row():
     assert rows[1][8] < rows[1][7] < 1.1 * rows[1][8]
 
 
-# -- one column (the GPU default since 566b518) and the GPU exchanges since a8f02a2 ------------------------------
+# -- one column (the GPU default since 9527731) and the GPU exchanges since a8f02a2 ------------------------------
 def test_gpu_level_bytes_by_hand():
     """2x1 over 2^12 vertices: a piece of 2048 vertices, a 256-byte bitmap
     piece; ids of 4 bytes (the block's index dtype); the totals' host
@@ -605,7 +605,7 @@ def test_script_prints_the_check_fit_and_projection(tmp_path, capsys):
     assert "Not measured yet" in out
     # the fourth round: each machine against itself, the 2x1 trace against the model, one column's tables
     assert "| E | 2 x H200 | a227212 | 2x1 | 27 | back to back | 5.33 | 401.8 | 0.84 |" in out
-    assert "| B | 2 x H100 80GB | 566b518 | 1x2 | 26 | back to back | 11.20 | 93.6 | 0.23 | - | - |" in out
+    assert "| B | 2 x H100 80GB | 9527731 | 1x2 | 26 | back to back | 11.20 | 93.6 | 0.23 | - | - |" in out
     assert "| 3 | bitmap | 8,388,608 | 30.4-39.8 | 99 | 2.5-3.3x |" in out
     assert "| 0.5 | 64.0 us | 310.69 GB/s |" in out
     assert out.count("| 64 | 64x1 |") == 3  # weak, strong at 30 and at 27
