@@ -415,8 +415,9 @@ def test_degree_order_that_does_not_fit_falls_back_to_id_order(monkeypatch, kron
     prepare(gd, neighbour_order="id")
     assert "cuda.bfs.in_by_degree" not in gd.derived
     # Room for the search's results, not for the sorted copy (4 bytes per arc and scratch).
+    room = memory.SAFETY_BYTES + 12 * gd.n + 2 * gd.m  # a fake device's free memory (read, not rebound)
     monkeypatch.setattr(memory, "pool_free_bytes", lambda: 0)
-    monkeypatch.setattr(memory, "free_bytes", lambda: memory.SAFETY_BYTES + 12 * gd.n + 2 * gd.m)
+    monkeypatch.setattr(memory, "free_bytes", lambda: room)
     hub = int(np.argmax(np.diff(g.indptr)))
     check_result(g, wf.bfs(gd, hub, method="hybrid", neighbour_order="degree"), hub)
     assert "cuda.bfs.in_by_degree" not in gd.derived

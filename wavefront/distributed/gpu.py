@@ -291,14 +291,14 @@ class _Search:
         if self.measure_wait:
             self.cupy.cuda.get_current_stream().synchronize()
 
-    def _exchange(self, piece_bits, in_visited: bool = False):
-        """The owners' new frontier pieces over the row block (into visited,
-        unless the step that found them set them there: ``in_visited``) and
-        the column block (the next frontier bitmap). On a whole-graph block
-        the one-rank collectives would hand the bits back as they are, so a
-        bottom-up step's next bitmap becomes the frontier by a swap and a
-        top-down step's frontier bitmap stays, with no collective (their
-        trace entries left out: 16 us a level on an H200)."""
+    def _exchange(self, piece_bits):
+        """The owners' new frontier pieces over the row block (into visited)
+        and the column block (the next frontier bitmap). On a whole-graph
+        block, where the step already set its finds in visited, the one-rank
+        collectives would hand the bits back as they are, so a bottom-up
+        step's next bitmap becomes the frontier by a swap and a top-down
+        step's frontier bitmap stays, with no collective (their trace entries
+        left out: 16 us a level on an H200)."""
         grid, clock, ws = self.grid, self.clock, self.gpu.ws
         if self.whole_graph and piece_bits is ws.next_frontier:
             ws.swap_bitmaps()  # P = 1: the one-rank collectives would hand the bitmap back as it is
@@ -314,8 +314,7 @@ class _Search:
         with clock.collective("column_allgather", self.dcol):
             col_bits = self.dcol.allgather(held)
             self._sync()
-        if not in_visited:
-            ws.visited[: self.row_words] |= row_bits
+        ws.visited[: self.row_words] |= row_bits
         if self.col_words < ws.frontier.shape[0]:
             ws.frontier[self.col_words:].fill(0)
         ws.frontier[: self.col_words] = col_bits
@@ -662,11 +661,9 @@ class _Search:
                                       unexplored_edges=unexplored)
             self._start(record)
             clock.start(record)
-            in_visited = False
             if self.owns_rows and (choice == TOP_DOWN or self.share is None):
                 accepted, accepted_edges, exchanged = self._owned_level(
                     choice, level, frontier_vertices, frontier_edges, record, own_parents, own_levels)
-                in_visited = True
             elif self.owns_rows:
                 accepted, accepted_edges = self._row_level(
                     choice, level, frontier_edges, record, own_parents, own_levels, piece_bits)
@@ -689,10 +686,10 @@ class _Search:
             decision = self._decide(level + 1, frontier_vertices, frontier_edges, unexplored, previous, direction,
                                     depth_limit)
             if decision is not None:
-                if spread and isinstance(exchanged, str):
+                if isinstance(exchanged, str):  # a one-column step's output, R > 1 (see _owned_level)
                     self._exchange_owned(exchanged, counts[0::2], decision.direction)
                 else:
-                    self._exchange(exchanged, in_visited)
+                    self._exchange(exchanged)
             trace.append(clock.stop())
         if not self.complete:
             from ..backends.cuda import bfs_steps as steps
