@@ -390,8 +390,16 @@ def test_gpu_blocks_in_a_world_of_one(transport):
             summary = wd.validate_bfs(dist, result, dist.traversed_edges(result.reached))
             assert summary.nedge == graph.traversed_edges(reference.parents >= 0)
             validate_bfs((src, dst), full, n=graph.n)
-    record = result.trace[-1]
-    assert record.comm_seconds >= 0 and "fold" in record.collectives
+    # P = 1 runs the single-GPU search's steps: the root in the single
+    # block, no collective, one record a level with its compute seconds.
+    result = gpu.bfs(block, int(wd.choose_roots(dist, 1)[0]))
+    records = result.trace
+    assert [r.level for r in records] == list(range(len(records))) and records[0].direction == "root"
+    assert "[single block]" in records[1].reason
+    assert all(r.comm_seconds == 0 and not r.collectives and r.compute_seconds > 0 for r in records[1:])
+    found = np.bincount(result.levels.get()[result.levels.get() >= 0])
+    assert [r.discovered for r in records] == found.tolist() + [0]  # the last level finds nothing
+    assert [r.frontier_vertices for r in records[1:]] == found.tolist()
 
 
 @pytest.mark.gpu

@@ -214,18 +214,60 @@ def bfs(gpu: GPUBlock, source: int, policy=None, alpha=None, beta=None, depth_li
     tuning = DEFAULT_TUNING if tuning is None else tuning
     start = time.perf_counter()
     with cupy.cuda.Device(gpu.device):
-        search = _Search(gpu, chosen, measure_wait, tuning)
-        parents, levels, trace = search.run(source, depth_limit)
+        share = None
+        if g.grid.world.size == 1 and tuning.cpu_share == 0:
+            parents, levels, trace = _whole_graph_search(gpu, chosen, source, depth_limit)
+        else:
+            search = _Search(gpu, chosen, measure_wait, tuning)
+            parents, levels, trace = search.run(source, depth_limit)
+            share = search.share
         cupy.cuda.get_current_stream().synchronize()
-        if search.share is not None:
-            search.share.end_search()
-            if search.share.share == 0:
+        seconds = time.perf_counter() - start
+        if share is not None:
+            share.end_search()
+            if share.share == 0:
                 gpu.cooperation = None  # auto chose the GPU alone: free the host copies
     return DistributedBFSResult(
         source=source, parents=parents, levels=levels, first_vertex=g.first_vertex, n=g.n, world=g.world,
-        policy=getattr(chosen, "name", type(chosen).__name__), trace=trace, seconds=time.perf_counter() - start,
-        backend="cuda",
+        policy=getattr(chosen, "name", type(chosen).__name__), trace=trace() if callable(trace) else trace,
+        seconds=seconds, backend="cuda",
     )
+
+
+def _whole_graph_search(gpu: GPUBlock, policy, source: int, depth_limit):
+    """P = 1 without a CPU share: the single-GPU hybrid's level loop and
+    search object (:func:`~wavefront.backends.cuda.bfs.run_levels`) on the
+    rank's block, which is the whole graph with its transpose identical.
+
+    A world of one exchanges nothing, so every rule of the single-GPU
+    search holds here: the root and the small levels in the single-block
+    kernel, a bottom-up level queued ahead, its host reads. The 2-D loop
+    (:class:`_Search`), run at P = 1, spent 3.16 ms at SCALE 26 on an H200
+    where the single-GPU search spent 2.11 (docs/decisions/distributed.md).
+    Returns (parents, levels, a function that builds the trace): the
+    rank's records, built after the search is timed (a road search has
+    hundreds of levels)."""
+    from ..backends.cuda.bfs import run_levels, whole_graph_rules
+
+    block = gpu.block
+    rules = whole_graph_rules(policy, gpu.tuning, gpu.graph.n, block.indices.dtype.itemsize == 8)
+    search = run_levels(block, source, depth_limit, rules, gpu.tuning)
+    last_found = search.count
+    result = search.result("hybrid")
+
+    def trace():
+        rows = list(result.trace)
+        records = [LevelRecord(0, "root", "", 0, 0, 0, 0, 0, discovered=1)]
+        for row, following in zip(rows, rows[1:] + [None], strict=True):
+            found = last_found if following is None else following.frontier
+            # m_f and m_u are the policy's inputs, which the single-GPU trace
+            # does not keep: -1, not recorded.
+            records.append(LevelRecord(row.step, row.kind, row.reason, row.frontier, -1, row.edges, 0, 0,
+                                       found=found, discovered=found, unexplored_edges=-1,
+                                       compute_seconds=row.seconds))
+        return records
+
+    return result.parents, result.levels, trace
 
 
 class _Search:

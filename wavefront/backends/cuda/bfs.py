@@ -180,10 +180,19 @@ def frontier_privatized(graph, source, depth_limit=None) -> BFSResult:
 # -- direction-optimizing family ------------------------------------------------------
 def _direction_optimizing(graph, source, depth_limit, method: str, policy: CUDAHybridPolicy,
                           tuning: BFSTuning) -> BFSResult:
-    """Seed 000's level loop: ask the policy, run the step, record the level.
+    """Seed 000's level loop (:func:`run_levels`) and its result."""
+    return run_levels(graph, source, depth_limit, policy, tuning).result(method)
 
-    The hybrid and the fixed-direction methods (a FixedPolicy) share it. The
-    search object owns the frontier, the counters and the result arrays.
+
+def run_levels(graph, source, depth_limit, policy: CUDAHybridPolicy, tuning: BFSTuning) -> BFSSearch:
+    """Seed 000's level loop: ask the policy, run the step, record the level.
+    Returns the search once its frontier is empty or ``depth_limit`` is
+    reached; its result is not yet taken (``search.count``: the vertices the
+    last level found).
+
+    The hybrid and the fixed-direction methods (a FixedPolicy) share it, and
+    so does the distributed GPU search at P = 1. The search object owns the
+    frontier, the counters and the result arrays.
     """
     search = BFSSearch(graph, source, tuning, root_degree_known=policy.single_block_vertices == 0)
     limit = _level_limit(graph, depth_limit)
@@ -202,7 +211,7 @@ def _direction_optimizing(graph, source, depth_limit, method: str, policy: CUDAH
             edges = search.bottom_up(level, decision.queue_next)
         search.trace.add(level, decision.direction, count, edges, time.perf_counter() - t0, decision.reason)
         level += 1
-    return search.result(method)
+    return search
 
 
 def _cuda_policy(graph, base, tuning: BFSTuning, bottom_up_min_edges=None) -> CUDAHybridPolicy:
@@ -241,6 +250,17 @@ def block_rules(base, tuning: BFSTuning, n: int) -> CUDAHybridPolicy:
     if isinstance(base, FixedPolicy):
         return CUDAHybridPolicy(base)
     return replace(_rules(base, tuning, n, False, False, None), single_block_vertices=0, bottom_up_ahead=False)
+
+
+def whole_graph_rules(base, tuning: BFSTuning, n: int, wide: bool) -> CUDAHybridPolicy:
+    """Every rule of ``tuning`` around ``base`` for an undirected graph of ``n``
+    vertices held as one directed block whose transpose is itself (the
+    distributed GPU search at P = 1): nothing runs between its levels, so
+    the single block and the bottom-up level queued ahead hold, as in
+    :func:`hybrid`. A fixed direction stays fixed, as in :func:`block_rules`."""
+    if isinstance(base, FixedPolicy):
+        return CUDAHybridPolicy(base)
+    return _rules(base, tuning, n, False, wide, None)
 
 
 @multi_source
