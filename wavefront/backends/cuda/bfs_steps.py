@@ -28,7 +28,7 @@ from .abi import (
 )
 from .bfs_tuning import DEFAULT_TUNING, BFSTuning
 from .compile import kernel
-from .device_graph import BFSWorkspace, index64
+from .device_graph import BFSWorkspace, index64, max_out_degree
 from .memory import check_fits
 
 
@@ -60,7 +60,7 @@ KERNELS = {
     "bfs_load_balanced.cu": ("top_down_balanced_step", "record_levels"),
     "bfs_bottom_up.cu": ("build_degree_masks", "bottom_up_small", "bottom_up_large", "bottom_up_small_first",
                          "bottom_up_large_first"),
-    "bfs_single_block.cu": ("single_block_levels",),
+    "bfs_single_block.cu": ("single_block_levels", "single_block_levels_vertices"),
 }
 
 
@@ -315,14 +315,17 @@ def record_levels(ws: BFSWorkspace, count: int, level: int, levels) -> None:
 
 
 # -- the single-block kernel ------------------------------------------------------------------
+SINGLE_BLOCK_KERNELS = {"edges": "single_block_levels", "vertices": "single_block_levels_vertices"}
+
+
 @lru_cache(maxsize=None)
-def _single_block_function(wide: bool, device_id: int, shared_bytes: int):
-    """(kernel, whether it may use ``shared_bytes`` of dynamic shared memory)."""
+def _single_block_function(balance: str, wide: bool, device_id: int, tuning: BFSTuning):
+    """(kernel, whether it may use ``tuning.shared_visited_bytes`` of dynamic shared memory)."""
     import cupy
 
-    fn = _function("bfs_single_block.cu", "single_block_levels", wide, device_id, DEFAULT_TUNING)
+    fn = _function("bfs_single_block.cu", SINGLE_BLOCK_KERNELS[balance], wide, device_id, tuning)
     try:
-        fn.max_dynamic_shared_size_bytes = shared_bytes
+        fn.max_dynamic_shared_size_bytes = tuning.shared_visited_bytes
     except cupy.cuda.driver.CUDADriverError:  # a GPU with less shared memory per block
         return fn, False
     return fn, True
@@ -333,17 +336,29 @@ SingleBlockArgs = NamedTuple("SingleBlockArgs", [
     ("edge_limit", np.int64), ("shared_words", np.int64), *_TOP_DOWN_OUTPUTS, ("level_stats", Any)])
 
 
+def single_block_balance(graph, tuning: BFSTuning) -> str:
+    """"edges" or "vertices": the single-block kernel ``tuning`` picks for ``graph``."""
+    if tuning.single_block_balance == "edges":  # no reduction over the degrees needed
+        return "edges"
+    return tuning.single_block_kernel(max_out_degree(graph))
+
+
 def single_block(graph, ws: BFSWorkspace, tuning: BFSTuning, count: int, level: int, max_level: int,
                  levels, parents) -> None:
     """Levels from ``level`` (at most to ``max_level``) in one block, from
-    queue_in[:count] (count <= capacity) to queue_out."""
+    queue_in[:count] (count <= capacity) to queue_out; edge- or
+    vertex-balanced as ``tuning`` picks for the graph (the same levels and
+    trace rows either way)."""
     import cupy
 
-    fn, shared_ok = _single_block_function(ws.index64, cupy.cuda.Device().id, tuning.shared_visited_bytes)
+    balance = single_block_balance(graph, tuning)
+    fn, shared_ok = _single_block_function(balance, ws.index64, cupy.cuda.Device().id, tuning)
     shared_words = ws.words if shared_ok and ws.words * 4 <= tuning.shared_visited_bytes else 0
-    args = SingleBlockArgs(
+    args = tuple(SingleBlockArgs(
         frontier=ws.queue_in, count=i64(count), first_level=np.int32(level), max_level=np.int32(max_level),
         edge_limit=i64(tuning.single_block_edges), shared_words=i64(shared_words), indptr=graph.indptr,
         indices=graph.indices, levels=levels, parents=parents, visited=ws.visited, next_queue=ws.queue_out,
-        counters=ws.counters, level_stats=ws.level_stats)
-    fn((1,), (SINGLE_BLOCK_THREADS,), tuple(args), shared_mem=4 * shared_words)
+        counters=ws.counters, level_stats=ws.level_stats))
+    if balance == "vertices":  # its one extra parameter: bounds a level's edges by size * max degree
+        args += (np.int32(max_out_degree(graph)),)
+    fn((1,), (SINGLE_BLOCK_THREADS,), args, shared_mem=4 * shared_words)

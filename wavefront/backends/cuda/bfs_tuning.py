@@ -12,7 +12,19 @@ from __future__ import annotations
 from dataclasses import dataclass, fields, replace
 from functools import lru_cache
 
+from ...errors import WavefrontError
+
 NEIGHBOUR_ORDERS = ("degree", "id")
+SINGLE_BLOCK_BALANCES = ("auto", "edges", "vertices")
+# A thread of the vertex-balanced single block keeps up to 3 frontier
+# vertices' neighbours (kernels/bfs_single_block.cu's SB_ITEMS at 32-bit
+# ids) in one 32-bit mask: 3 * 10 <= 32.
+MAX_SINGLE_BLOCK_VERTEX_DEGREE = 10
+
+
+class SingleBlockBalanceError(WavefrontError, ValueError):
+    """``single_block_balance="vertices"`` was asked for a graph with an
+    out-degree above ``single_block_vertex_degree``."""
 
 
 @dataclass(frozen=True)
@@ -59,6 +71,22 @@ class BFSTuning:
     defer_top_down_levels: bool = True
     """While the results are not yet written whole, a grid-wide top-down step
     writes its winners' parents only; the next step writes their levels."""
+    single_block_balance: str = "auto"
+    """How the single block shares a level among its threads: "edges" (a
+    block scan of the frontier's degrees, each thread a slot of every 1024
+    arcs: a frontier of two hubs still keeps 1024 threads busy), "vertices"
+    (each thread whole frontier vertices and all their arcs at once, one
+    barrier per level: graphs whose out-degrees are all at most
+    ``single_block_vertex_degree``) or "auto" (vertices where the graph's
+    maximum out-degree is at most ``single_block_auto_max_degree``: roads,
+    grids; edges elsewhere: Kronecker, social graphs)."""
+    single_block_vertex_degree: int = 8
+    """The largest out-degree the vertex-balanced single block takes
+    (SB_VERTEX_DEGREE, 1..10): each thread holds that many neighbours per
+    frontier vertex in registers, loaded before its first claim."""
+    single_block_auto_max_degree: int = 8
+    """``single_block_balance="auto"`` balances vertices on graphs whose
+    maximum out-degree is at most this and ``single_block_vertex_degree``."""
     shared_visited_bytes: int = 160 * 1024
     """The single block keeps the visited bitmap in shared memory up to this
     size (graphs up to 1.3 M vertices)."""
@@ -84,6 +112,14 @@ class BFSTuning:
             raise ValueError(f"degree_sort_chunk_arcs must be >= 1, got {self.degree_sort_chunk_arcs}")
         if self.results_whole_min_bytes is not None and int(self.results_whole_min_bytes) < 0:
             raise ValueError(f"results_whole_min_bytes must be >= 0 or None, got {self.results_whole_min_bytes}")
+        if self.single_block_balance not in SINGLE_BLOCK_BALANCES:
+            raise ValueError(f"single_block_balance must be one of {SINGLE_BLOCK_BALANCES}, "
+                             f"got {self.single_block_balance!r}")
+        if not 1 <= int(self.single_block_vertex_degree) <= MAX_SINGLE_BLOCK_VERTEX_DEGREE:
+            raise ValueError(f"single_block_vertex_degree must be in [1, {MAX_SINGLE_BLOCK_VERTEX_DEGREE}], "
+                             f"got {self.single_block_vertex_degree}")
+        if int(self.single_block_auto_max_degree) < 0:
+            raise ValueError(f"single_block_auto_max_degree must be >= 0, got {self.single_block_auto_max_degree}")
         if self.bottom_up_small_unroll not in (1, 2, 3, 4):
             raise ValueError(f"bottom_up_small_unroll must be 1..4, got {self.bottom_up_small_unroll}")
         if self.bottom_up_large_probe not in (8, 16, 24, 32):
@@ -99,7 +135,25 @@ class BFSTuning:
         if filename == "bfs_bottom_up.cu":
             return {"BU_SMALL_UNROLL": int(self.bottom_up_small_unroll),
                     "BU_LARGE_PROBE": int(self.bottom_up_large_probe)}
+        if filename == "bfs_single_block.cu":
+            return {"SB_VERTEX_DEGREE": int(self.single_block_vertex_degree)}
         return {}
+
+    def single_block_kernel(self, max_degree: int) -> str:
+        """"edges" or "vertices": how the single block balances a level on a
+        graph whose largest out-degree is ``max_degree``."""
+        if self.single_block_balance == "edges":
+            return "edges"
+        if self.single_block_balance == "vertices":
+            if max_degree > self.single_block_vertex_degree:
+                raise SingleBlockBalanceError(
+                    f"single_block_balance='vertices' takes out-degrees up to single_block_vertex_degree = "
+                    f"{self.single_block_vertex_degree}, but this graph has a vertex of out-degree {max_degree}; "
+                    f"use single_block_balance='auto' or 'edges', or raise single_block_vertex_degree "
+                    f"(at most {MAX_SINGLE_BLOCK_VERTEX_DEGREE})")
+            return "vertices"
+        fits = max_degree <= min(self.single_block_auto_max_degree, self.single_block_vertex_degree)
+        return "vertices" if fits else "edges"
 
     def with_options(self, **options) -> "BFSTuning":
         """This tuning with some fields replaced (``None`` values are ignored);

@@ -19,6 +19,9 @@
   vertex one 64-bit word holding its in-edge range start and its first
   in-neighbour in probe order, so that a bottom-up step's first probe is one
   load instead of two dependent ones (32-bit ids, fewer than 2**32 arcs).
+* :func:`max_out_degree` (``graph.derived["cuda.max_out_degree"]``): the
+  largest out-degree, which picks the single block's balance
+  (``BFSTuning.single_block_kernel``); one reduction and one read per graph.
 
 GPU memory, beyond the graph itself (n vertices, m stored arcs, I = 4 bytes
 per vertex id while n < 2**31, else 8):
@@ -53,6 +56,17 @@ def index64(graph) -> bool:
 def scan_chunks(n: int) -> int:
     """Chunks of the frontier scan (SCAN_CHUNK vertices each) for a frontier of up to n."""
     return (n + SCAN_CHUNK - 1) // SCAN_CHUNK
+
+
+def max_out_degree(graph) -> int:
+    """The graph's largest out-degree (0 without arcs), computed once and cached."""
+    degree = graph.derived.get("cuda.max_out_degree")
+    if degree is None:
+        import cupy
+
+        degree = int(cupy.diff(graph.indptr).max()) if graph.n and graph.m else 0
+        graph.derived["cuda.max_out_degree"] = degree
+    return degree
 
 
 def workspace_bytes(graph) -> int:
