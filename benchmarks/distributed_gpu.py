@@ -36,6 +36,9 @@ def main() -> None:
     parser.add_argument("--profile", action="store_true",
                         help="bracket the back-to-back searches with cudaProfilerStart/Stop "
                              "(nsys profile --capture-range=cudaProfilerApi)")
+    parser.add_argument("--single", action="store_true",
+                        help="P = 1 only: also the single-GPU hybrid (wavefront.bfs on the graph Graph500 builds) "
+                             "from the same roots, each root searched by both back to back, and the ratio")
     parser.add_argument("--trace", action="store_true",
                         help="then one more search with the stream synchronized after each collective, "
                              "and rank 0's level trace (direction, counts, compute and per-collective ms)")
@@ -49,6 +52,10 @@ def main() -> None:
     block = gpu.to_gpu(graph, transport=args.transport)
     roots = [int(r) for r in wd.choose_roots(graph, args.roots + 1)]
     gpu.bfs(block, roots[0], measure_wait=False)  # the workspace's first touch
+    if args.single:
+        if world.size != 1:
+            parser.error("--single compares P = 1 with the single-GPU search: run it with one rank")
+        compare_single(args.scale, block, roots[: args.roots])
 
     def timed(validate: bool):
         rows, validated = [], []
@@ -91,6 +98,48 @@ def report(args, grid, block, build, how, rows, validated) -> None:
           f"{teps / 1e9:.1f} GTEPS (harmonic mean)")
     if validated:
         print(f"every search validated: {', '.join(f'{x:.2f}' for x in validated)} s")
+
+
+def compare_single(scale: int, block, roots) -> None:
+    """The distributed search at P = 1 against the single-GPU hybrid, on the
+    same Graph500 graph and roots (the first ``--roots`` of Graph500's, as
+    ``wavefront graph500`` searches them), each root by one then the other,
+    back to back: the issue's "within 10 %" on one machine, one root set."""
+    import cupy
+
+    import wavefront
+    from wavefront.backends import prepare
+    from wavefront.generators import kronecker_edges
+    from wavefront.graph.build import from_edges
+
+    src, dst, _ = kronecker_edges(scale, xp=cupy)
+    single = from_edges(src, dst, None, n=1 << scale)
+    del src, dst
+    prepare(single, ["bfs"])
+    wavefront.bfs(single, roots[0], method="hybrid")  # warm, as Graph500 does
+    ms = {"single": [], "distributed": []}
+    edges = []
+    for root in roots:
+        got = {}
+        for name in ms:
+            start = time.perf_counter()
+            if name == "single":
+                got[name] = wavefront.bfs(single, root, method="hybrid")
+            else:
+                got[name] = gpu.bfs(block, root, measure_wait=False)
+            cupy.cuda.get_current_stream().synchronize()
+            ms[name].append((time.perf_counter() - start) * 1e3)
+        levels = got["single"].levels
+        if not bool((got["distributed"].levels[: single.n] == levels).all()):
+            raise SystemExit(f"root {root}: the two searches' levels differ")
+        edges.append(single.traversed_edges(levels >= 0))
+    for name, times in ms.items():
+        teps = len(times) / sum(t / 1e3 / e for t, e in zip(times, edges, strict=True))
+        print(f"SCALE {scale}, {name} search, same roots: ms {', '.join(f'{t:.2f}' for t in times)}; "
+              f"median {statistics.median(times):.2f} ms; {teps / 1e9:.1f} GTEPS (harmonic mean)")
+    ratio = statistics.median(ms["distributed"]) / statistics.median(ms["single"])
+    print(f"P = 1 / single-GPU: {ratio:.3f} (medians); levels identical on all {len(roots)} roots")
+    del single
 
 
 def print_trace(trace) -> None:
