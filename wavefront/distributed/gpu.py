@@ -31,10 +31,12 @@ The block step is the CUDA backend's own:
 
 What :class:`~wavefront.backends.cuda.bfs_search.BFSSearch` adds for one
 GPU (the single-block small-frontier kernel, levels left due, a bottom-up
-level queued ahead) is not used: each assumes the frontier a step writes is
-the next step's input, which the fold and the exchanges break. Its deferred
-result fill is used where a step writes the owner's arrays: on a
-one-column grid (P = 1 included).
+level queued ahead) is not used on P > 1: each assumes the frontier a step
+writes is the next step's input, which the fold and the exchanges break.
+Its deferred result fill is used where a step writes the owner's arrays: on
+a one-column grid. At P = 1 without a CPU share nothing is exchanged, so
+the search is the single-GPU hybrid's own level loop and search object on
+the whole-graph block (:func:`_whole_graph_search`).
 
 Owners keep their piece's parents and levels on the device; a result's
 arrays are CuPy arrays, which the distributed validator reads on the host.
