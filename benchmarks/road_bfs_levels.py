@@ -2,7 +2,7 @@
 against the latency floors, measured in one run on one GPU.
 
     PYTHONPATH=. python benchmarks/road_bfs_levels.py [--roots 8] [--repeats 5] \
-        [--graphs amsterdam,seattle,grid] [--modes edges,vertices] [--json out.json]
+        [--graphs amsterdam,seattle,grid,road1.4m] [--modes edges,vertices] [--json out.json]
 
 For each graph (the DIMACS roads in ``--data``, default ``.data`` then
 ``../shared/data``, and a ``--grid-side`` square 4-neighbour grid) and each
@@ -48,6 +48,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from benchmarks._common import pick_roots, timed_on_gpu
+from benchmarks.roads import ROAD_SIZES
 
 FLOOR_SOURCE = r"""
 extern "C" __global__ void empty_kernel() {}
@@ -101,6 +102,10 @@ def load_graph(name: str, data: Path | None, grid_side: int):
 
     if name == "grid":
         return f"grid{grid_side}", grid(grid_side, grid_side)
+    if name in ROAD_SIZES:  # the road-like generator, as benchmarks/roads.py builds it (seed 1)
+        from wavefront.generators import road_like
+
+        return name, road_like(ROAD_SIZES[name], seed=1)
     for folder in data_dirs(data):
         path = folder / f"{name}.gr.gz"
         if path.exists():

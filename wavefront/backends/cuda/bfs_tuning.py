@@ -71,15 +71,19 @@ class BFSTuning:
     defer_top_down_levels: bool = True
     """While the results are not yet written whole, a grid-wide top-down step
     writes its winners' parents only; the next step writes their levels."""
-    single_block_balance: str = "auto"
+    single_block_balance: str = "edges"
     """How the single block shares a level among its threads: "edges" (a
     block scan of the frontier's degrees, each thread a slot of every 1024
     arcs: a frontier of two hubs still keeps 1024 threads busy), "vertices"
     (each thread whole frontier vertices and all their arcs at once, one
     barrier per level: graphs whose out-degrees are all at most
     ``single_block_vertex_degree``) or "auto" (vertices where the graph's
-    maximum out-degree is at most ``single_block_auto_max_degree``: roads,
-    grids; edges elsewhere: Kronecker, social graphs)."""
+    maximum out-degree is at most ``single_block_auto_max_degree``, edges
+    elsewhere). "edges" is the default: on an H200 the vertex mode lost on
+    both DIMACS roads (amsterdam 1.32 against 0.98 ms, seattle 1.82 against
+    1.59) and won on a 1024 x 1024 grid (8.42 against 10.42 ms), whose
+    frontiers need several passes of the block's threads
+    (docs/decisions/cuda-bfs.md)."""
     single_block_vertex_degree: int = 8
     """The largest out-degree the vertex-balanced single block takes
     (SB_VERTEX_DEGREE, 1..10): each thread holds that many neighbours per
