@@ -53,6 +53,22 @@ def single_block_capacity(index64: bool) -> int:
 # -- the distributed BFS's fold on a GPU block: kernels/bfs_fold_2d.cu ----------------
 FOLD_MAX_OWNERS = 1024  # grid columns one fold may address (shared-memory counters per block)
 
+# -- the distributed SSSP on a one-column grid's GPU blocks: kernels/sssp_one_column.cu ------
+ONE_COLUMN_BLOCK = 256
+ONE_COLUMN_CHUNK = 2048  # out-lists this long are relaxed as chunk tasks of this many arcs, a warp each
+# Its counters: OC_CTL_WORDS uint64; the first OC_TAIL_WORDS / 2 hold uint32 list tails.
+OC_NEAR = 0  # next near list
+OC_FAR = 1  # far pile
+OC_SETTLED = 2  # vertices the bucket's light phases relaxed
+OC_CHUNKS = 3  # chunk tasks of the phase
+OC_KEPT = 4  # far vertices a split keeps
+OC_TAIL_WORDS = 8
+OC_EXAMINED = 0  # uint64 totals after the tails: arcs examined,
+OC_LOWERED = 1  # distances lowered,
+OC_FAR_BUCKET = 2  # the far pile's lowest later bucket (int64)
+OC_CTL_WORDS = 8
+OC_NO_BUCKET = 2**63 - 1  # no such bucket
+
 # -- persistent kernels: kernels/persistent.cuh -------------------------------------
 TRACE_WIDTH = 4  # trace row: kind, vertices, splits, global timer (ns)
 
@@ -124,6 +140,11 @@ _FILES = {
                       "CTL_ITERATIONS": CTL_ITERATIONS, "Q_WORDS": ASYNC_QUEUE_WORDS,
                       "Q_RELAXED": ASYNC_QUEUE_RELAXED},
     "sssp_parents.cu": {**_SSSP_COMMON, "PARENT_BLOCK": PARENT_BLOCK, "PARENT_CHUNK": PARENT_CHUNK},
+    "sssp_one_column.cu": {**_SSSP_COMMON, "OC_BLOCK": ONE_COLUMN_BLOCK, "OC_CHUNK": ONE_COLUMN_CHUNK,
+                           "OC_NEAR": OC_NEAR, "OC_FAR": OC_FAR, "OC_SETTLED": OC_SETTLED, "OC_CHUNKS": OC_CHUNKS,
+                           "OC_KEPT": OC_KEPT, "OC_TAIL_WORDS": OC_TAIL_WORDS, "OC_EXAMINED": OC_EXAMINED,
+                           "OC_LOWERED": OC_LOWERED, "OC_FAR_BUCKET": OC_FAR_BUCKET, "OC_CTL_WORDS": OC_CTL_WORDS,
+                           "OC_NO_BUCKET": OC_NO_BUCKET},
 }
 KERNEL_FILES = tuple(_FILES)
 
