@@ -12,7 +12,8 @@ them:
 3. ``construction_time`` (kernel 1): the edge exchange, the block builds
    (:func:`.graph.from_edges`) and the per-graph search structures (SSSP's
    joined block, :func:`.sssp2d.joined`; with ``backend="cuda"`` each
-   block's move to its GPU, workspace and probe order, :func:`.gpu.to_gpu`),
+   block's move to its GPU, workspace and probe order, :func:`.gpu.to_gpu`,
+   and for SSSP its weights and buffers there, :func:`.gpu_sssp.prepare`),
    as the single-process driver counts its ``prepare``;
 4. the same 64 roots as the single-process driver (:func:`choose_roots`);
 5. per kernel (BFS, then SSSP: kernel 3): one untimed warm-up search, then per
@@ -23,7 +24,8 @@ them:
 
 With ``backend="cuda"`` the BFS runs on each rank's GPU (:mod:`.gpu`:
 the node-local rank's device, device buffers over NCCL or staged through
-MPI); SSSP has CPU ranks only. A ``DistributedTuning.cpu_share`` other
+MPI), and so does the SSSP on one-column grids, the GPU runs' default
+(:mod:`.gpu_sssp`; a wider grid is refused). A ``DistributedTuning.cpu_share`` other
 than 0 has each rank's host cores take that share of its block's bottom-up
 work (``auto``: measured in the warm-up search); the report carries each
 rank's share and, for ``auto``, the rates that chose it. Rank 0 prints the
@@ -130,8 +132,9 @@ def _timed(world, run, *args, **kwargs):
 def _prepare(graph, kernels, backend: str = "cpu", transport: str = "auto", tuning=None):
     """The per-graph search structures a kernel builds on first use (kernel
     1's share); the GPU block with ``backend="cuda"`` (else None), with the
-    host copy of its CPU rows when ``tuning`` asks for a CPU share."""
-    if "sssp" in kernels:
+    host copy of its CPU rows when ``tuning`` asks for a CPU share, and its
+    SSSP weights and buffers when SSSP runs."""
+    if "sssp" in kernels and backend != "cuda":
         joined(graph)
     if backend == "cuda":
         from .gpu import to_gpu
@@ -139,6 +142,10 @@ def _prepare(graph, kernels, backend: str = "cpu", transport: str = "auto", tuni
 
         block = to_gpu(graph, transport=transport)
         prepare_cooperation(block, tuning)
+        if "sssp" in kernels:
+            from .gpu_sssp import prepare
+
+            prepare(block)
         return block
     return None
 
@@ -198,8 +205,14 @@ def _warm_up(grid, scale, edgefactor, seed, policy, kernels, backend="cpu", tran
             result = gpu_bfs(block, root, policy, tuning=tuning)
         validate_bfs(small, result, small.traversed_edges(result.reached))
     if "sssp" in kernels:
-        result = sssp(small, root)
-        validate_sssp(small, result, small.traversed_edges(result.reached))
+        if block is None:
+            result = sssp(small, root)
+            validate_sssp(small, result, small.traversed_edges(result.reached))
+        else:
+            from . import gpu_sssp
+
+            result = gpu_sssp.sssp(block, root)
+            gpu_sssp.validate(small, result, small.traversed_edges(result.reached))
 
 
 def run_graph500(
@@ -227,7 +240,7 @@ def run_graph500(
     :class:`ProcessGrid` of the MPI world: the most square on CPU ranks, one
     column on GPUs, :func:`.grid.gpu_grid_shape`); ``backend``: "cpu" or "cuda" (the
     BFS blocks on the GPUs, device buffers over ``transport``: "auto", "nccl"
-    or "mpi"; BFS only). Rank 0 prints the report to
+    or "mpi"; SSSP on one-column grids only). Rank 0 prints the report to
     ``stream`` (stdout), notes to ``log`` (stderr) and writes ``json_path``;
     every rank returns the report.
     """
@@ -249,11 +262,9 @@ def run_graph500(
     if backend not in ("cpu", "cuda"):
         raise ValueError(f"backend must be 'cpu' or 'cuda', got {backend!r}")
     if backend == "cuda" and "sssp" in kernels:
-        from ..errors import BackendUnavailableError
+        from .gpu_sssp import check_one_column
 
-        raise BackendUnavailableError(
-            "the distributed SSSP runs on CPU ranks only; run the BFS kernel alone on the GPUs (kernels='bfs')"
-        )
+        check_one_column(grid.rows, grid.cols)
     if backend == "cpu" and tuning is not None and tuning.cpu_share != 0:
         raise ValueError(
             f"cpu_share={tuning.cpu_share!r} splits GPU blocks with the host cores; CPU ranks "
@@ -340,9 +351,19 @@ def _run(grid, scale, edgefactor, num_roots, seed, policy, threads, log, kernels
 
         def search_bfs(root, wait):
             return gpu_bfs(block, root, policy, measure_wait=wait, tuning=tuning)
+    if block is None:
+        def search_sssp(root, wait):
+            return sssp(graph, root, delta, measure_wait=wait)
+        check_sssp = validate_sssp
+    else:
+        from . import gpu_sssp
+
+        def search_sssp(root, wait):
+            return gpu_sssp.sssp(block, root, delta, measure_wait=wait)
+        check_sssp = gpu_sssp.validate
     searches = {
         "bfs": (METHOD, search_bfs, validate_bfs),
-        "sssp": (SSSP_METHOD, lambda root, wait: sssp(graph, root, delta, measure_wait=wait), validate_sssp),
+        "sssp": (SSSP_METHOD, search_sssp, check_sssp),
     }
     for kernel in kernels:
         method, search, validate = searches[kernel]
@@ -409,10 +430,6 @@ def run_from_args(args) -> DistributedReport:
             f"--cpu-share hands part of each GPU block's bottom-up work to the host cores; it needs "
             f"--backend cuda (--backend {args.backend} runs CPU ranks, which do all their work on the host)"
         )
-    if backend == "cuda" and "sssp" in kernels:
-        raise BackendUnavailableError(
-            "the distributed SSSP runs on CPU ranks only; with --backend cuda run --kernels bfs"
-        )
     if args.energy:
         raise BackendUnavailableError("--energy is not measured in a distributed run; run it in one process")
     bfs_method, sssp_method = _method(args, "bfs"), _method(args, "sssp")
@@ -426,7 +443,15 @@ def run_from_args(args) -> DistributedReport:
             f"no distributed sssp method {sssp_method!r}; choose one of {', '.join(SSSP_METHODS)}{both}"
         )
     try:
-        grid = ProcessGrid(*parse_grid(args.grid)) if getattr(args, "grid", None) else None
+        shape = parse_grid(args.grid) if getattr(args, "grid", None) else None
+    except ValueError as exc:
+        raise CommandLineError(f"--grid: {exc}") from None
+    if backend == "cuda" and "sssp" in kernels and shape is not None:
+        from .gpu_sssp import check_one_column
+
+        check_one_column(*shape)  # before the grid asks for its ranks: the refusal names the grid to pass
+    try:
+        grid = ProcessGrid(*shape) if shape is not None else None
     except ValueError as exc:
         raise CommandLineError(f"--grid: {exc}") from None
     tuning = None if cpu_share is None else DistributedTuning(cpu_share=cpu_share)

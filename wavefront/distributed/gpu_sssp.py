@@ -1,0 +1,507 @@
+"""Delta-stepping SSSP with each rank's block on its GPU, on a one-column grid (Graph500 kernel 3).
+
+The CPU ranks' search (:mod:`.sssp2d`: Meyer & Sanders' buckets of width
+``delta``, light arcs ``w <= delta`` relaxed in phases until the bucket's
+near set is empty, then the heavy arcs of every vertex the bucket relaxed,
+once; a far pile split at each bucket's end) on the GPU block of
+:func:`.gpu.to_gpu`, for the grids GPU runs default to: one column, R x 1
+(P = 1 included; :func:`.grid.gpu_grid_shape`).
+
+On one column a rank's block holds every arc into its own vertices (the
+block's out-rows: sources by global id, targets by owner-local id) and every
+in-arc of them (its CSC), so no fold is needed. One **phase**, collective
+over the grid:
+
+1. each owner writes its near list (owner-local ids, each once) with its
+   distances as (global id, distance bits) entries, one int64 for float32
+   distances and 32-bit ids, else two (``pack_frontier``);
+2. the entries are all-gathered over the column, on the device
+   (:meth:`.device_transport.DeviceTransport.allgatherv`; sizes from the
+   previous phase's host all-gather of counts);
+3. each rank relaxes the gathered vertices' light (or heavy) out-arcs into
+   its own vertices, lowering its distances with an atomic min; an improved
+   vertex joins the next near list (its bucket is the current one or below;
+   once a phase, by a stamp) or the far pile (once, by a flag)
+   (``relax_frontier``; out-lists of ``ONE_COLUMN_CHUNK`` arcs or more as chunk
+   tasks, a warp each, ``relax_chunks``), kernels of ``kernels/sssp_one_column.cu``;
+4. one host read of the counters, and a host all-gather of (near, lowered,
+   settled) counts: every rank takes the same branches from them.
+
+A light phase also files each owner's frontier vertices in its *settled*
+list, whose heavy arcs the bucket's heavy phase relaxes from the owners'
+current distances (on one column those are the final ones of the bucket:
+any later improvement would have put the vertex in a later light
+frontier); float rounding can put a heavy arc's target in the current
+bucket, and then light phases follow again. The lowest later bucket of
+every far pile (minimum over the world) becomes current (``far_min_bucket``,
+``split_far``). The light/heavy split is the CPU ranks' test per arc
+(``w <= delta``), not a reordered copy of the block's out-lists (the
+single-GPU near-far search's ``split_light_heavy``): that would cost 4 to 8
+bytes an arc more on each GPU beside the BFS's block, and the arcs of the
+other class are skipped after reading their weight.
+
+**Exactness.** Distances are ``fl(d[u] + w)`` in the distance dtype
+(float32 for float32 weights, int64 sums for integer or no weights, float64
+for float64), and a vertex's bucket ``trunc(d / delta)`` in float64, as on
+CPU ranks; the fixed point is unique (see :mod:`.sssp2d`), so the distances
+equal the CPU distributed search's and the single-process search's bit for
+bit. The default ``delta`` is :func:`.sssp2d.default_delta`, computed once
+per graph.
+
+**Parents** come from the final distances by the single-GPU search's own
+kernels (``kernels/sssp_parents.cu``: the smallest in-neighbour ``u`` with
+``d[u] < d[v]`` and ``fl(d[u] + w) == d[v]``, then breadth-first plateau
+rounds for vertices reached only along arcs that add nothing, which the
+validator accepts as :mod:`.sssp2d`'s tree). The owners' distances are
+all-gathered over the column once; the kernels run over the column's whole
+id range with an in-arc index whose rows outside the rank's piece are empty
+(on P = 1 the block's own CSC), so they find each own vertex's distance and
+its in-neighbours' in one array. Plateau rounds all-gather the round each
+vertex was settled in (rare: zero weights, or weights a distance absorbs).
+
+Grids with more than one column are refused (:func:`check_one_column`): they
+need the fold of the 2-D search on the device, which is not built. Results
+are CuPy arrays on the rank's GPU (:class:`GPUSSSPResult`);
+:func:`validate` runs :func:`.validate.validate_sssp` on host copies.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from types import SimpleNamespace
+
+import numpy as np
+
+from ..backends.cuda.abi import (
+    OC_CTL_WORDS,
+    OC_EXAMINED,
+    OC_FAR,
+    OC_FAR_BUCKET,
+    OC_KEPT,
+    OC_LOWERED,
+    OC_NEAR,
+    OC_SETTLED,
+    OC_TAIL_WORDS,
+    ONE_COLUMN_CHUNK,
+)
+from ..backends.cuda.abi import ONE_COLUMN_BLOCK as BLOCK
+from ._trace import Clock, PhaseRecord
+from .sssp2d import NO_BUCKET, DistributedSSSPResult, default_delta
+
+KERNELS = "sssp_one_column.cu"
+_BLOCK_KEY = "distributed.gpu_sssp"
+# Stamps of the near lists are phase tags; past this many the stamps start over.
+_MAX_TAG = 2**31 - 2
+
+
+def check_one_column(rows: int, cols: int) -> None:
+    """Raise :class:`~wavefront.errors.BackendUnavailableError` unless the
+    grid is one column (R x 1): the only grids the GPU SSSP runs on."""
+    if cols != 1:
+        from ..errors import BackendUnavailableError
+
+        size = rows * cols
+        raise BackendUnavailableError(
+            f"the distributed SSSP on GPUs runs on one-column grids only, not {rows}x{cols}: pass --grid {size}x1 "
+            f"(the GPU runs' default grid), or run it on CPU ranks (--backend cpu)"
+        )
+
+
+@dataclass
+class GPUSSSPResult(DistributedSSSPResult):
+    """:class:`.sssp2d.DistributedSSSPResult` with ``parents`` and
+    ``distances`` as CuPy arrays on the rank's GPU."""
+
+    backend: str = "cuda"
+
+    def on_host(self) -> DistributedSSSPResult:
+        """The same result with NumPy arrays (what :func:`.validate.validate_sssp` reads)."""
+        return DistributedSSSPResult(
+            source=self.source, parents=self.parents.get(), distances=self.distances.get(),
+            first_vertex=self.first_vertex, n=self.n, world=self.world, delta=self.delta, trace=self.trace,
+            seconds=self.seconds, parent_rounds=self.parent_rounds,
+        )
+
+    def gather(self, root: int = 0):
+        """The whole result on rank ``root`` (None elsewhere; collective), NumPy arrays."""
+        whole = self.on_host().gather(root)
+        if whole is not None:
+            whole.backend = self.backend
+        return whole
+
+
+def validate(graph, result, nedge: int | None = None, tuning=None):
+    """:func:`.validate.validate_sssp` of a GPU result (or a host one), on host copies (collective)."""
+    from .validate import validate_sssp
+
+    host = result.on_host() if isinstance(result, GPUSSSPResult) else result
+    return validate_sssp(graph, host, nedge, tuning)
+
+
+class _SSSPBlock:
+    """What every search on a GPU block reuses (built once per block, collective):
+    the arc weights in the block's CSR and CSC orders, the in-arc index over
+    the column's id range for the parent kernels, the compiled kernels, the
+    default bucket width."""
+
+    def __init__(self, gpu):
+        import cupy
+
+        from ..backends.cuda.compile import module
+        from ..backends.cuda.sssp_steps import SSSPKernels, arithmetic
+        from ..backends.cuda.sssp_tuning import SSSPTuning
+        from .gpu import _upload
+
+        g = gpu.graph
+        check_one_column(g.grid.rows, g.grid.cols)
+        self.gpu = gpu
+        part = g.part
+        self.piece, self.n_col = part.piece, part.col_block_size
+        self.row_offset = g.row_offset
+        self.rows = g.grid.rows
+        ar = arithmetic(g)
+        self.weight_code, self.dtype, self.infinity = ar.weight_code, np.dtype(ar.dist_dtype), ar.infinity
+        self.index64 = gpu.block.indices.dtype == np.int64
+        # A frontier entry: one word where a float32 distance and a 32-bit id
+        # fit (OC_PACKED of the kernels), else two.
+        self.width = 1 if self.dtype == np.float32 and not self.index64 else 2
+        degree = np.diff(np.asarray(g.indptr[: self.n_col + 1], dtype=np.int64))
+        long_lists = degree[degree >= ONE_COLUMN_CHUNK]
+        # Chunk tasks one phase can file: every long list once (the gathered
+        # frontier holds each vertex once).
+        self.chunk_capacity = int(((long_lists + ONE_COLUMN_CHUNK - 1) // ONE_COLUMN_CHUNK).sum())
+        symmetric = g.weighted and g.in_weights is g.weights
+        weight_bytes = g.weights.nbytes * (1 if symmetric else 2) if g.weighted else 0
+        index_bytes = 0 if self.rows == 1 else 8 * (self.n_col + 1)
+        _check_fits_on_every_rank(g, weight_bytes + index_bytes + _Workspace.bytes_for(self))
+        block = gpu.block
+        if g.weighted:
+            self.weights = _upload(g.weights)
+            self.in_weights = self.weights if symmetric else _upload(g.in_weights)
+        else:  # hops: the kernels never read a weight (SSSP_WEIGHT_NONE)
+            self.weights = self.in_weights = cupy.zeros(1, dtype=cupy.uint8)
+        if self.rows == 1:
+            in_indptr = block.in_indptr  # the block's rows are the whole id range
+        else:
+            host = np.empty(self.n_col + 1, dtype=np.int64)
+            own = np.asarray(g.in_indptr[: self.piece + 1], dtype=np.int64)
+            host[: self.row_offset] = 0
+            host[self.row_offset : self.row_offset + self.piece + 1] = own
+            host[self.row_offset + self.piece + 1 :] = own[-1]
+            in_indptr = _upload(host)
+        # sssp_parents.cu's launchers read n, in_indptr, in_indices (and
+        # indices' dtype); parent_chunks caches its chunk list in derived.
+        self.in_arcs = SimpleNamespace(n=self.n_col, in_indptr=in_indptr, in_indices=block.in_indices,
+                                       indices=block.indices, weights=None, derived={})
+        self.parent_kernels = SSSPKernels.for_graph(self.in_arcs, SSSPTuning(), weight_code=self.weight_code)
+        mod = module(KERNELS, {"WF_INDEX64": int(self.index64), "SSSP_WEIGHT": self.weight_code})
+        self.pack, self.relax, self.relax_chunks, self.far_min, self.split = (
+            mod.get_function(name)
+            for name in ("pack_frontier", "relax_frontier", "relax_chunks", "far_min_bucket", "split_far"))
+        self.sm_count = int(cupy.cuda.Device().attributes["MultiProcessorCount"])
+        from ..backends.cuda.sssp_common import parent_chunks
+
+        self.parent_chunks = parent_chunks(self.in_arcs)
+        self.work = _Workspace(self)
+        self.delta = default_delta(g)
+
+
+def _check_fits_on_every_rank(graph, needed: int) -> None:
+    """Collective: every rank raises the same GPUMemoryError if some rank's
+    GPU SSSP structures (``needed`` bytes) do not fit its GPU, so no rank is
+    left waiting in a collective for one that failed."""
+    from ..backends.cuda import memory
+    from ..errors import GPUMemoryError
+
+    needed += memory.SAFETY_BYTES
+    free = memory.free_bytes()
+    worst = graph.world.allreduce(np.array([needed, -free, int(needed > free)], dtype=np.int64), "max")
+    if worst[2]:
+        raise GPUMemoryError(f"the GPU SSSP's weights and buffers over {graph.grid.size} GPU"
+                             + ("s" if graph.grid.size > 1 else ""), int(worst[0]), int(-worst[1]))
+
+
+def prepare(gpu) -> _SSSPBlock:
+    """The SSSP structures of a GPU block (collective; cached on its graph):
+    kernel 1's share of the GPU SSSP. Raises GPUMemoryError if they do not fit."""
+    import cupy
+
+    g = gpu.graph
+    cached = g.derived.get(_BLOCK_KEY)
+    if cached is not None and cached.gpu is gpu:
+        return cached
+    with cupy.cuda.Device(gpu.device):
+        made = g.derived[_BLOCK_KEY] = _SSSPBlock(gpu)
+        cupy.cuda.get_current_stream().synchronize()
+    return made
+
+
+class _Workspace:
+    """One search's device buffers, reused by the next: over the rank's
+    piece, and on more than one rank the gathered frontier (each vertex of
+    the column at most once) and the parent kernels' output over the column."""
+
+    @staticmethod
+    def bytes_for(sb) -> int:
+        vid = 8 if sb.index64 else 4
+        per_vertex = sb.dtype.itemsize + 4 * vid + 4 + 4 + 1 + 8 * sb.width
+        column = 4 * sb.n_col + (0 if sb.rows == 1 else 8 * sb.width * sb.n_col + 8 * sb.n_col)
+        return sb.piece * per_vertex + 16 * max(sb.chunk_capacity, 1) + column
+
+    def __init__(self, sb: _SSSPBlock):
+        import cupy
+
+        piece = sb.piece
+        vid = np.dtype(np.int64 if sb.index64 else np.int32)
+        self.dist = cupy.empty(piece, dtype=sb.dtype)
+        self.near, self.far, self.far_keep, self.settled = (cupy.empty(piece, dtype=vid) for _ in range(4))
+        self.near_stamp = cupy.full(piece, -1, dtype=cupy.int32)
+        self.tag = 0
+        self.far_flag = cupy.zeros(piece, dtype=cupy.int32)
+        self.settled_flag = cupy.zeros(piece, dtype=cupy.uint8)
+        self.send = cupy.empty(piece * sb.width, dtype=cupy.int64)
+        chunks = max(sb.chunk_capacity, 1)
+        self.chunk_entry = cupy.empty(chunks, dtype=cupy.int64)
+        self.chunk_begin = cupy.empty(chunks, dtype=cupy.int64)
+        self.ctl = cupy.zeros(OC_CTL_WORDS, dtype=cupy.uint64)
+        self.tails = self.ctl.view(cupy.uint32)[:OC_TAIL_WORDS]
+        self.totals = self.ctl[OC_TAIL_WORDS // 2 :]
+        self.settled_round = cupy.empty(sb.n_col, dtype=cupy.int32)  # plateau rounds (sssp_parents.cu)
+        self.words = cupy.zeros(1, dtype=cupy.uint32)
+        one = sb.rows == 1
+        self.received = None if one else cupy.empty(sb.n_col * sb.width, dtype=cupy.int64)
+        self.column_parents = None if one else cupy.empty(sb.n_col, dtype=cupy.int64)
+
+    def reset(self, infinity) -> None:
+        self.dist.fill(infinity)
+        self.far_flag.fill(0)  # a search ends with stale far vertices still flagged
+        self.settled_flag.fill(0)
+        self.ctl.fill(0)
+
+    def next_tag(self) -> int:
+        if self.tag >= _MAX_TAG:
+            self.near_stamp.fill(-1)
+            self.tag = 0
+        self.tag += 1
+        return self.tag
+
+    def read(self):
+        """(list tails, uint64 totals) on the host (synchronizes)."""
+        host = self.ctl.get()
+        return host.view(np.uint32)[:OC_TAIL_WORDS], host[OC_TAIL_WORDS // 2 :]
+
+
+def sssp(gpu, source: int, delta: float | None = None, measure_wait: bool = True) -> GPUSSSPResult:
+    """Delta-stepping shortest paths from ``source`` on the GPU blocks of a
+    one-column grid (collective: every rank calls it with the same arguments).
+
+    ``gpu``: the rank's :class:`~.gpu.GPUBlock` (:func:`.gpu.to_gpu`);
+    ``delta``: the bucket width (default :func:`.sssp2d.default_delta`);
+    ``measure_wait``: a barrier after each phase's relaxation and a stream
+    synchronization after each collective, so the trace tells waiting and
+    transfers from compute. An unweighted graph counts hops.
+    """
+    import cupy
+
+    g = gpu.graph
+    check_one_column(g.grid.rows, g.grid.cols)
+    source = int(source)
+    if not 0 <= source < g.n:
+        raise ValueError(f"source {source} is out of range: the graph has vertices 0..{g.n - 1}")
+    if delta is not None:
+        delta = float(delta)
+        if not np.isfinite(delta) or delta <= 0:
+            raise ValueError(f"delta must be a positive finite number, got {delta!r}")
+    sb = prepare(gpu)
+    delta = sb.delta if delta is None else delta
+    with cupy.cuda.Device(gpu.device):
+        work = sb.work
+        start = time.perf_counter()
+        search = _Search(sb, work, source, delta, measure_wait)
+        search.run()
+        parents, rounds = search.parents()
+        if sb.dtype.kind == "f":
+            distances = work.dist.copy()
+        else:  # integer sums come back as float64 (exact below 2**53), inf unreached
+            distances = cupy.where(work.dist == sb.infinity, cupy.inf, work.dist.astype(cupy.float64))
+        cupy.cuda.get_current_stream().synchronize()
+        seconds = time.perf_counter() - start
+    return GPUSSSPResult(
+        source=source, parents=parents, distances=distances, first_vertex=g.first_vertex, n=g.n, world=g.world,
+        delta=delta, trace=search.trace, seconds=seconds, parent_rounds=rounds,
+    )
+
+
+def _blocks(count: int, cap: int) -> tuple:
+    return (max(1, min(-(-int(count) // BLOCK), cap)),)
+
+
+class _Search:
+    """One search's loop: phases, buckets, then the parents (see the module docstring)."""
+
+    def __init__(self, sb: _SSSPBlock, work: _Workspace, source: int, delta: float, measure_wait: bool):
+        import cupy
+
+        self.cupy = cupy
+        self.sb, self.work = sb, work
+        g = sb.gpu.graph
+        self.g, self.grid = g, g.grid
+        self.source, self.delta, self.measure_wait = source, delta, measure_wait
+        self.dworld, self.drow, self.dcol = sb.gpu.transports
+        self.clock = Clock(g.grid.world, g.grid.row, g.grid.col, self.dworld, self.drow, self.dcol)
+        self.trace: list = []
+        self.bucket = 0
+        self.phase = 0
+        self.far_size = 0  # this rank's far pile (host copy of its tail)
+        self.settled_counts = np.zeros(g.grid.size, dtype=np.int64)  # every rank's settled list
+        self.cap = sb.sm_count * 64  # blocks of a grid-stride launch
+
+    def _sync(self) -> None:
+        if self.measure_wait:
+            self.cupy.cuda.get_current_stream().synchronize()
+
+    # -- the loop --------------------------------------------------------------------
+    def run(self) -> None:
+        g, work, clock = self.g, self.work, self.clock
+        work.reset(self.sb.infinity)
+        clock.start(PhaseRecord(0, "root", 0, 1))
+        piece = g.part.piece
+        local = self.source - g.first_vertex
+        if 0 <= local < piece:
+            work.dist[local] = 0
+            work.near[:1] = local
+        counts = np.zeros(self.grid.size, dtype=np.int64)
+        counts[self.source // piece] = 1  # every rank knows the root's owner: no collective
+        self.trace.append(clock.stop())
+        world = self.grid.world
+        while True:
+            relaxed = False
+            while counts.sum():
+                counts = self._phase(True, counts)
+                relaxed = True
+            if relaxed:  # the bucket's heavy arcs, from every vertex it relaxed
+                counts = self._phase(False, self.settled_counts)
+                if counts.sum():  # float rounding can land a heavy arc in the current bucket
+                    continue
+            with clock.collective("allreduce", world):
+                lowest = int(world.allreduce(np.array([self._far_min_bucket()], np.int64), "min")[0])
+            if lowest == NO_BUCKET:
+                break
+            mine = self._split(lowest)
+            self.bucket = lowest
+            with clock.collective("allreduce", world):
+                counts = world.allgather(np.array([mine], np.int64))
+
+    def _phase(self, light: bool, counts: np.ndarray) -> np.ndarray:
+        """One light phase (the owners' near lists) or the heavy phase (their
+        settled lists), entries ``counts`` per rank; returns every rank's next
+        near-list size."""
+        sb, work, clock, grid = self.sb, self.work, self.clock, self.grid
+        self.phase += 1
+        tag = work.next_tag()
+        total, mine = int(counts.sum()), int(counts[grid.rank])
+        record = PhaseRecord(self.phase, "light" if light else "heavy", self.bucket, total)
+        clock.start(record)
+        width = sb.width
+        i64 = np.int64
+        sb.pack(_blocks(mine, self.cap), (BLOCK,), (
+            i64(mine), work.near if light else work.settled, work.dist, i64(self.g.first_vertex), work.send,
+            np.int32(light), work.settled_flag, work.settled, work.ctl))
+        with clock.collective("transpose", self.dworld):
+            pass  # on one column every rank keeps its piece
+        with clock.collective("column_allgather", self.dcol):
+            if self.dcol.size == 1:
+                frontier = work.send
+            else:
+                frontier = self.dcol.allgatherv(work.send[: mine * width], counts * width, out=work.received)
+                self._sync()
+        if total:
+            block = sb.gpu.block
+            args = (block.indptr, block.indices, sb.weights, np.int32(light), np.float64(self.delta),
+                    i64(self.bucket), work.dist, work.near_stamp, np.int32(tag), work.near, work.far_flag, work.far)
+            sb.relax(_blocks(total, self.cap), (BLOCK,), (
+                i64(total), frontier, *args, work.chunk_entry, work.chunk_begin, work.ctl))
+            if sb.chunk_capacity:
+                sb.relax_chunks((sb.sm_count * 8,), (BLOCK,), (
+                    frontier, *args, work.chunk_entry, work.chunk_begin, work.ctl))
+        tails, totals = work.read()
+        near, settled = int(tails[OC_NEAR]), int(tails[OC_SETTLED])
+        self.far_size = int(tails[OC_FAR])
+        record.examined, record.sent, record.received = int(totals[OC_EXAMINED]), mine, total
+        clock.lap("compute")
+        if self.measure_wait:
+            grid.world.barrier()
+            clock.lap("wait")
+        with clock.collective("fold", self.drow):
+            pass  # the rank owns its row block: its relaxations lowered its own distances
+        with clock.collective("allreduce", grid.world):
+            everyone = grid.world.allgather(np.array([near, int(totals[OC_LOWERED]), settled], np.int64))
+        record.improved = int(everyone[1::3].sum())
+        self.settled_counts = everyone[2::3].copy()
+        self.trace.append(clock.stop())
+        return everyone[0::3].copy()
+
+    def _far_min_bucket(self) -> int:
+        """The lowest bucket above the current one in this rank's far pile (NO_BUCKET if none)."""
+        if self.far_size == 0:
+            return NO_BUCKET
+        sb, work = self.sb, self.work
+        work.totals.view(self.cupy.int64)[OC_FAR_BUCKET : OC_FAR_BUCKET + 1] = NO_BUCKET
+        sb.far_min(_blocks(self.far_size, self.cap), (BLOCK,), (
+            np.int64(self.far_size), work.far, work.dist, np.float64(self.delta), np.int64(self.bucket), work.ctl))
+        _, totals = work.read()
+        return int(totals[OC_FAR_BUCKET:OC_FAR_BUCKET + 1].view(np.int64)[0])
+
+    def _split(self, lowest: int) -> int:
+        """Bucket ``lowest``'s far vertices to the near list, later ones kept;
+        returns this rank's near-list size."""
+        if self.far_size == 0:
+            return 0
+        sb, work = self.sb, self.work
+        sb.split(_blocks(self.far_size, self.cap), (BLOCK,), (
+            np.int64(self.far_size), work.far, work.dist, np.float64(self.delta), np.int64(self.bucket),
+            np.int64(lowest), work.near, work.far_keep, work.far_flag, work.ctl))
+        tails, _ = work.read()
+        near, kept = int(tails[OC_NEAR]), int(tails[OC_KEPT])
+        work.far, work.far_keep = work.far_keep, work.far
+        work.tails[OC_FAR : OC_FAR + 1] = kept
+        self.far_size = kept
+        return near
+
+    # -- the tree ------------------------------------------------------------------------
+    def parents(self):
+        """Parents of the owned piece from the final distances (see the module
+        docstring), and how many rounds they took (1 unless plateau rounds)."""
+        cp, sb, work, clock, grid = self.cupy, self.sb, self.work, self.clock, self.grid
+        world = grid.world
+        kernels, in_arcs = sb.parent_kernels, sb.in_arcs
+        clock.start(PhaseRecord(len(self.trace), "parents", self.bucket, -1))
+        with clock.collective("column_allgather", self.dcol):
+            dist = self.dcol.allgather(work.dist)  # the column's id range
+            self._sync()
+        whole = grid.rows == 1
+        parent = cp.empty(sb.n_col, dtype=cp.int64) if whole else work.column_parents
+        kernels.confirm_parents(in_arcs, sb.in_weights, self.source, dist, parent, sb.parent_chunks)
+        own = slice(sb.row_offset, sb.row_offset + sb.piece)
+        rounds_all = work.settled_round
+        work.words.fill(0)
+        kernels.count_unsettled(sb.piece, parent[own], rounds_all[own], work.words)
+        mine = int(kernels.read_words(work.words, 1)[0])
+        with clock.collective("allreduce", world):
+            missing = int(world.allreduce(np.array([mine], np.int64))[0])
+        rounds = 1
+        while missing:  # breadth-first over arcs that add nothing, from settled vertices
+            with clock.collective("column_allgather", self.dcol):
+                rounds_all = self.dcol.allgather(rounds_all[own])
+                self._sync()
+            work.words.fill(0)
+            kernels.plateau_round(in_arcs, sb.in_weights, dist, parent, rounds_all, rounds, work.words)
+            mine -= int(kernels.read_words(work.words, 1)[0])
+            rounds += 1
+            before = missing
+            with clock.collective("allreduce", world):
+                missing = int(world.allreduce(np.array([mine], np.int64))[0])
+            if missing == before:
+                break  # nothing attaches: validation names the vertex (it cannot happen on a fixed point)
+        self.trace.append(clock.stop())
+        return (parent if whole else parent[own].copy()), rounds
