@@ -39,6 +39,9 @@ def main() -> None:
     parser.add_argument("--single", action="store_true",
                         help="P = 1 only: also the single-GPU hybrid (wavefront.bfs on the graph Graph500 builds) "
                              "from the same roots, each root searched by both back to back, and the ratio")
+    parser.add_argument("--overlap-chunks", type=int, default=0, metavar="K",
+                        help="DistributedTuning.overlap_chunks: a one-column grid's bottom-up steps in K row ranges, "
+                             "each range's bits sent on a second stream while the next runs (0: off, the default)")
     parser.add_argument("--trace", action="store_true",
                         help="then one more search with the stream synchronized after each collective, "
                              "and rank 0's level trace (direction, counts, compute and per-collective ms)")
@@ -50,8 +53,9 @@ def main() -> None:
     world.barrier()
     build = time.perf_counter() - start
     block = gpu.to_gpu(graph, transport=args.transport)
+    tuning = wd.DistributedTuning(overlap_chunks=args.overlap_chunks)
     roots = [int(r) for r in wd.choose_roots(graph, args.roots + 1)]
-    gpu.bfs(block, roots[0], measure_wait=False)  # the workspace's first touch
+    gpu.bfs(block, roots[0], measure_wait=False, tuning=tuning)  # the workspace's first touch
     if args.single:
         if world.size != 1:
             parser.error("--single compares P = 1 with the single-GPU search: run it with one rank")
@@ -62,7 +66,7 @@ def main() -> None:
         for root in roots[1:]:
             world.barrier()
             start = time.perf_counter()
-            result = gpu.bfs(block, root, measure_wait=False)
+            result = gpu.bfs(block, root, measure_wait=False, tuning=tuning)
             world.barrier()
             rows.append((time.perf_counter() - start, graph.traversed_edges(result.reached)))
             if validate:
@@ -81,8 +85,8 @@ def main() -> None:
     if args.validate:  # as Graph500 runs them: each search after the last one's validation (the GPU idle meanwhile)
         report(args, grid, block, build, "each after a validation", *timed(True))
     if args.trace:
-        gpu.bfs(block, roots[1], measure_wait=False)  # warm: the trace follows a search, not a validation
-        result = gpu.bfs(block, roots[1], measure_wait=True)
+        gpu.bfs(block, roots[1], measure_wait=False, tuning=tuning)  # warm: the trace follows a search, not a validation
+        result = gpu.bfs(block, roots[1], measure_wait=True, tuning=tuning)
         if grid.rank == 0:
             print_trace(result.trace)
 

@@ -19,6 +19,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import wavefront
 import wavefront.distributed as wd
@@ -855,3 +857,209 @@ def test_cli_distributed_with_edgefactor_8_in_one_process(capsys, tmp_path):
     roots = choose_roots(src, dst, graph.n, 3, 1)
     nedges = {graph.traversed_edges(wavefront.bfs(graph, int(r)).parents >= 0) for r in roots}
     assert float(values["max_nedge"]) == max(nedges) and float(values["min_nedge"]) == min(nedges)
+
+
+# -- communication overlapping computation (DistributedTuning.overlap_chunks) ------------------------------------
+@pytest.mark.gpu
+@pytest.mark.parametrize("transport", ["nccl", "mpi"])
+@pytest.mark.parametrize("chunks", [1, 2, 4])
+def test_mpirun_gpu_overlap_on_one_column(chunks, transport, tmp_path):
+    """2x1 with the column all-gather overlapped (K row ranges, each sent on
+    a second stream): levels equal the single-process hybrid's and the
+    distributed validator passes, for every policy and root; a depth-limited
+    search too. The bottom-up search's trace: K launches and one wait a
+    level, a rank's piece (1024 bits at SCALE 12) sent once whatever K, and
+    the last level's sends, read by no level, filed apart (no
+    "column_allgather" on the last level, which the scaling model reads as
+    "no exchange after the last level")."""
+    import cupy
+
+    if transport == "nccl" and cupy.cuda.runtime.getDeviceCount() < 2:
+        pytest.skip(f"NCCL needs a GPU per rank: 2 ranks, {cupy.cuda.runtime.getDeviceCount()} GPU(s)")
+    out = tmp_path / "summary.json"
+    done = mpirun(2, sys.executable, SCRIPTS / "check_gpu_bfs.py", "--scale", 12, "--roots", 2, "--grid", "2x1",
+                  "--transport", transport, "--overlap-chunks", chunks, "--out", out, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    summary = json.loads(out.read_text())
+    assert summary["grid"] == [2, 1] and summary["transport"] == transport and summary["searches"] == 2 * 3
+    assert summary["column_calls"] == [chunks + 1]
+    assert summary["column_bytes_out"] == [(1 << 12) // 2 // 8]
+    assert summary["unread_levels"] == [summary["last_level"]]
+    assert not summary["last_has_column_allgather"]
+
+
+def test_overlap_chunks_tuning_is_checked():
+    assert wd.DistributedTuning().overlap_chunks == 0
+    assert wd.DistributedTuning(overlap_chunks=np.int64(4)).overlap_chunks == 4
+    assert type(wd.DistributedTuning(overlap_chunks=np.int64(4)).overlap_chunks) is int
+    assert hash(wd.DistributedTuning(overlap_chunks=2)) == hash(wd.DistributedTuning(overlap_chunks=np.int32(2)))
+    for bad in (True, 2.0, "2", None):
+        with pytest.raises(TypeError, match="overlap_chunks"):
+            wd.DistributedTuning(overlap_chunks=bad)
+    for bad in (-1, 65):
+        with pytest.raises(ValueError, match="overlap_chunks"):
+            wd.DistributedTuning(overlap_chunks=bad)
+
+
+@given(rows=st.integers(0, 5000), chunks=st.integers(1, 70), align=st.sampled_from([1, 32, 64, 4096]))
+@settings(max_examples=300, deadline=None)
+def test_chunk_rows_cover_the_rows_on_aligned_boundaries(rows, chunks, align):
+    from itertools import pairwise
+
+    from wavefront.distributed.gpu import chunk_rows
+
+    ranges = chunk_rows(rows, chunks, align)
+    groups = -(-rows // align)
+    assert len(ranges) == min(chunks, groups)
+    if not ranges:
+        assert rows == 0
+        return
+    assert ranges[0][0] == 0 and ranges[-1][1] == rows
+    assert all(stop == following for (_, stop), (following, _) in pairwise(ranges))
+    assert all(start < stop and start % align == 0 for start, stop in ranges)
+    assert all(stop % align == 0 for _, stop in ranges[:-1])
+    sizes = [-(-(stop - start) // align) for start, stop in ranges]  # in groups
+    assert max(sizes) - min(sizes) <= 1
+
+
+def test_chunk_rows_refuses_nonsense():
+    from wavefront.distributed.gpu import chunk_rows
+
+    assert chunk_rows(128, 4) == [(0, 64), (64, 128)]  # two 64-row groups: two ranges
+    assert chunk_rows(4096, 4) == [(0, 1024), (1024, 2048), (2048, 3072), (3072, 4096)]
+    for args in ((-1, 2), (64, 0), (64, 2, 0)):
+        with pytest.raises(ValueError, match="chunk_rows"):
+            chunk_rows(*args)
+
+
+def test_allgather_into_checks_its_offsets_before_touching_a_device():
+    """The checks run on the host (NumPy stands in for the device arrays)."""
+    from types import SimpleNamespace
+
+    from wavefront.distributed.device_transport import StagedTransport
+
+    two = StagedTransport(SimpleNamespace(rank=0, size=2))
+    send, out = np.zeros(4, dtype=np.uint32), np.zeros(16, dtype=np.uint32)
+    for offsets in ([0], [0, 2], [0, 13], [-1, 8], [8, 0, 4]):
+        with pytest.raises(ValueError, match="offsets"):
+            two.allgather_into(send, out, offsets)
+    with pytest.raises(ValueError, match="int64"):
+        two.allgather_into(send, out.astype(np.int64), [0, 8])
+
+
+def _emulated_bottom_up(filename, name, wide, tuning=None):
+    """A host model of the bottom-up kernels' contract (kernels/bfs_bottom_up.cu)
+    over the launcher's arguments: the "small" entry does the whole step (a
+    row's first in-neighbour in the frontier is its parent; levels and
+    parents of found rows, or of every row below ``n`` with ``whole``; the
+    next bitmap, visited and the three counters), the "large" entry nothing."""
+    from wavefront.backends.cuda.bfs_bottom_up import BottomUpArgs, PackedBottomUpArgs
+
+    def launch(grid, block, args):
+        if "large" in name:
+            return
+        packed = name.endswith("_first")
+        args = (PackedBottomUpArgs if packed else BottomUpArgs)._make(args)  # the launcher passes a plain tuple
+        whole = packed and bool(args.whole)
+        mask = np.uint64(0xFFFFFFFF)
+        for w in range(int(args.words)):
+            seen, bits = int(args.visited[w]), 0
+            for b in range(32):
+                v = 32 * w + b
+                parent = None
+                if not seen >> b & 1:
+                    if packed:
+                        begin, end = int(args.rows[v] & mask), int(args.rows[v + 1] & mask)
+                    else:
+                        begin, end = int(args.rows[v]), int(args.rows[v + 1])
+                    examined = end - begin
+                    for e in range(begin, end):
+                        u = int(args.in_indices[e])
+                        if int(args.frontier[u >> 5]) >> (u & 31) & 1:
+                            parent, examined = u, e - begin + 1
+                            break
+                    args.counters[2] += examined
+                if parent is not None:
+                    bits |= 1 << b
+                    args.counters[0] += 1
+                    args.counters[1] += end - begin
+                    args.levels[v], args.parents[v] = args.level, parent
+                elif whole and v < int(args.n):
+                    keep = (seen & ~int(args.unreachable[w])) >> b & 1 or v == int(args.source)
+                    if not keep:
+                        args.levels[v], args.parents[v] = -1, -1
+            args.next_frontier[w] = bits
+            args.visited[w] = seen | bits
+
+    return launch
+
+
+@given(data=st.data())
+@settings(max_examples=60, deadline=None)
+def test_bottom_up_over_row_ranges_equals_the_whole_step(data):
+    """The overlapped step's row ranges (gpu._range_step) handed to the real
+    launcher (bfs_bottom_up.bottom_up) write what one launch over all rows
+    writes, whole-array first level included, and count the same: every
+    row-indexed argument starts at the range, the frontier, in_indices and
+    the counters stay shared. The kernels are a host model here."""
+    from types import SimpleNamespace
+    from unittest import mock
+
+    from wavefront.backends.cuda import bfs_bottom_up
+    from wavefront.backends.cuda.bfs_tuning import BFSTuning
+    from wavefront.distributed.gpu import _range_step, chunk_rows
+
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
+    piece = 64 * data.draw(st.integers(1, 5))
+    span = piece * data.draw(st.integers(1, 3))  # the column: R pieces
+    degree = rng.integers(0, 6, size=span) * (np.arange(span) < piece)  # only the rank's rows hold in-arcs
+    in_indptr = np.concatenate(([0], np.cumsum(degree))).astype(np.int64)
+    in_indices = rng.integers(0, span, size=int(in_indptr[-1])).astype(np.int32)
+    packed = data.draw(st.booleans())
+    first = np.zeros(span, dtype=np.uint64)
+    has = degree > 0
+    first[has] = in_indices[in_indptr[:-1][has]].astype(np.uint64)
+    rows = None
+    if packed:  # device_graph.first_in_rows: first << 32 | start, and m last
+        rows = in_indptr.astype(np.uint64)
+        rows[:-1] |= first << np.uint64(32)
+    words = span // 32
+
+    def random_words():
+        return rng.integers(0, 2**32, size=words, dtype=np.uint64).astype(np.uint32)
+
+    shifts = np.arange(32, dtype=np.uint64)
+    unreachable = ((degree == 0).reshape(words, 32).astype(np.uint64) << shifts).sum(axis=1).astype(np.uint32)
+    visited = unreachable | (random_words() & random_words())  # a quarter of the rest visited
+    frontier = random_words()
+    levels = rng.integers(0, 4, size=piece).astype(np.int32)
+    parents = rng.integers(0, span, size=piece).astype(np.int64)
+    source = data.draw(st.sampled_from([-1, 0, piece - 1, piece // 2]))
+    whole_from = data.draw(st.sampled_from([None, source])) if packed else None
+
+    def fresh():
+        ws = SimpleNamespace(words=words, frontier=frontier.copy(), visited=visited.copy(),
+                             next_frontier=np.zeros(words, dtype=np.uint32), large=np.zeros(words, dtype=np.uint32),
+                             unreachable=unreachable.copy(), counters=np.zeros(8, dtype=np.int64), index64=False)
+        gpu = SimpleNamespace(ws=ws, block=SimpleNamespace(in_indptr=in_indptr, indptr=in_indptr, n=span),
+                              rows=rows)
+        return gpu, levels.copy(), parents.copy()
+
+    tuning = BFSTuning()
+    chunks = data.draw(st.integers(1, 6))
+    with mock.patch.object(bfs_bottom_up, "get_kernel", _emulated_bottom_up):
+        gpu, whole_levels, whole_parents = fresh()
+        wrote = bfs_bottom_up.bottom_up(gpu.block, gpu.ws, tuning, 5, whole_levels, whole_parents, in_indices, rows,
+                                        whole_from, degrees_in_rows=True, rows=piece)
+        expected = gpu.ws
+        gpu, got_levels, got_parents = fresh()
+        for start, stop in chunk_rows(piece, chunks):
+            block, view, lv, pa, packed_rows, source_in, n = _range_step(gpu, start, stop, got_levels, got_parents,
+                                                                         piece, whole_from)
+            assert bfs_bottom_up.bottom_up(block, view, tuning, 5, lv, pa, in_indices, packed_rows, source_in,
+                                           degrees_in_rows=True, rows=n) == wrote
+    row_words = piece // 32
+    assert np.array_equal(gpu.ws.next_frontier[:row_words], expected.next_frontier[:row_words])
+    assert np.array_equal(gpu.ws.visited[:row_words], expected.visited[:row_words])
+    assert np.array_equal(got_levels, whole_levels) and np.array_equal(got_parents, whole_parents)
+    assert np.array_equal(gpu.ws.counters, expected.counters)

@@ -6,7 +6,11 @@ device buffers move over NCCL, with ``mpi`` through host copies and MPI
 (the way P = 2 ranks share one GPU, which NCCL refuses). For every root and
 direction policy the levels equal the single-process hybrid BFS's, and the
 distributed validator passes the result with the single-process edge count.
-Rank 0 writes a JSON summary to ``--out``.
+``--overlap-chunks K`` runs every search with ``DistributedTuning(overlap_chunks=K)``
+(a one-column grid's bottom-up steps in K row ranges, each sent on a second
+stream while the next runs), and adds a depth-limited search. Rank 0 writes
+a JSON summary to ``--out``, with what the last full search's trace says of
+its column all-gathers.
 """
 from __future__ import annotations
 
@@ -30,6 +34,7 @@ def main() -> None:
     parser.add_argument("--roots", type=int, default=3)
     parser.add_argument("--transport", default="auto")
     parser.add_argument("--grid", default=None, help="RxC (default: the most square)")
+    parser.add_argument("--overlap-chunks", type=int, default=0)
     parser.add_argument("--out", required=True)
     args = parser.parse_args()
     world = wd.world()
@@ -40,11 +45,12 @@ def main() -> None:
         roots = wd.choose_roots(graph, args.roots, seed=1)
         src, dst, _ = kronecker_edges(args.scale)
         full = from_edges(src, dst, n=1 << args.scale)
+        tuning = wd.DistributedTuning(overlap_chunks=args.overlap_chunks)
         compared = 0
         for root in roots:
             reference = wavefront.bfs(full, int(root), method="hybrid")
             for policy in ("gap", "top-down", "bottom-up"):
-                result = gpu.bfs(block, int(root), policy=policy)
+                result = gpu.bfs(block, int(root), policy=policy, tuning=tuning)
                 nedge = graph.traversed_edges(result.reached)
                 summary = wd.validate_bfs(graph, result, nedge)
                 gathered = result.gather()
@@ -52,14 +58,35 @@ def main() -> None:
                     assert np.array_equal(gathered.levels, reference.levels), (int(root), policy)
                     assert nedge == summary.nedge == full.traversed_edges(reference.parents >= 0)
                     compared += 1
-        trace = result.gather_trace()
+        trace = result.gather_trace()  # the last root's bottom-up search: every level but the root bottom-up
+        # A depth limit stops the search where no level follows: no send for a level nobody reads.
+        limited = gpu.bfs(block, int(roots[0]), policy="bottom-up", depth_limit=2, tuning=tuning).gather()
+        if grid.rank == 0:
+            reference = wavefront.bfs(full, int(roots[0]), method="hybrid").levels
+            assert np.array_equal(limited.levels, np.where(reference <= 2, reference, -1)), "depth-limited levels"
         devices = world.allgather_object(block.device)
         if grid.rank == 0:
             with open(args.out, "w") as f:
                 json.dump({"size": grid.size, "grid": [grid.rows, grid.cols], "transport": block.transport, "devices": devices,
                            "searches": compared, "levels": len({r["level"] for r in trace}),
+                           **overlap_summary(trace),
                            "fold_bytes": sum(r["collectives"]["fold"]["bytes_out"] for r in trace
                                              if "fold" in r["collectives"])}, f)
+
+
+def overlap_summary(trace) -> dict:
+    """The column all-gathers of a bottom-up search's trace rows (every
+    rank): calls and bytes out on the levels after which another follows,
+    and the levels whose sends no level read."""
+    last = max(r["level"] for r in trace)
+    middle = [r["collectives"]["column_allgather"] for r in trace
+              if r["direction"] == "bottom-up" and 0 < r["level"] < last]
+    return {"column_calls": sorted({c["calls"] for c in middle}),
+            "column_bytes_out": sorted({c["bytes_out"] for c in middle}),
+            "unread_levels": sorted({r["level"] for r in trace if "column_allgather_unread" in r["collectives"]}),
+            "last_level": last,
+            "last_has_column_allgather": any("column_allgather" in r["collectives"] for r in trace
+                                             if r["level"] == last)}
 
 
 if __name__ == "__main__":

@@ -8,7 +8,10 @@ all-to-all-v needs on the host) goes through the group's host
 
 * :class:`NCCLTransport` moves device buffers with ``cupy.cuda.nccl`` on the
   current stream: all-gather, all-reduce, and all-gather-v, all-to-all-v and
-  sendrecv as grouped send/recv pairs (NCCL has neither v collective). Rank 0 of the group
+  sendrecv as grouped send/recv pairs (NCCL has neither v collective), and
+  :meth:`DeviceTransport.allgather_into` (every rank's part straight to its
+  place in a larger buffer, on a stream of the caller's: the overlapped
+  column all-gather of :mod:`.gpu`) likewise. Rank 0 of the group
   makes the NCCL unique id and broadcasts it over MPI
   (``Transport.bcast_object``); every rank then joins the communicator.
   A one-rank communicator works (the P = 1 run on one GPU).
@@ -16,7 +19,9 @@ all-to-all-v needs on the host) goes through the group's host
   transport's collective (MPI), and copies the result back: the path when
   NCCL cannot run. NCCL refuses two ranks on one GPU
   (``ncclInvalidUsage``: duplicate GPU), so ``P = 2`` ranks sharing the single
-  GPU of a test machine need it, as do machines without NCCL.
+  GPU of a test machine need it, as do machines without NCCL. Its
+  ``allgather_into`` is synchronous: the host waits for ``send`` on the
+  given stream, so nothing overlaps there, but the results are the same.
 
 :func:`make_device_transports` makes the world's, the grid row's and the grid
 column's, of one kind: ``"nccl"``, ``"mpi"``, or ``"auto"`` (NCCL where it is
@@ -28,6 +33,7 @@ received from other ranks), so the trace's model checks hold on either.
 """
 from __future__ import annotations
 
+import itertools
 from abc import ABC, abstractmethod
 
 import numpy as np
@@ -84,6 +90,35 @@ class DeviceTransport(ABC):
             self._allgatherv(send, counts, out)
         return out[:total]
 
+    def allgather_into(self, send, out, offsets, stream=None) -> None:
+        """Every rank's ``send`` (the same length on every rank) into ``out``
+        at element ``offsets[r]`` for rank ``r`` (this rank's own part
+        included; the parts must not overlap), on ``stream`` (a CuPy stream;
+        default the current one), which must already be ordered after the
+        writes of ``send``. NCCL only enqueues the transfer (the caller
+        orders its next reads of ``out`` after ``stream``); host staging
+        returns once ``out`` is written. A world of one is a copy."""
+        offsets = [int(o) for o in offsets]
+        length = int(send.shape[0])
+        if len(offsets) != self.size:
+            raise ValueError(f"offsets {offsets} name {len(offsets)} ranks; the group has {self.size}")
+        if out.dtype != send.dtype:
+            raise ValueError(f"out holds {out.dtype} elements; {send.dtype} arrive")
+        ordered = sorted(offsets)
+        if ordered[0] < 0 or ordered[-1] + length > out.shape[0] or any(
+                b - a < length for a, b in itertools.pairwise(ordered)):
+            raise ValueError(f"offsets {offsets} do not place {self.size} disjoint parts of {length} elements "
+                             f"in out's {out.shape[0]}")
+        import cupy
+
+        stream = cupy.cuda.get_current_stream() if stream is None else stream
+        mine = offsets[self.rank]
+        if self.size == 1:
+            with stream:
+                out[mine : mine + length] = send
+            return
+        self._allgather_into(send, out, offsets, stream)
+
     def alltoallv(self, send, counts: np.ndarray):
         """``send`` holds consecutive parts of ``counts[r]`` elements (host
         counts) for rank ``r``; returns the parts addressed here, in source-rank
@@ -112,6 +147,10 @@ class DeviceTransport(ABC):
     @abstractmethod
     def _allgatherv(self, send, counts: np.ndarray, out) -> None:
         """:meth:`allgatherv` over two or more ranks, into ``out``."""
+
+    @abstractmethod
+    def _allgather_into(self, send, out, offsets: list, stream) -> None:
+        """:meth:`allgather_into` over two or more ranks."""
 
     @abstractmethod
     def _alltoallv(self, send, counts: np.ndarray):
@@ -148,6 +187,14 @@ class StagedTransport(DeviceTransport):
         received, _ = self.host.allgatherv(send.get())
         out[: received.shape[0]].set(received)
         self._count(send.nbytes * (self.size - 1), received.nbytes - send.nbytes)
+
+    def _allgather_into(self, send, out, offsets, stream):
+        length = int(send.shape[0])
+        with stream:  # get() waits for this stream, so for what it was ordered after
+            gathered = self.host.allgather(send.get())
+            for rank, at in enumerate(offsets):
+                out[at : at + length].set(gathered[rank * length : (rank + 1) * length])
+        self._count(send.nbytes * (self.size - 1), send.nbytes * (self.size - 1))
 
     def _alltoallv(self, send, counts):
         before_out, before_in = self.host.bytes_out, self.host.bytes_in
@@ -230,6 +277,22 @@ class NCCLTransport(DeviceTransport):
                                peer, stream)
         nccl.groupEnd()
         self._count(send.nbytes * (self.size - 1), (int(at[-1]) - int(counts[self.rank])) * item)
+
+    def _allgather_into(self, send, out, offsets, stream):
+        # Grouped send/recv pairs on the caller's stream: each peer's part
+        # lands at its offset, so no gathered copy is moved afterwards.
+        nccl, item, mine = self._nccl, send.dtype.itemsize, offsets[self.rank]
+        with stream:
+            out[mine : mine + send.shape[0]] = send
+        if send.nbytes:
+            nccl.groupStart()
+            for peer in range(self.size):
+                if peer != self.rank:
+                    self.comm.send(send.data.ptr, send.nbytes, nccl.NCCL_UINT8, peer, stream.ptr)
+                    self.comm.recv(out.data.ptr + offsets[peer] * item, send.nbytes, nccl.NCCL_UINT8, peer,
+                                   stream.ptr)
+            nccl.groupEnd()
+        self._count(send.nbytes * (self.size - 1), send.nbytes * (self.size - 1))
 
     def _sendrecv(self, send, dest, source):
         import cupy

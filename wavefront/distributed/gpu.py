@@ -62,19 +62,38 @@ reduction.
 CPU+GPU cooperation (seed 000 §3.3; ``DistributedTuning.cpu_share``): the
 block's bottom-up step split with the host cores, in :mod:`.gpu_cooperation`;
 share 0 runs none of it.
+
+Communication overlapping computation (``DistributedTuning.overlap_chunks``;
+one column, R > 1, the GPU alone): a bottom-up step runs as K launches of
+the same launcher over row ranges (:func:`chunk_rows`, :func:`_range_step`),
+and after each the range's new frontier words leave on a second CUDA stream
+(:meth:`~.device_transport.DeviceTransport.allgather_into`), straight to
+their place in a spare column bitmap that becomes the next frontier; the
+search's stream waits for that stream before the next level. The step's
+kernels read the frontier bitmap whole, so the pieces cannot land in it
+while later ranges run: hence the spare and a swap, not a copy.
 """
 from __future__ import annotations
 
+import copy
 import functools
+import itertools
 import time
 from dataclasses import dataclass, field
+from types import SimpleNamespace
 
 import numpy as np
 
 from ..bfs.policy import BOTTOM_UP, TOP_DOWN, LevelState, make_policy
 from ._trace import Clock, LevelRecord
 from .bfs2d import DistributedBFSResult, pair_shift
-from .gpu_cooperation import CooperativeLevelRecord, cooperation_for, probe_rows, share_state
+from .cooperation import ROW_ALIGN
+from .gpu_cooperation import (
+    CooperativeLevelRecord,
+    cooperation_for,
+    probe_rows,
+    share_state,
+)
 from .graph import DistributedGraph
 from .tuning import DEFAULT_TUNING
 
@@ -89,6 +108,52 @@ def _zero_counter(ws, slot: int) -> None:
     item = ws.counters.itemsize
     cupy.cuda.runtime.memsetAsync(ws.counters.data.ptr + slot * item, 0, item,
                                   cupy.cuda.get_current_stream().ptr)
+
+
+def chunk_rows(rows: int, chunks: int, align: int = ROW_ALIGN) -> list[tuple[int, int]]:
+    """``[start, stop)`` row ranges splitting ``rows`` into at most ``chunks``
+    consecutive ranges as equal as ``align``-row groups allow (fewer where
+    there are fewer groups; none for no rows): every start and every stop
+    but the last on an ``align`` boundary, the last stop ``rows``. Row
+    ranges of a bottom-up step (:meth:`_Search._chunked_bottom_up`): 64 rows
+    keep each range whole uint32 words of the bitmaps and int64 words of
+    the host's. Graph500's scrambled labels spread the arcs evenly over the
+    rows, so equal rows are about equal work."""
+    if rows < 0 or chunks < 1 or align < 1:
+        raise ValueError(f"chunk_rows needs rows >= 0, chunks >= 1 and align >= 1; got {rows}, {chunks}, {align}")
+    groups = -(-rows // align)
+    count = min(chunks, groups)
+    bounds = [min(rows, (k * groups // count) * align) for k in range(count)] + [rows] if count else []
+    return list(itertools.pairwise(bounds))
+
+
+def _range_step(gpu, start: int, stop: int, levels, parents, n: int, whole_from):
+    """The bottom-up launcher's arguments for rows ``[start, stop)`` of
+    ``gpu``'s block alone (64-row aligned): a shallow copy of the workspace
+    and a view of the block whose row-indexed arrays (visited, next
+    frontier, degree masks, row offsets or packed first probes, the result
+    arrays) start at ``start``, with the word count of the range. The
+    frontier (indexed by source), ``in_indices`` (addressed through the row
+    offsets) and the counters stay whole and shared, so the ranges' counts
+    add up to the whole step's. This extends the cooperative step's
+    shortened workspace (:mod:`.gpu_cooperation`) by a start; the kernels
+    are unchanged. ``n``: the rows of the result arrays (the owner's piece);
+    ``whole_from``: the whole step's (None, or the source's row, -1 for
+    none), which becomes the range's (the source's row in the range, else -1).
+    Returns the launcher's (graph, ws, levels, parents, packed_rows,
+    whole_from, rows) for the range."""
+    ws = gpu.ws
+    first, last = start // 32, stop // 32
+    view = copy.copy(ws)
+    view.words = last - first
+    for name in ("visited", "next_frontier", "large", "unreachable"):
+        setattr(view, name, getattr(ws, name)[first:last])
+    in_indptr = gpu.block.in_indptr[start:]
+    block = SimpleNamespace(in_indptr=in_indptr, indptr=in_indptr, n=stop - start)
+    rows = None if gpu.rows is None else gpu.rows[start:]
+    if whole_from is not None:
+        whole_from = whole_from - start if start <= whole_from < stop else -1
+    return block, view, levels[start:stop], parents[start:stop], rows, whole_from, max(0, min(n, stop) - start)
 
 
 def _upload(host):
@@ -124,6 +189,24 @@ class GPUBlock:
     cooperation: object = None  # the _Cooperation (host copies, buffers) of the range in use, or None
     step_levels: object = None  # the block step's result arrays over span (step_arrays)
     step_parents: object = None
+    overlaps: dict = field(default_factory=dict)  # overlap_chunks -> _Overlap (streams and events)
+    spare_frontier: object = None  # the column bitmap an overlapped exchange fills (spare_bitmap)
+
+    def spare_bitmap(self):
+        """A second column frontier bitmap, made on first use: an overlapped
+        exchange (``overlap_chunks``) receives the next frontier into it while
+        the step still reads ``ws.frontier``, and the two swap after. ``n / 8``
+        bytes (32 MB at SCALE 28); checked, so a GPU without room raises
+        GPUMemoryError."""
+        if self.spare_frontier is None:
+            import cupy
+
+            from ..backends.cuda.memory import check_fits
+
+            frontier = self.ws.frontier
+            check_fits(lambda: "the overlapped exchange's column bitmap", frontier.nbytes)
+            self.spare_frontier = cupy.zeros_like(frontier)
+        return self.spare_frontier
 
     def step_arrays(self):
         """(levels, parents) of the block step over ``span``, made on first
@@ -272,6 +355,28 @@ def _whole_graph_search(gpu: GPUBlock, policy, source: int, depth_limit):
     return result.parents, result.levels, trace
 
 
+class _Overlap:
+    """What an overlapped column all-gather uses, kept per block and chunk
+    count: the row ranges, a non-blocking communication stream (CuPy's
+    default stream is the legacy one, which would wait for a blocking one),
+    an event per range (its kernels are done) and one for the last send."""
+
+    def __init__(self, gpu: GPUBlock, chunks: int):
+        import cupy
+
+        self.ranges = chunk_rows(gpu.graph.part.row_block_size, chunks)
+        self.stream = cupy.cuda.Stream(non_blocking=True)
+        self.ready = [cupy.cuda.Event(disable_timing=True) for _ in self.ranges]
+        self.sent = cupy.cuda.Event(disable_timing=True)
+
+
+def _overlap_for(gpu: GPUBlock, chunks: int) -> _Overlap:
+    overlap = gpu.overlaps.get(chunks)
+    if overlap is None:
+        overlap = gpu.overlaps[chunks] = _Overlap(gpu, chunks)
+    return overlap
+
+
 class _Search:
     def __init__(self, gpu: GPUBlock, policy, measure_wait: bool, tuning):
         import cupy
@@ -330,6 +435,14 @@ class _Search:
         self.complete = not (self.owns_rows and self.share is None and gpu.rows is not None
                              and results_written_whole(gpu.block, gpu.tuning))
         self.local_source = -1  # the source's index in the owner's arrays, -1 on the other ranks
+        # Overlapped column all-gathers (one column, R > 1, the GPU alone):
+        # None where off or not applicable. ``in_flight``: a bottom-up step's
+        # sends are on the way and the level's exchange must wait for them.
+        self.overlap = None
+        if tuning.overlap_chunks and self.owns_rows and not self.whole_graph and self.share is None:
+            self.overlap = _overlap_for(gpu, tuning.overlap_chunks)
+        self.in_flight = False
+        self.depth_limit = None
 
     def _sync(self) -> None:
         if self.measure_wait:
@@ -485,11 +598,70 @@ class _Search:
         gpu = self.gpu
         steps.reset_counters(gpu.ws)
         whole_from = None if self.complete else self.local_source
-        self.complete |= bfs_bottom_up.bottom_up(gpu.block, gpu.ws, gpu.tuning, level, own_levels, own_parents,
-                                                 gpu.in_indices, gpu.rows, whole_from, degrees_in_rows=True,
-                                                 rows=self.part.piece)
+        if self._overlapped(level):
+            self.complete |= self._chunked_bottom_up(level, own_parents, own_levels, whole_from)
+        else:
+            self.complete |= bfs_bottom_up.bottom_up(gpu.block, gpu.ws, gpu.tuning, level, own_levels, own_parents,
+                                                     gpu.in_indices, gpu.rows, whole_from, degrees_in_rows=True,
+                                                     rows=self.part.piece)
         counters = steps.read_counters(gpu.ws)
         return int(counters[CNT_NEXT_COUNT]), int(counters[CNT_NEXT_DEGREE]), int(counters[CNT_EDGES])
+
+    def _overlapped(self, level) -> bool:
+        """Whether ``level``'s bottom-up step sends its piece while it runs:
+        overlap is on here and a level may follow (past ``depth_limit`` none
+        does; an empty next frontier is known only after the step)."""
+        return self.overlap is not None and (self.depth_limit is None or level < self.depth_limit)
+
+    def _chunked_bottom_up(self, level, own_parents, own_levels, whole_from) -> bool:
+        """The one-column bottom-up step as one launch of the launcher per row
+        range (:func:`_range_step`), each range's new frontier words sent to
+        the column on the communication stream once its kernels are done,
+        into the spare bitmap at every rank's offset (:meth:`_finish_overlap`
+        waits and swaps). The ranges' counts add into the step's counters.
+        The first bottom-up level's whole-array writes (``whole_from``) stay
+        whole: every range writes all its words, the source's range knows
+        the source by its offset there. Returns whether they were written whole."""
+        from ..backends.cuda import bfs_bottom_up
+        from ..backends.cuda.abi import CNT_LARGE_LEFT
+
+        gpu, overlap, clock = self.gpu, self.overlap, self.clock
+        ws, main = gpu.ws, self.cupy.cuda.get_current_stream()
+        spare = gpu.spare_bitmap()
+        piece, ranks = self.part.piece, self.dcol.size
+        whole = False
+        for k, (start, stop) in enumerate(overlap.ranges):
+            if k:  # the fig. 4 kernel skips a range whose fig. 6 kernel left no large vertex
+                _zero_counter(ws, CNT_LARGE_LEFT)
+            block, view, levels, parents, rows, source, n = _range_step(gpu, start, stop, own_levels, own_parents,
+                                                                        piece, whole_from)
+            whole |= bfs_bottom_up.bottom_up(block, view, gpu.tuning, level, levels, parents, gpu.in_indices, rows,
+                                             source, degrees_in_rows=True, rows=n)
+            overlap.ready[k].record(main)
+            overlap.stream.wait_event(overlap.ready[k])
+            first, last = start // 32, stop // 32
+            with clock.collective("column_allgather", self.dcol):  # the launch; its wait is _finish_overlap's
+                self.dcol.allgather_into(ws.next_frontier[first:last], spare,
+                                         [rank * self.row_words + first for rank in range(ranks)],
+                                         stream=overlap.stream)
+        overlap.sent.record(overlap.stream)
+        self.in_flight = True
+        return whole
+
+    def _finish_overlap(self, name: str) -> None:
+        """The search's stream waits for an overlapped step's sends (with
+        ``measure_wait`` the host too: what is left of the transfer after the
+        step, billed as communication under ``name``). "column_allgather":
+        the spare bitmap now holds the column's next frontier and becomes
+        ``ws.frontier``; "column_allgather_unread": no level follows (the
+        step found nothing anywhere), so the bits arrived for nothing."""
+        gpu = self.gpu
+        with self.clock.collective(name, self.dcol):
+            self.cupy.cuda.get_current_stream().wait_event(self.overlap.sent)
+            self._sync()
+        self.in_flight = False
+        if name == "column_allgather":
+            gpu.ws.frontier, gpu.spare_frontier = gpu.spare_frontier, gpu.ws.frontier
 
     def _top_down_owned(self, level, count, total_edges, own_parents, own_levels) -> tuple[int, int, int]:
         """A top-down step on a one-column grid's block into the owner's
@@ -575,7 +747,9 @@ class _Search:
         no bitmap to scan); else as the bitmap (an all-gather into
         ``ws.frontier``). ``held``: the direction of the step that found them
         (bottom-up: bits in ``ws.next_frontier``; top-down or the root: owner-local
-        ids in ``ws.queue_in``); ``counts``: every rank's number of them (host)."""
+        ids in ``ws.queue_in``); ``counts``: every rank's number of them (host).
+        After an overlapped bottom-up step (``overlap_chunks``) the bitmap
+        is already on its way: this waits for it, whatever the next direction."""
         from ..backends.cuda import bfs_steps as steps
 
         ws, clock = self.gpu.ws, self.clock
@@ -584,6 +758,10 @@ class _Search:
             pass  # the row is this rank: the step set its visited bits
         with clock.collective("transpose", self.dworld):
             pass  # on one column every rank keeps its piece
+        if self.in_flight:  # the step sent its bitmap while it ran: whatever the next direction, it is here
+            self._finish_overlap("column_allgather")
+            self.queue_ready = False
+            return
         if next_direction == TOP_DOWN and total * ws.queue_in.itemsize <= 4 * self.col_words:
             if held == BOTTOM_UP and found:
                 steps.reset_counters(ws)
@@ -659,6 +837,7 @@ class _Search:
         g, grid, clock, gpu = self.g, self.grid, self.clock, self.gpu
         world = grid.world
         piece = g.part.piece
+        self.depth_limit = depth_limit
         make = functools.partial(cp.full, fill_value=-1) if self.complete else cp.empty
         own_parents, own_levels = make(piece, dtype=cp.int64), make(piece, dtype=cp.int32)
         piece_bits = cp.zeros(piece // 32, dtype=cp.uint32)
@@ -734,6 +913,8 @@ class _Search:
                     self._exchange_owned(exchanged, counts[0::2], decision.direction)
                 else:
                     self._exchange(exchanged)
+            elif self.in_flight:  # an overlapped step that turned out to be the last
+                self._finish_overlap("column_allgather_unread")
             trace.append(clock.stop())
         if not self.complete:
             from ..backends.cuda import bfs_steps as steps

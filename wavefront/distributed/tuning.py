@@ -6,7 +6,7 @@ The defaults are the winners recorded in ``docs/decisions/distributed.md``.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from numbers import Real
+from numbers import Integral, Real
 
 FOLD_DEDUPE = ("auto", "always", "never")
 
@@ -40,6 +40,19 @@ class DistributedTuning:
     * ``cpu_share_probe``: the share ``"auto"`` measures at.
     * ``cpu_share_min``: ``"auto"`` picks 0 below this share (the copies of a
       level cost about the same whatever the share, so a sliver never pays).
+
+    Communication overlapping computation (GPU blocks on a one-column grid,
+    R x 1 with R > 1, the GPU alone; :mod:`.gpu`):
+
+    * ``overlap_chunks``: 0 (the default) runs a bottom-up level's step, then
+      its column all-gather once the next level's direction is known. K >= 1
+      splits the step into K row ranges (64-row boundaries; fewer where the
+      piece has fewer 64-row groups) and sends each range's new frontier
+      words to the column on a second CUDA stream as soon as its kernels are
+      done, while the next range runs; after such a level the frontier
+      always travels as the bitmap, never as ids (see
+      ``docs/decisions/distributed.md``, "Overlap on streams"). Ignored on
+      other grids, on top-down levels and with a CPU share.
     """
 
     fold_dedupe: str = "auto"
@@ -48,6 +61,7 @@ class DistributedTuning:
     cpu_share: float | str = 0.0
     cpu_share_probe: float = 0.0625
     cpu_share_min: float = 0.02
+    overlap_chunks: int = 0
 
     def __post_init__(self):
         if self.fold_dedupe not in FOLD_DEDUPE:
@@ -59,6 +73,7 @@ class DistributedTuning:
             raise ValueError(f"cpu_share_probe must lie in (0, 1), got {self.cpu_share_probe!r}")
         if not 0 <= self.cpu_share_min < 1:
             raise ValueError(f"cpu_share_min must lie in [0, 1), got {self.cpu_share_min!r}")
+        object.__setattr__(self, "overlap_chunks", check_overlap_chunks(self.overlap_chunks))
 
 
 def check_cpu_share(value) -> float | str:
@@ -80,6 +95,22 @@ def check_cpu_share(value) -> float | str:
         raise ValueError(
             f"the CPU share must lie in [0, 1) (the GPU keeps the rest of the block), got {value!r}"
         )
+    return value
+
+
+MAX_OVERLAP_CHUNKS = 64  # a chunk is two launches and a grouped send/receive: past this, launches dominate
+
+
+def check_overlap_chunks(value) -> int:
+    """``value`` as ``overlap_chunks``: an integer in [0, MAX_OVERLAP_CHUNKS]
+    (0: no overlap). Raises TypeError for a non-integer (a bool or float
+    included), ValueError out of range."""
+    if isinstance(value, bool) or not isinstance(value, Integral):
+        raise TypeError(f"overlap_chunks must be an integer (0: no overlap), got {value!r}")
+    value = int(value)
+    if not 0 <= value <= MAX_OVERLAP_CHUNKS:
+        raise ValueError(f"overlap_chunks must lie in [0, {MAX_OVERLAP_CHUNKS}] (0: no overlap; K: the bottom-up "
+                         f"step in K row ranges, each sent while the next runs), got {value}")
     return value
 
 
