@@ -42,6 +42,9 @@ def main() -> None:
     parser.add_argument("--overlap-chunks", type=int, default=0, metavar="K",
                         help="DistributedTuning.overlap_chunks: a one-column grid's bottom-up steps in K row ranges, "
                              "each range's bits sent on a second stream while the next runs (0: off, the default)")
+    parser.add_argument("--ab-overlap", metavar="K,K,...", default=None,
+                        help="then an A/B of overlap_chunks values on the same graph: two passes, each timing the "
+                             "roots back to back under every value in turn")
     parser.add_argument("--trace", action="store_true",
                         help="then one more search with the stream synchronized after each collective, "
                              "and rank 0's level trace (direction, counts, compute and per-collective ms)")
@@ -61,7 +64,7 @@ def main() -> None:
             parser.error("--single compares P = 1 with the single-GPU search: run it with one rank")
         compare_single(args.scale, block, roots[: args.roots])
 
-    def timed(validate: bool):
+    def timed(validate: bool, tuning=tuning):
         rows, validated = [], []
         for root in roots[1:]:
             world.barrier()
@@ -84,6 +87,12 @@ def main() -> None:
         cupy.cuda.profiler.stop()
     if args.validate:  # as Graph500 runs them: each search after the last one's validation (the GPU idle meanwhile)
         report(args, grid, block, build, "each after a validation", *timed(True))
+    if args.ab_overlap:
+        for run in (1, 2):
+            for chunks in (int(k) for k in args.ab_overlap.split(",")):
+                other = wd.DistributedTuning(overlap_chunks=chunks)
+                gpu.bfs(block, roots[0], measure_wait=False, tuning=other)  # its first use (spare bitmap, streams)
+                report(args, grid, block, build, f"overlap_chunks={chunks}, pass {run}", *timed(False, other))
     if args.trace:
         gpu.bfs(block, roots[1], measure_wait=False, tuning=tuning)  # warm: the trace follows a search, not a validation
         result = gpu.bfs(block, roots[1], measure_wait=True, tuning=tuning)
