@@ -94,7 +94,7 @@ def main() -> None:
                 gpu.bfs(block, roots[0], measure_wait=False, tuning=other)  # its first use (spare bitmap, streams)
                 report(args, grid, block, build, f"overlap_chunks={chunks}, pass {run}", *timed(False, other))
     if args.trace:
-        gpu.bfs(block, roots[1], measure_wait=False, tuning=tuning)  # warm: the trace follows a search, not a validation
+        gpu.bfs(block, roots[1], measure_wait=False, tuning=tuning)  # warm: the trace follows a search
         result = gpu.bfs(block, roots[1], measure_wait=True, tuning=tuning)
         if grid.rank == 0:
             print_trace(result.trace)
