@@ -94,6 +94,13 @@ _BLOCK_KEY = "distributed.gpu_sssp"
 _MAX_TAG = 2**31 - 2
 
 
+def frontier_width(dist_dtype, index64: bool) -> int:
+    """int64 words a frontier entry takes: one, (id << 32 | distance bits),
+    where a float32 distance and a 32-bit id fit, else two (``OC_PACKED`` of
+    ``kernels/sssp_one_column.cu``)."""
+    return 1 if np.dtype(dist_dtype) == np.float32 and not index64 else 2
+
+
 def check_one_column(rows: int, cols: int) -> None:
     """Raise :class:`~wavefront.errors.BackendUnavailableError` unless the
     grid is one column (R x 1): the only grids the GPU SSSP runs on."""
@@ -162,9 +169,7 @@ class _SSSPBlock:
         ar = arithmetic(g)
         self.weight_code, self.dtype, self.infinity = ar.weight_code, np.dtype(ar.dist_dtype), ar.infinity
         self.index64 = gpu.block.indices.dtype == np.int64
-        # A frontier entry: one word where a float32 distance and a 32-bit id
-        # fit (OC_PACKED of the kernels), else two.
-        self.width = 1 if self.dtype == np.float32 and not self.index64 else 2
+        self.width = frontier_width(self.dtype, self.index64)
         degree = np.diff(np.asarray(g.indptr[: self.n_col + 1], dtype=np.int64))
         long_lists = degree[degree >= ONE_COLUMN_CHUNK]
         # Chunk tasks one phase can file: every long list once (the gathered
@@ -383,8 +388,9 @@ class _Search:
                 counts = self._phase(False, self.settled_counts)
                 if counts.sum():  # float rounding can land a heavy arc in the current bucket
                     continue
+            mine = self._far_min_bucket()
             with clock.collective("allreduce", world):
-                lowest = int(world.allreduce(np.array([self._far_min_bucket()], np.int64), "min")[0])
+                lowest = int(world.allreduce(np.array([mine], np.int64), "min")[0])
             if lowest == NO_BUCKET:
                 break
             mine = self._split(lowest)
@@ -476,6 +482,9 @@ class _Search:
         world = grid.world
         kernels, in_arcs = sb.parent_kernels, sb.in_arcs
         clock.start(PhaseRecord(len(self.trace), "parents", self.bucket, -1))
+        for name, transport in (("row_allgather", self.drow), ("transpose", self.dworld), ("fold", self.drow)):
+            with clock.collective(name, transport):
+                pass  # on one column the rank's row block is its piece: the CPU ranks' columns, empty
         with clock.collective("column_allgather", self.dcol):
             dist = self.dcol.allgather(work.dist)  # the column's id range
             self._sync()

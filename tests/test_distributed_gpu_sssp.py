@@ -1,0 +1,240 @@
+"""The distributed SSSP on GPU blocks (wavefront.distributed.gpu_sssp).
+
+On the CPU: the refusal of grids with more than one column (Python API and
+CLI, exit status 2, naming the ``--grid`` to pass), the frontier entry's
+width against the kernel file's own rule, and the validation wrapper on a
+host result. On a GPU (marked ``gpu``): P = 1 in one process over both
+device transports, distances equal to the CPU ranks' distributed SSSP's,
+the single-process search's (both exactly) and SciPy's Dijkstra (within
+float32 rounding), parents accepted by both validators; ties that need the
+plateau rounds; integer weights and hops; 2 ranks on a 2x1 grid under
+mpirun; the distributed Graph500 CLI with ``--kernels bfs,sssp`` on GPU.
+"""
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from functools import cache
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+from test_distributed import SCRIPTS, mpirun
+
+import wavefront
+import wavefront.distributed as wd
+from wavefront.backends.cuda import abi
+from wavefront.backends.cuda.compile import KERNEL_DIR
+from wavefront.cli import main
+from wavefront.distributed import gpu_sssp
+from wavefront.distributed.grid import ProcessGrid
+from wavefront.distributed.transport import SelfTransport
+from wavefront.errors import BackendUnavailableError
+from wavefront.generators import kronecker_edges
+from wavefront.graph.build import from_edges
+from wavefront.validate import validate_sssp
+
+
+# -- on the CPU ------------------------------------------------------------------------------
+@pytest.mark.parametrize("rows, cols", [(1, 2), (2, 2), (3, 4)])
+def test_grids_wider_than_one_column_are_refused_naming_the_grid(rows, cols):
+    with pytest.raises(BackendUnavailableError, match=rf"not {rows}x{cols}: pass --grid {rows * cols}x1"):
+        gpu_sssp.check_one_column(rows, cols)
+
+
+@pytest.mark.parametrize("rows", [1, 2, 7])
+def test_one_column_grids_pass(rows):
+    gpu_sssp.check_one_column(rows, 1)
+
+
+def test_run_graph500_refuses_gpu_sssp_on_a_wide_grid_before_anything_runs():
+    # A stand-in grid: the check comes before the grid is used (or a GPU asked for).
+    grid = SimpleNamespace(rows=1, cols=2, world=SelfTransport())
+    with pytest.raises(BackendUnavailableError, match="--grid 2x1"):
+        wd.run_graph500(8, grid=grid, backend="cuda", kernels="bfs,sssp")
+
+
+@pytest.mark.parametrize("kernels", ["sssp", "bfs,sssp"])
+def test_cli_refuses_gpu_sssp_on_a_wide_grid_exit_2(kernels, capsys):
+    status = main(["graph500", "--scale", "8", "--distributed", "--backend", "cuda", "--kernels", kernels,
+                   "--grid", "1x2", "--no-progress"])
+    assert status == 2
+    assert "one-column grids only, not 1x2: pass --grid 2x1" in capsys.readouterr().err
+
+
+def _packed_by_the_kernel_file(weight_code: int, index64: bool, tmp_path) -> int:
+    """OC_PACKED of kernels/sssp_one_column.cu as the preprocessor sees it."""
+    probe = tmp_path / "probe.cc"
+    probe.write_text('#include "sssp_one_column.cu"\n#if OC_PACKED\nWF_PACKED_IS 1\n#else\nWF_PACKED_IS 0\n#endif\n')
+    out = subprocess.run(["g++", "-E", "-P", "-x", "c++", f"-I{KERNEL_DIR}", f"-DWF_INDEX64={int(index64)}",
+                          f"-DSSSP_WEIGHT={weight_code}", str(probe)],
+                         capture_output=True, text=True, check=True).stdout
+    line = next(line for line in out.splitlines() if line.startswith("WF_PACKED_IS"))
+    return int(line.split()[1])
+
+
+@pytest.mark.skipif(shutil.which("g++") is None, reason="needs g++ to preprocess the kernel file")
+@pytest.mark.parametrize("index64", [False, True])
+@pytest.mark.parametrize("weight_code, dist", [
+    (abi.SSSP_WEIGHT_FLOAT32, np.float32), (abi.SSSP_WEIGHT_FLOAT64, np.float64),
+    (abi.SSSP_WEIGHT_INT32, np.int64), (abi.SSSP_WEIGHT_INT64, np.int64), (abi.SSSP_WEIGHT_NONE, np.int64),
+])
+def test_frontier_width_is_the_kernels_packing_rule(weight_code, dist, index64, tmp_path):
+    packed = _packed_by_the_kernel_file(weight_code, index64, tmp_path)
+    assert gpu_sssp.frontier_width(dist, index64) == (1 if packed else 2)
+
+
+def test_validate_wrapper_passes_a_host_result_through():
+    """gpu_sssp.validate takes CPU-rank results too (the same validator)."""
+    dist = wd.kronecker(9, grid=ProcessGrid(world=SelfTransport()), weighted=True)
+    root = int(wd.choose_roots(dist, 1)[0])
+    result = wd.sssp(dist, root)
+    summary = gpu_sssp.validate(dist, result, dist.traversed_edges(result.reached))
+    assert summary.nedge == dist.traversed_edges(result.reached) and summary.reached == int(result.reached.sum())
+    result.parents[int(np.flatnonzero(result.reached & (result.parents != root))[0])] = -1
+    with pytest.raises(wavefront.ValidationError):
+        gpu_sssp.validate(dist, result, dist.traversed_edges(result.reached))
+
+
+# -- on a GPU ---------------------------------------------------------------------------------
+@cache
+def _weighted(scale):
+    src, dst, weights = kronecker_edges(scale)
+    distributed = wd.kronecker(scale, grid=ProcessGrid(world=SelfTransport()), weighted=True)
+    return (src, dst, weights), from_edges(src, dst, weights, n=1 << scale), distributed
+
+
+def _check(block, dist, graph, edges, root, dtype, delta=None):
+    """One GPU search against the CPU ranks' and the single-process one; returns it."""
+    result = gpu_sssp.sssp(block, root, delta=delta)
+    assert isinstance(result, wd.DistributedSSSPResult) and result.backend == "cuda"
+    on_cpu = wd.sssp(dist, root)
+    reference = wavefront.sssp(graph, root)
+    full = result.gather()
+    assert full.backend == "cuda" and full.distances.dtype == reference.distances.dtype == dtype
+    assert np.array_equal(full.distances, on_cpu.gather().distances)  # exact: the unique fixed point
+    assert np.array_equal(full.distances, reference.distances)
+    summary = gpu_sssp.validate(dist, result, dist.traversed_edges(result.reached))
+    assert summary.nedge == graph.traversed_edges(reference.parents >= 0)
+    assert summary.reached == int((reference.parents >= 0).sum())
+    validate_sssp(edges, full, n=graph.n)
+    return result
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("transport", ["nccl", "mpi"])
+def test_gpu_sssp_in_a_world_of_one(transport):
+    from scipy.sparse.csgraph import dijkstra
+
+    from wavefront.distributed import gpu
+
+    edges, graph, dist = _weighted(11)
+    block = gpu.to_gpu(dist, transport=transport)
+    assert block.transport == transport
+    for root in wd.choose_roots(dist, 3, seed=1):
+        result = _check(block, dist, graph, edges, int(root), np.float32)
+        expected = dijkstra(graph.to_scipy().astype(np.float64), indices=int(root))
+        got = result.distances.get()[: graph.n].astype(np.float64)
+        assert np.array_equal(np.isinf(got), np.isinf(expected))
+        finite = np.isfinite(expected)
+        np.testing.assert_allclose(got[finite], expected[finite], rtol=1e-5, atol=1e-6)
+        kinds = [r.kind for r in result.trace]
+        assert kinds[0] == "root" and kinds[-1] == "parents" and {"light", "heavy"} <= set(kinds)
+        phases = [r for r in result.trace if r.kind in ("light", "heavy")]
+        assert all(r.examined >= 0 and r.received == r.frontier_vertices for r in phases)
+        assert sum(r.improved for r in phases) >= int(result.reached.sum()) - 1  # every reached vertex was lowered
+        assert set(result.trace[-1].collectives) >= {"column_allgather", "fold", "allreduce"}
+    # The bucket width changes the phases, never the distances.
+    root = int(wd.choose_roots(dist, 1, seed=1)[0])
+    narrow = _check(block, dist, graph, edges, root, np.float32, delta=1e-3)
+    wide = _check(block, dist, graph, edges, root, np.float32, delta=10.0)
+    assert len(narrow.trace) > len(wide.trace)
+    with pytest.raises(ValueError, match="out of range"):
+        gpu_sssp.sssp(block, 1 << 11)
+    with pytest.raises(ValueError, match="delta"):
+        gpu_sssp.sssp(block, root, delta=0.0)
+
+
+def _ties(weights_dtype):
+    """A graph whose shortest paths tie (zero weights, weights a float32 distance
+    absorbs, a zero-weight chain): its parents need the plateau rounds."""
+    rng = np.random.default_rng(5)
+    k, n = 1500, 450
+    src, dst = rng.integers(0, 300, k), rng.integers(0, 300, k)
+    weights = rng.integers(1, 512, k).astype(np.float32) / np.float32(16)
+    pick = rng.random(k)
+    weights[pick < 0.12] = 0
+    weights[(pick >= 0.12) & (pick < 0.2)] = np.float32(2.0**-27)
+    chain = np.arange(400, n - 1)
+    src, dst = np.concatenate((src, chain, [3])), np.concatenate((dst, chain + 1, [400]))
+    weights = np.concatenate((weights, np.zeros(chain.shape[0], np.float32), [np.float32(2.5)]))
+    if weights_dtype == np.int32:
+        weights = (weights * 16).astype(np.int32)
+    return (src, dst, weights), from_edges(src, dst, weights, n=n)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("weights_dtype, dtype", [(np.float32, np.float32), (np.int32, np.float64)])
+def test_gpu_sssp_ties_take_the_plateau_rounds(weights_dtype, dtype):
+    from wavefront.distributed import gpu
+
+    edges, graph = _ties(weights_dtype)
+    dist = wd.from_edges(*edges[:2], graph.n, ProcessGrid(world=SelfTransport()), weights=edges[2])
+    block = gpu.to_gpu(dist, transport="mpi")
+    rounds = [_check(block, dist, graph, edges, root, dtype).parent_rounds for root in (0, 11, 420)]
+    assert max(rounds) > 1
+
+
+@pytest.mark.gpu
+def test_gpu_sssp_counts_hops_on_an_unweighted_graph():
+    from wavefront.distributed import gpu
+
+    dist = wd.kronecker(10, grid=ProcessGrid(world=SelfTransport()))
+    block = gpu.to_gpu(dist, transport="mpi")
+    root = int(wd.choose_roots(dist, 1, seed=1)[0])
+    hops = gpu_sssp.sssp(block, root).gather()
+    levels = wd.bfs(dist, root).gather().levels
+    assert hops.distances.dtype == np.float64
+    assert np.array_equal(hops.distances, np.where(levels >= 0, levels, np.inf))
+    assert np.array_equal(hops.parents >= 0, levels >= 0)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("transport", ["mpi", "nccl"])
+def test_mpirun_gpu_sssp_on_a_column_of_two(transport, tmp_path):
+    """2 ranks, grid 2x1: one GPU each where there are two (NCCL), else
+    sharing one through host staging."""
+    import cupy
+
+    if transport == "nccl" and cupy.cuda.runtime.getDeviceCount() < 2:
+        pytest.skip(f"NCCL needs a GPU per rank: 2 ranks, {cupy.cuda.runtime.getDeviceCount()} GPU(s)")
+    out = tmp_path / "summary.json"
+    done = mpirun(2, sys.executable, SCRIPTS / "check_gpu_sssp.py", "--scale", 11, "--roots", 2,
+                  "--transport", transport, "--out", out, timeout=400)
+    assert done.returncode == 0, done.stderr[-3000:]
+    summary = json.loads(out.read_text())
+    assert summary["size"] == 2 and summary["grid"] == [2, 1] and summary["transport"] == transport
+    assert summary["kronecker"]["searches"] == 2
+    assert summary["kinds"] == ["heavy", "light", "parents", "root"] and summary["trace_ranks"] == [0, 1]
+    assert summary["column_bytes"] > 0  # the frontiers went over the column
+    for label in ("ties_float32", "ties_int32"):
+        assert summary[label]["searches"] == 3 and summary[label]["parent_rounds"] > 1
+
+
+@pytest.mark.gpu
+def test_cli_distributed_gpu_graph500_runs_both_kernels_in_one_process(capsys, tmp_path):
+    path = tmp_path / "report.json"
+    status = main(["graph500", "--scale", "10", "--roots", "4", "--backend", "cuda", "--kernels", "bfs,sssp",
+                   "--distributed", "--no-progress", "--json", str(path)])
+    out, err = capsys.readouterr()
+    assert status == 0, err
+    lines = {line.split(":")[0]: line[32:].strip() for line in out.splitlines() if ":" in line}
+    assert lines["num_mpi_processes"] == "1" and lines["backend"] == "cuda"
+    assert "sssp median_TEPS" in lines and "bfs  median_TEPS" in lines
+    data = json.loads(path.read_text())
+    assert data["valid"] and len(data["kernels"]["sssp"]["searches"]) == 4
+    phases = data["kernels"]["sssp"]["trace"]
+    assert {row["kind"] for row in phases} == {"root", "light", "heavy", "parents"}
+    assert "fold" in phases[-1]["collectives"]  # the CPU ranks' trace columns
