@@ -250,7 +250,9 @@ class _Workspace:
     def bytes_for(sb) -> int:
         vid = 8 if sb.index64 else 4
         per_vertex = sb.dtype.itemsize + 4 * vid + 4 + 4 + 1 + 8 * sb.width
-        column = 4 * sb.n_col + (0 if sb.rows == 1 else 8 * sb.width * sb.n_col + 8 * sb.n_col)
+        # Over the column: plateau rounds; on R > 1 also the gathered frontier at
+        # its bound, the parent kernels' output and the gathered distances.
+        column = 4 * sb.n_col + (0 if sb.rows == 1 else (8 * sb.width + 8 + 4) * sb.n_col)
         return sb.piece * per_vertex + 16 * max(sb.chunk_capacity, 1) + column
 
     def __init__(self, sb: _SSSPBlock):
