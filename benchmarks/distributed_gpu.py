@@ -39,9 +39,10 @@ def main() -> None:
     parser.add_argument("--single", action="store_true",
                         help="P = 1 only: also the single-GPU hybrid (wavefront.bfs on the graph Graph500 builds) "
                              "from the same roots, each root searched by both back to back, and the ratio")
-    parser.add_argument("--overlap-chunks", type=int, default=0, metavar="K",
+    parser.add_argument("--overlap-chunks", type=int, default=None, metavar="K",
                         help="DistributedTuning.overlap_chunks: a one-column grid's bottom-up steps in K row ranges, "
-                             "each range's bits sent on a second stream while the next runs (0: off, the default)")
+                             "each range's bits sent on a second stream while the next runs "
+                             "(0: off; default: the tuning's, 1)")
     parser.add_argument("--ab-overlap", metavar="K,K,...", default=None,
                         help="then an A/B of overlap_chunks values on the same graph: two passes, each timing the "
                              "roots back to back under every value in turn")
@@ -56,7 +57,8 @@ def main() -> None:
     world.barrier()
     build = time.perf_counter() - start
     block = gpu.to_gpu(graph, transport=args.transport)
-    tuning = wd.DistributedTuning(overlap_chunks=args.overlap_chunks)
+    tuning = wd.DistributedTuning() if args.overlap_chunks is None else wd.DistributedTuning(
+        overlap_chunks=args.overlap_chunks)
     roots = [int(r) for r in wd.choose_roots(graph, args.roots + 1)]
     gpu.bfs(block, roots[0], measure_wait=False, tuning=tuning)  # the workspace's first touch
     if args.single:

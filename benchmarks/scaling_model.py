@@ -453,6 +453,18 @@ class ByteCheck:
         return not self.mismatches
 
 
+def overlapped(layout: Layout, row: dict) -> bool:
+    """Whether a GPU trace row is a bottom-up level whose column all-gather
+    ran on a second stream while its step did (``DistributedTuning.overlap_chunks``
+    on a one-column grid): its sends and their wait are separate calls, and
+    it sends the bitmap whatever the next direction (filed as
+    ``column_allgather_unread`` on a search's last level)."""
+    if layout.cols != 1 or layout.size == 1 or row["direction"] != "bottom-up":
+        return False
+    collectives = row["collectives"]
+    return "column_allgather_unread" in collectives or collectives.get("column_allgather", {}).get("calls", 0) > 1
+
+
 def trace_rules(run: Run) -> str:
     """Which code's exchanges a report's trace follows (:data:`KINDS`' rules):
     "cpu"; "gpu-before-a8f02a2" where the last level of a GPU search still
@@ -508,15 +520,20 @@ def check_bytes(run: Run, counts: SearchCounts | None = None) -> ByteCheck:
         else:
             to_others = from_others = 0
         gpu = {}
+        measured = row["collectives"]
+        unread = "column_allgather_unread" in measured
         if rules == "gpu":
             total = int(row["discovered"])
             own = int(rank == root_owner) if level == 0 else int(row["found"])
             exchange = gpu_exchange(layout, level, row["direction"], direction.get((rank, level + 1)), total,
                                     cooperative="cpu_share_mode" in row)
+            if overlapped(layout, row) and not unread:
+                exchange = "bitmap"  # sent while the step ran, before the next direction was known
             gpu = {"exchange": exchange, "ids_out": own, "ids_in": total - own, "counts_gather": True}
         model = level_bytes(layout, rank, level, deduplicated=dedup, to_others=to_others, from_others=from_others,
                             **gpu)
-        measured = row["collectives"]
+        if unread:  # an overlapped last level: its bitmap went out, and no level read it
+            model["column_allgather_unread"] = level_bytes(layout, rank, level, exchange="bitmap")["column_allgather"]
         if set(measured) != set(model):
             bad.append(f"{where}: collectives {sorted(measured)} != model {sorted(model)}")
             continue
@@ -559,10 +576,15 @@ class Fit:
 
 def samples(run: Run) -> tuple[np.ndarray, np.ndarray, np.ndarray, list]:
     """Per trace collective entry: (calls, bytes, seconds) and its name; the
-    bytes are the larger of out and in (a collective ends when both are done)."""
+    bytes are the larger of out and in (a collective ends when both are done).
+    An overlapped level's column all-gather is left out: its seconds are the
+    launches and what the step did not hide, not the transfer."""
     calls, nbytes, seconds, names = [], [], [], []
     for row in run.trace:
+        hidden = overlapped(run.layout, row)
         for name, entry in row["collectives"].items():
+            if hidden and name.startswith("column_allgather"):
+                continue
             calls.append(entry["calls"])
             nbytes.append(max(entry["bytes_out"], entry["bytes_in"]))
             seconds.append(entry["seconds"])

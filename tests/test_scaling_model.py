@@ -395,6 +395,39 @@ def test_a_one_column_gpu_trace_takes_the_exchanges_of_a8f02a2(tmp_path):
     assert sm.trace_rules(_gpu_report(tmp_path / "d.json", rows, grid="1x2")) == "gpu"
 
 
+def test_an_overlapped_one_column_trace_sends_the_bitmap(tmp_path):
+    """DistributedTuning.overlap_chunks: a bottom-up level sends its bitmap
+    while the step runs (sends and their wait: two calls or more), before
+    the next direction is known, so no ids; on the last level the sends are
+    filed as column_allgather_unread. Both check, and both stay out of the
+    alpha-beta samples."""
+    rows = _one_column_trace()
+    for row in rows:
+        collectives = row["collectives"]
+        if row["level"] in (3, 4):
+            row["direction"] = "bottom-up"
+        if row["level"] == 3:
+            collectives["column_allgather"].update(bytes_out=256, bytes_in=256, calls=2)
+        if row["level"] == 4:
+            collectives["column_allgather_unread"] = {"seconds": 1e-5, "bytes_out": 256, "bytes_in": 256, "calls": 2}
+        row["bytes_out"] = sum(entry["bytes_out"] for entry in collectives.values())
+    run = _gpu_report(tmp_path / "overlap.json", rows)
+    assert sm.trace_rules(run) == "gpu"
+    check = sm.check_bytes(run)
+    assert check.ok, check.mismatches
+    assert sum(sm.overlapped(run.layout, row) for row in run.trace) == 4  # levels 3 and 4 on both ranks
+    names = sm.samples(run)[3]
+    assert names.count("column_allgather") == 6 and "column_allgather_unread" not in names  # levels 0-2, 2 ranks
+    # the same bitmap in one call is not overlapped: bound for a top-down level 4, level 3 should have sent ids
+    plain = json.loads(json.dumps(rows))
+    plain[3]["collectives"]["column_allgather"]["calls"] = 1
+    for row in (plain[4], plain[9]):
+        row["direction"] = "top-down"
+        row["bytes_out"] -= row["collectives"].pop("column_allgather_unread")["bytes_out"]
+    assert any("level 3 rank 0: column_allgather" in line
+               for line in sm.check_bytes(_gpu_report(tmp_path / "plain.json", plain)).mismatches)
+
+
 def test_predict_levels_gpu_kinds():
     """GPU kinds now: the totals' all-gather from the root on, nothing after
     the last level, and on one column the ids' bytes beside the bitmap's;

@@ -662,6 +662,12 @@ class _Search:
         self.in_flight = False
         if name == "column_allgather":
             gpu.ws.frontier, gpu.spare_frontier = gpu.spare_frontier, gpu.ws.frontier
+        else:  # the step's send launches, filed before the level was known to be the last, go with their wait
+            collectives = self.clock.record.collectives
+            sends, unread = collectives.pop("column_allgather", None), collectives[name]
+            if sends is not None:
+                for key, value in sends.items():
+                    unread[key] += value
 
     def _top_down_owned(self, level, count, total_edges, own_parents, own_levels) -> tuple[int, int, int]:
         """A top-down step on a one-column grid's block into the owner's
