@@ -9,6 +9,7 @@ weights, summed in int64), with ``np.array_equal``.
 """
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import shutil
@@ -383,15 +384,18 @@ def test_gpu_blocks_in_a_world_of_one(transport):
     dist = wd.kronecker(12, grid=ProcessGrid(world=SelfTransport()))
     block = gpu.to_gpu(dist, transport=transport)
     assert block.transport == transport
-    for root in wd.choose_roots(dist, 3):
+    loop = wd.DistributedTuning(whole_graph_search=False)  # the 2-D loop at P = 1, as at any P
+    for root, policy, tuning in itertools.product(wd.choose_roots(dist, 3), ("gap", "top-down", "bottom-up"),
+                                                  (None, loop)):
         reference = wavefront.bfs(graph, int(root), method="hybrid")
-        for policy in ("gap", "top-down", "bottom-up"):
-            result = gpu.bfs(block, int(root), policy=policy)
-            full = result.gather()
-            assert full.backend == "cuda" and np.array_equal(full.levels, reference.levels)
-            summary = wd.validate_bfs(dist, result, dist.traversed_edges(result.reached))
-            assert summary.nedge == graph.traversed_edges(reference.parents >= 0)
-            validate_bfs((src, dst), full, n=graph.n)
+        result = gpu.bfs(block, int(root), policy=policy, tuning=tuning)
+        full = result.gather()
+        assert full.backend == "cuda" and np.array_equal(full.levels, reference.levels)
+        summary = wd.validate_bfs(dist, result, dist.traversed_edges(result.reached))
+        assert summary.nedge == graph.traversed_edges(reference.parents >= 0)
+        validate_bfs((src, dst), full, n=graph.n)
+    # The 2-D loop's trace: every level files its (empty) fold.
+    assert "fold" in gpu.bfs(block, int(root), tuning=loop).trace[-1].collectives
     # P = 1 runs the single-GPU search's steps: the root in the single
     # block, no collective, one record a level with its compute seconds.
     result = gpu.bfs(block, int(wd.choose_roots(dist, 1)[0]))

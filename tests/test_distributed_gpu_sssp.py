@@ -106,9 +106,13 @@ def _weighted(scale):
     return (src, dst, weights), from_edges(src, dst, weights, n=1 << scale), distributed
 
 
-def _check(block, dist, graph, edges, root, dtype, delta=None):
+# P = 1 through the one-column phases, as at any P (the default runs the single-GPU search there)
+PHASES = wd.DistributedTuning(whole_graph_search=False)
+
+
+def _check(block, dist, graph, edges, root, dtype, delta=None, tuning=PHASES):
     """One GPU search against the CPU ranks' and the single-process one; returns it."""
-    result = gpu_sssp.sssp(block, root, delta=delta)
+    result = gpu_sssp.sssp(block, root, delta=delta, tuning=tuning)
     assert isinstance(result, wd.DistributedSSSPResult) and result.backend == "cuda"
     on_cpu = wd.sssp(dist, root)
     reference = wavefront.sssp(graph, root)
@@ -155,6 +159,12 @@ def test_gpu_sssp_in_a_world_of_one(transport):
         gpu_sssp.sssp(block, 1 << 11)
     with pytest.raises(ValueError, match="delta"):
         gpu_sssp.sssp(block, root, delta=0.0)
+    # The default at P = 1: the single-GPU delta-stepping on the block, the same distances, one record a bucket.
+    for root in wd.choose_roots(dist, 3, seed=1):
+        whole = _check(block, dist, graph, edges, int(root), np.float32, tuning=None)
+        assert whole.trace[0].kind == "root" and len(whole.trace) > 1 and whole.delta > 0
+        assert all(not r.collectives and r.compute_seconds >= 0 for r in whole.trace)
+    assert _check(block, dist, graph, edges, root, np.float32, delta=10.0, tuning=None).delta == 10.0
 
 
 def _ties(weights_dtype):

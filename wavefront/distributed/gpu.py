@@ -300,7 +300,7 @@ def bfs(gpu: GPUBlock, source: int, policy=None, alpha=None, beta=None, depth_li
     start = time.perf_counter()
     with cupy.cuda.Device(gpu.device):
         share = None
-        if g.grid.world.size == 1 and tuning.cpu_share == 0:
+        if g.grid.world.size == 1 and tuning.cpu_share == 0 and tuning.whole_graph_search:
             parents, levels, trace = _whole_graph_search(gpu, chosen, source, depth_limit)
         else:
             search = _Search(gpu, chosen, measure_wait, tuning)

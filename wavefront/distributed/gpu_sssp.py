@@ -90,6 +90,7 @@ from .sssp2d import NO_BUCKET, DistributedSSSPResult, default_delta
 
 KERNELS = "sssp_one_column.cu"
 _BLOCK_KEY = "distributed.gpu_sssp"
+_WHOLE_KEY = "distributed.gpu_sssp.whole_graph"  # P = 1: the block as the single-GPU search's graph
 # Stamps of the near lists are phase tags; past this many the stamps start over.
 _MAX_TAG = 2**31 - 2
 
@@ -298,7 +299,7 @@ class _Workspace:
         return host.view(np.uint32)[:OC_TAIL_WORDS], host[OC_TAIL_WORDS // 2 :]
 
 
-def sssp(gpu, source: int, delta: float | None = None, measure_wait: bool = True) -> GPUSSSPResult:
+def sssp(gpu, source: int, delta: float | None = None, measure_wait: bool = True, tuning=None) -> GPUSSSPResult:
     """Delta-stepping shortest paths from ``source`` on the GPU blocks of a
     one-column grid (collective: every rank calls it with the same arguments).
 
@@ -306,7 +307,10 @@ def sssp(gpu, source: int, delta: float | None = None, measure_wait: bool = True
     ``delta``: the bucket width (default :func:`.sssp2d.default_delta`);
     ``measure_wait``: a barrier after each phase's relaxation and a stream
     synchronization after each collective, so the trace tells waiting and
-    transfers from compute. An unweighted graph counts hops.
+    transfers from compute; ``tuning``: a :class:`~.tuning.DistributedTuning`
+    (its ``whole_graph_search``: P = 1 on a weighted graph runs the
+    single-GPU delta-stepping, :func:`_whole_graph_sssp`). An unweighted
+    graph counts hops.
     """
     import cupy
 
@@ -320,6 +324,10 @@ def sssp(gpu, source: int, delta: float | None = None, measure_wait: bool = True
         if not np.isfinite(delta) or delta <= 0:
             raise ValueError(f"delta must be a positive finite number, got {delta!r}")
     sb = prepare(gpu)
+    from .tuning import DEFAULT_TUNING
+
+    if g.grid.world.size == 1 and g.weighted and (DEFAULT_TUNING if tuning is None else tuning).whole_graph_search:
+        return _whole_graph_sssp(sb, source, delta)
     delta = sb.delta if delta is None else delta
     with cupy.cuda.Device(gpu.device):
         work = sb.work
@@ -336,6 +344,46 @@ def sssp(gpu, source: int, delta: float | None = None, measure_wait: bool = True
     return GPUSSSPResult(
         source=source, parents=parents, distances=distances, first_vertex=g.first_vertex, n=g.n, world=g.world,
         delta=delta, trace=search.trace, seconds=seconds, parent_rounds=rounds,
+    )
+
+
+def _whole_graph_sssp(sb: _SSSPBlock, source: int, delta: float | None) -> GPUSSSPResult:
+    """P = 1: the single-GPU delta-stepping (:func:`~wavefront.backends.cuda.sssp_delta.delta_stepping`,
+    its own default ``delta`` unless one is given) on the rank's block, which is
+    the whole graph with its transpose identical: nothing is exchanged in a
+    world of one, and the single-GPU search (one persistent kernel, its
+    parents kernels) ran SCALE 22 in 8.6 ms on an H200 where this module's
+    phases, each with its host round trip, took 34.6 ms (docs/decisions/distributed.md).
+    Its distances equal the phases' bit for bit (the fixed point is unique);
+    the trace is one record per bucket, built after the search is timed."""
+    import cupy
+
+    from ..backends.cuda.sssp_delta import default_delta as default_gpu_delta
+    from ..backends.cuda.sssp_delta import delta_stepping
+    from ..backends.cuda.sssp_tuning import SSSPTuning
+    from ..graph import Graph
+
+    gpu = sb.gpu
+    g = gpu.graph
+    with cupy.cuda.Device(gpu.device):
+        whole = g.derived.get(_WHOLE_KEY)
+        if whole is None:  # the block's arrays, shared; the single-GPU search caches its own structures on it
+            block = gpu.block
+            whole = g.derived[_WHOLE_KEY] = Graph(block.indptr, block.indices, n=block.n, weights=sb.weights,
+                                                  check=False)
+        start = time.perf_counter()
+        result = delta_stepping(whole, source, delta=delta)
+        cupy.cuda.get_current_stream().synchronize()
+        seconds = time.perf_counter() - start
+    trace = [PhaseRecord(0, "root", 0, 1)]
+    for phase, row in enumerate(result.trace, start=1):
+        record = PhaseRecord(phase, row.kind, row.step, row.frontier, examined=max(int(row.edges), 0))
+        record.compute_seconds = row.seconds
+        trace.append(record)
+    used = float(delta) if delta is not None else default_gpu_delta(whole, SSSPTuning())
+    return GPUSSSPResult(
+        source=source, parents=result.parents, distances=result.distances, first_vertex=g.first_vertex, n=g.n,
+        world=g.world, delta=used, trace=trace, seconds=seconds, parent_rounds=1,
     )
 
 

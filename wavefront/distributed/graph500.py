@@ -211,7 +211,7 @@ def _warm_up(grid, scale, edgefactor, seed, policy, kernels, backend="cpu", tran
         else:
             from . import gpu_sssp
 
-            result = gpu_sssp.sssp(block, root)
+            result = gpu_sssp.sssp(block, root, tuning=tuning)
             gpu_sssp.validate(small, result, small.traversed_edges(result.reached))
 
 
@@ -359,7 +359,7 @@ def _run(grid, scale, edgefactor, num_roots, seed, policy, threads, log, kernels
         from . import gpu_sssp
 
         def search_sssp(root, wait):
-            return gpu_sssp.sssp(block, root, delta, measure_wait=wait)
+            return gpu_sssp.sssp(block, root, delta, measure_wait=wait, tuning=tuning)
         check_sssp = gpu_sssp.validate
     searches = {
         "bfs": (METHOD, search_bfs, validate_bfs),

@@ -55,6 +55,17 @@ class DistributedTuning:
       search against 4.48-4.56 without overlap; 2 and 4 ranges did not pay
       there (``docs/decisions/distributed.md``, "Overlap on streams").
       Ignored on other grids, on top-down levels and with a CPU share.
+
+    A world of one on a GPU:
+
+    * ``whole_graph_search``: True (the default) runs the single-GPU search's
+      own steps on the rank's block, which is then the whole graph (BFS
+      without a CPU share: the hybrid's level loop and ``BFSSearch``; SSSP on
+      a weighted graph: the single-GPU delta-stepping): a world of one
+      exchanges nothing. False runs the distributed loop at P = 1 as at any
+      P (its tests in one process, and the A/B in
+      ``docs/decisions/distributed.md``: BFS SCALE 26 3.16 against 2.11 ms,
+      SSSP SCALE 22 34.6 against 8.6 ms, on H200s).
     """
 
     fold_dedupe: str = "auto"
@@ -64,6 +75,7 @@ class DistributedTuning:
     cpu_share_probe: float = 0.0625
     cpu_share_min: float = 0.02
     overlap_chunks: int = 1
+    whole_graph_search: bool = True
 
     def __post_init__(self):
         if self.fold_dedupe not in FOLD_DEDUPE:
