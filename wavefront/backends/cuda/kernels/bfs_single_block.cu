@@ -93,6 +93,20 @@ __device__ __forceinline__ void sb_level_row(long long* level_stats, int first_l
     stats[2] = (long long)global_timer_ns();
 }
 
+// After a level's barrier: whether its `found` new vertices overflowed the
+// block queue; if so, what goes back (the first SB_QUEUE_CAPACITY of them in
+// the queue the level wrote, the rest already in `next`).
+__device__ __forceinline__ bool sb_overflowed(unsigned int found, int level, int first_level, int current,
+                                              int& levels_run, int& out_queue, unsigned int& out_count,
+                                              unsigned int& kept) {
+    if (found <= SB_QUEUE_CAPACITY) return false;
+    levels_run = level - first_level + 1;
+    out_queue = current ^ 1;
+    out_count = found;
+    kept = SB_QUEUE_CAPACITY;
+    return true;
+}
+
 // Exit: write the visited bitmap back, hand the frontier over (`out_count`
 // vertices, the first `kept` of them in `queue`, the rest, on overflow,
 // already in `next`), report. Every thread calls it.
@@ -213,13 +227,7 @@ single_block_levels(const vid_t* frontier, long long count, int first_level, int
         __syncthreads();
         unsigned int found = *tail;
         if (threadIdx.x == 0) sb_level_row(level_stats, first_level, level, size, slots);
-        if (found > SB_QUEUE_CAPACITY) {
-            levels_run = level - first_level + 1;
-            out_queue = current ^ 1;
-            out_count = found;
-            kept = SB_QUEUE_CAPACITY;
-            break;
-        }
+        if (sb_overflowed(found, level, first_level, current, levels_run, out_queue, out_count, kept)) break;
         current ^= 1;
         size = found;
     }
@@ -364,13 +372,7 @@ single_block_levels_vertices(const vid_t* frontier, long long count, int first_l
         __syncthreads();
         unsigned int found = tails[at];
         if (threadIdx.x == 0) sb_level_row(level_stats, first_level, level, size, edges[at]);
-        if (found > SB_QUEUE_CAPACITY) {
-            levels_run = level - first_level + 1;
-            out_queue = current ^ 1;
-            out_count = found;
-            kept = SB_QUEUE_CAPACITY;
-            break;
-        }
+        if (sb_overflowed(found, level, first_level, current, levels_run, out_queue, out_count, kept)) break;
         current ^= 1;
         size = found;
         at = after;
