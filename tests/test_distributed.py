@@ -374,6 +374,31 @@ def test_one_rank_device_collectives_hand_back_their_input():
         one.allreduce(data, "prod")
 
 
+def test_a_world_of_one_traces_the_single_gpu_searchs_rows():
+    """P = 1 on a GPU runs the single-GPU search; its trace rows become the
+    rank's records after the search is timed (_trace.level_records,
+    phase_records): the root's record, then one a level or bucket, compute
+    seconds only, no collective."""
+    from wavefront.distributed._trace import level_records, phase_records
+    from wavefront.results import TraceRow
+
+    rows = [TraceRow(1, "top-down", 1, 3, 1e-6, "root: top-down [single block]"),
+            TraceRow(2, "top-down", 3, 9, 2e-6, "[single block]"), TraceRow(3, "bottom-up", 5, 40, 1e-5, "gap")]
+    records = level_records(rows, 0)
+    assert [r.level for r in records] == [0, 1, 2, 3] and records[0].direction == "root"
+    assert [r.frontier_vertices for r in records] == [0, 1, 3, 5]
+    assert [r.discovered for r in records] == [1, 3, 5, 0] and [r.found for r in records[1:]] == [3, 5, 0]
+    assert records[3].examined == 40 and records[3].compute_seconds == 1e-5 and records[3].reason == "gap"
+    assert records[3].frontier_edges == records[3].unexplored_edges == -1  # not recorded by the single-GPU trace
+    assert all(not r.collectives and r.comm_seconds == 0 and r.bytes_out == 0 for r in records)
+    assert level_records(rows, 7)[-1].discovered == 7  # a depth limit: the last level's finds, from the search
+    assert level_records([], 0)[0].discovered == 1  # depth limit 0: the root alone
+    phases = phase_records([TraceRow(0, "bucket", 1, 5, 1e-6), TraceRow(1, "bucket", 4, -1, 2e-6)])
+    assert [(p.phase, p.kind, p.bucket, p.frontier_vertices, p.examined) for p in phases] == [
+        (0, "root", 0, 1, 0), (1, "bucket", 0, 1, 5), (2, "bucket", 1, 4, 0)]
+    assert phases[2].compute_seconds == 2e-6 and not phases[2].collectives
+
+
 @pytest.mark.gpu
 @pytest.mark.parametrize("transport", ["nccl", "mpi"])
 def test_gpu_blocks_in_a_world_of_one(transport):

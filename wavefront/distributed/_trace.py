@@ -116,3 +116,32 @@ class Clock:
             r.bytes_out += t.bytes_out - out
             r.bytes_in += t.bytes_in - into
         return r
+
+
+def level_records(rows, last_found: int) -> list:
+    """The rank's :class:`LevelRecord` rows of a search a world of one ran as
+    the single-GPU search, from its trace rows (:class:`~wavefront.results.TraceRow`)
+    and the vertices its last level found: the root's record, then one a level
+    with its compute seconds (no collective). A level's ``discovered`` is the
+    next level's frontier; m_f and m_u, the policy's inputs that the
+    single-GPU trace does not keep, are -1 (not recorded)."""
+    rows = list(rows)
+    records = [LevelRecord(0, "root", "", 0, 0, 0, 0, 0, discovered=1)]
+    for row, following in zip(rows, rows[1:] + [None] if rows else [], strict=True):
+        found = int(last_found) if following is None else following.frontier
+        records.append(LevelRecord(row.step, row.kind, row.reason, row.frontier, -1, row.edges, 0, 0, found=found,
+                                   discovered=found, unexplored_edges=-1, compute_seconds=row.seconds))
+    return records
+
+
+def phase_records(rows) -> list:
+    """The rank's :class:`PhaseRecord` rows of an SSSP a world of one ran as
+    the single-GPU search: the root's, then one per trace row (a bucket),
+    its arcs examined (0 where the row does not count them) and compute
+    seconds, no collective."""
+    records = [PhaseRecord(0, "root", 0, 1)]
+    for phase, row in enumerate(rows, start=1):
+        records.append(PhaseRecord(phase, row.kind, row.step, row.frontier, examined=max(int(row.edges), 0),
+                                   compute_seconds=row.seconds))
+    return records
+

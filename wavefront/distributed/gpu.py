@@ -85,7 +85,7 @@ from types import SimpleNamespace
 import numpy as np
 
 from ..bfs.policy import BOTTOM_UP, TOP_DOWN, LevelState, make_policy
-from ._trace import Clock, LevelRecord
+from ._trace import Clock, LevelRecord, level_records
 from .bfs2d import DistributedBFSResult, pair_shift
 from .cooperation import ROW_ALIGN
 from .gpu_cooperation import (
@@ -340,19 +340,7 @@ def _whole_graph_search(gpu: GPUBlock, policy, source: int, depth_limit):
     last_found = search.count
     result = search.result("hybrid")
 
-    def trace():
-        rows = list(result.trace)
-        records = [LevelRecord(0, "root", "", 0, 0, 0, 0, 0, discovered=1)]
-        for row, following in zip(rows, rows[1:] + [None], strict=True):
-            found = last_found if following is None else following.frontier
-            # m_f and m_u are the policy's inputs, which the single-GPU trace
-            # does not keep: -1, not recorded.
-            records.append(LevelRecord(row.step, row.kind, row.reason, row.frontier, -1, row.edges, 0, 0,
-                                       found=found, discovered=found, unexplored_edges=-1,
-                                       compute_seconds=row.seconds))
-        return records
-
-    return result.parents, result.levels, trace
+    return result.parents, result.levels, functools.partial(level_records, result.trace, last_found)
 
 
 class _Overlap:

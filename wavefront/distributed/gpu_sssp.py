@@ -85,7 +85,7 @@ from ..backends.cuda.abi import (
     ONE_COLUMN_CHUNK,
 )
 from ..backends.cuda.abi import ONE_COLUMN_BLOCK as BLOCK
-from ._trace import Clock, PhaseRecord
+from ._trace import Clock, PhaseRecord, phase_records
 from .sssp2d import NO_BUCKET, DistributedSSSPResult, default_delta
 
 KERNELS = "sssp_one_column.cu"
@@ -375,11 +375,7 @@ def _whole_graph_sssp(sb: _SSSPBlock, source: int, delta: float | None) -> GPUSS
         result = delta_stepping(whole, source, delta=delta)
         cupy.cuda.get_current_stream().synchronize()
         seconds = time.perf_counter() - start
-    trace = [PhaseRecord(0, "root", 0, 1)]
-    for phase, row in enumerate(result.trace, start=1):
-        record = PhaseRecord(phase, row.kind, row.step, row.frontier, examined=max(int(row.edges), 0))
-        record.compute_seconds = row.seconds
-        trace.append(record)
+    trace = phase_records(result.trace)
     used = float(delta) if delta is not None else default_gpu_delta(whole, SSSPTuning())
     return GPUSSSPResult(
         source=source, parents=result.parents, distances=result.distances, first_vertex=g.first_vertex, n=g.n,
