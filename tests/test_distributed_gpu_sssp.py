@@ -44,6 +44,40 @@ def test_grids_wider_than_one_column_are_refused_naming_the_grid(rows, cols):
         gpu_sssp.check_one_column(rows, cols)
 
 
+def test_gpu_sssp_memory_model_and_the_gpus_it_names(monkeypatch):
+    """The GPU SSSP's bytes (memory.sssp_bytes_for: weights, column index,
+    the search's buffers, whose formula _Workspace.bytes_for uses too), the
+    one-column grid that holds a run's block and its SSSP, and the
+    GPUMemoryError that names it when the SSSP does not fit beside the block."""
+    from wavefront.backends.cuda import memory as cuda_memory
+    from wavefront.distributed import memory
+    from wavefront.errors import GPUMemoryError
+
+    sb = SimpleNamespace(piece=1024, n_col=4096, rows=4, dtype=np.dtype(np.float32), index64=False, width=1,
+                         chunk_capacity=3)
+    assert gpu_sssp._Workspace.bytes_for(sb) == memory.sssp_workspace_bytes(1024, 4096, 4, 4, 4, 1, 3)
+    n, arcs = 1 << 20, 32 << 20
+    one = memory.sssp_bytes_for(n, arcs, 1)
+    assert one > 4 * arcs  # one copy of the weights on a block that is its own transpose
+    assert memory.sssp_bytes_for(n, arcs, 2) > 2 * 4 * arcs // 2  # CSR and CSC orders on more than one rank
+    both = memory.block_bytes_for(n, arcs, 1, 1, 1) + one + cuda_memory.SAFETY_BYTES
+    assert memory.sssp_grid_needed_for(n, arcs, both) == (1, 1)
+    tight = memory.sssp_grid_needed_for(n, arcs, both - one // 2)
+    assert tight is not None and tight[1] == 1 and tight[0] > 1  # one column only: the GPU SSSP runs nowhere else
+    assert memory.grid_needed_for(n, arcs, both - one // 2) == (1, 1)  # the BFS alone still fits one GPU
+    assert memory.sssp_grid_needed_for(n, arcs, 2**20) is None
+
+    dist = wd.kronecker(10, grid=ProcessGrid(world=SelfTransport()), weighted=True)
+    extras = memory.sssp_bytes_for(dist.n, dist.m, 1)
+    free = cuda_memory.SAFETY_BYTES + extras // 2
+    monkeypatch.setattr(cuda_memory, "free_bytes", lambda: free)
+    with pytest.raises(GPUMemoryError) as info:
+        gpu_sssp._check_fits_on_every_rank(dist, extras)
+    empty = free + memory.block_bytes_for(dist.n, dist.m, 1, 1, 1, dist.local_arcs)
+    assert info.value.grid_needed == memory.sssp_grid_needed_for(dist.n, dist.m, empty)
+    assert info.value.gpus_needed > 1 and f"mpirun -n {info.value.gpus_needed}" in str(info.value)
+
+
 @pytest.mark.parametrize("rows", [1, 2, 7])
 def test_one_column_grids_pass(rows):
     gpu_sssp.check_one_column(rows, 1)

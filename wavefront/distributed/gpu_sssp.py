@@ -218,13 +218,21 @@ def _check_fits_on_every_rank(graph, needed: int) -> None:
     left waiting in a collective for one that failed."""
     from ..backends.cuda import memory
     from ..errors import GPUMemoryError
+    from .memory import block_bytes_for, sssp_grid_needed_for
 
     needed += memory.SAFETY_BYTES
     free = memory.free_bytes()
     worst = graph.world.allreduce(np.array([needed, -free, int(needed > free)], dtype=np.int64), "max")
     if worst[2]:
-        raise GPUMemoryError(f"the GPU SSSP's weights and buffers over {graph.grid.size} GPU"
-                             + ("s" if graph.grid.size > 1 else ""), int(worst[0]), int(-worst[1]))
+        free = int(-worst[1])
+        weight_bytes = graph.weights.dtype.itemsize if graph.weighted else 0
+        dist_bytes = 4 if graph.weighted and graph.weights.dtype == np.float32 else 8
+        # The block is on the GPU already: a GPU like this one had its bytes free too.
+        grid = graph.grid
+        empty = free + block_bytes_for(graph.n, graph.m, grid.size, grid.rows, grid.cols, graph.local_arcs)
+        raise GPUMemoryError(f"the GPU SSSP's weights and buffers over {grid.size} GPU"
+                             + ("s" if grid.size > 1 else ""), int(worst[0]), free,
+                             grid=sssp_grid_needed_for(graph.n, graph.m, empty, weight_bytes, dist_bytes))
 
 
 def prepare(gpu) -> _SSSPBlock:
@@ -249,12 +257,10 @@ class _Workspace:
 
     @staticmethod
     def bytes_for(sb) -> int:
-        vid = 8 if sb.index64 else 4
-        per_vertex = sb.dtype.itemsize + 4 * vid + 4 + 4 + 1 + 8 * sb.width
-        # Over the column: plateau rounds; on R > 1 also the gathered frontier at
-        # its bound, the parent kernels' output and the gathered distances.
-        column = 4 * sb.n_col + (0 if sb.rows == 1 else (8 * sb.width + 8 + 4) * sb.n_col)
-        return sb.piece * per_vertex + 16 * max(sb.chunk_capacity, 1) + column
+        from .memory import sssp_workspace_bytes
+
+        return sssp_workspace_bytes(sb.piece, sb.n_col, sb.rows, sb.dtype.itemsize, 8 if sb.index64 else 4,
+                                    sb.width, sb.chunk_capacity)
 
     def __init__(self, sb: _SSSPBlock):
         import cupy

@@ -16,8 +16,11 @@ largest block fits in a given free memory, on the one-column grid GPU
 runs default to or, where that needs more GPUs, the most square
 (:func:`grid_needed_for`). The single-GPU Graph500 driver
 and the distributed GPU run (:func:`check_graph_fits`, collective) put that
-number in their :class:`~wavefront.errors.GPUMemoryError`. Everything but
-the free-memory query is arithmetic: no GPU is needed to ask.
+number in their :class:`~wavefront.errors.GPUMemoryError`. The GPU SSSP
+(:mod:`.gpu_sssp`, one column only) adds the arc weights and its buffers
+(:func:`sssp_bytes_for`); :func:`sssp_grid_needed_for` is its one-column
+grid. Everything but the free-memory query is arithmetic: no GPU is needed
+to ask.
 """
 from __future__ import annotations
 
@@ -94,6 +97,54 @@ def grid_needed_for(n: int, arcs: int, free_bytes: int,
         for shape in dict.fromkeys((gpu_grid_shape(size), grid_shape(size))):
             if block_bytes_for(n, arcs, size, *shape) + safety_bytes <= free_bytes:
                 return shape
+    return None
+
+
+def sssp_workspace_bytes(piece: int, n_col: int, rows: int, dist_bytes: int, id_bytes: int, width: int,
+                         chunk_tasks: int) -> int:
+    """Device bytes of one GPU SSSP search's buffers on a one-column grid
+    (:class:`.gpu_sssp._Workspace`): per owned vertex its distance, four id
+    lists, the near stamp, far flag, settled flag and its frontier entry
+    (``width`` int64 words); per column vertex the plateau rounds and, on
+    more than one rank, the gathered frontier at its bound, the parents'
+    output and the gathered distances; the chunk tasks."""
+    per_vertex = dist_bytes + 4 * id_bytes + 4 + 4 + 1 + 8 * width
+    column = 4 * n_col + (0 if rows == 1 else (8 * width + 8 + 4) * n_col)
+    return piece * per_vertex + 16 * max(int(chunk_tasks), 1) + column
+
+
+def sssp_bytes_for(n: int, arcs: int, size: int, local_arcs: int | None = None, weight_bytes: int = 4,
+                   dist_bytes: int = 4) -> int:
+    """Device bytes the GPU SSSP (:mod:`.gpu_sssp`, one column: ``size x 1``)
+    adds to a rank's block: the arc weights in the block's CSR and CSC orders
+    (one copy where the block is its own transpose, P = 1), the in-arc index
+    over the column (more than one rank) and the search's buffers; chunk
+    tasks at their bound (a list of ``ONE_COLUMN_CHUNK`` = 2048 arcs or
+    more files at most one task per 1024 of its arcs)."""
+    part = Partition.of(int(n), size, 1)
+    n_col = part.col_block_size
+    local = -(-int(arcs) // size) if local_arcs is None else int(local_arcs)
+    ids = 4 if max(part.row_block_size, n_col) < 2**31 else 8
+    width = 1 if dist_bytes == 4 and ids == 4 else 2  # gpu_sssp.frontier_width
+    weights = weight_bytes * local * (1 if size == 1 else 2)
+    index = 0 if size == 1 else 8 * (n_col + 1)
+    return weights + index + sssp_workspace_bytes(part.piece, n_col, size, dist_bytes, ids, width, local // 1024 + 1)
+
+
+def sssp_grid_needed_for(n: int, arcs: int, free_bytes: int, weight_bytes: int = 4, dist_bytes: int = 4,
+                         safety_bytes: int | None = None) -> tuple[int, int] | None:
+    """The one-column grid of the fewest ranks on which a GPU run's block and
+    its GPU SSSP (which runs on one column only) fit ``free_bytes`` a GPU;
+    None if no count up to ``MAX_GPUS`` does."""
+    if safety_bytes is None:
+        from ..backends.cuda.memory import SAFETY_BYTES
+
+        safety_bytes = SAFETY_BYTES
+    for size in [*range(1, 65), *(1 << k for k in range(7, MAX_GPUS.bit_length()))]:
+        needed = block_bytes_for(n, arcs, size, size, 1) + sssp_bytes_for(n, arcs, size, None, weight_bytes,
+                                                                          dist_bytes)
+        if needed + safety_bytes <= free_bytes:
+            return size, 1
     return None
 
 
