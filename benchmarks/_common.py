@@ -34,6 +34,47 @@ def timed_on_gpu(run, *args, **kwargs):
     return result, time.perf_counter() - start
 
 
+def compare_with_single(scale: int, kernel: str, distributed, roots, field: str) -> None:
+    """A distributed search at P = 1 against the single-GPU ``wavefront``
+    search of ``kernel`` ("bfs": the hybrid; "sssp") on the Graph500 graph of
+    SCALE ``scale`` and the same ``roots``, each root by one then the other,
+    back to back; ``distributed(root)`` runs the distributed one. The
+    result arrays ``field`` ("levels", "distances") must be equal. Prints
+    each search's ms, median and harmonic-mean GTEPS, and the ratio of
+    the medians."""
+    import cupy
+
+    import wavefront
+    from wavefront.backends import prepare
+    from wavefront.generators import kronecker_edges
+    from wavefront.graph.build import from_edges
+
+    src, dst, weights = kronecker_edges(scale, xp=cupy)
+    single = from_edges(src, dst, weights if kernel == "sssp" else None, n=1 << scale)
+    del src, dst, weights
+    prepare(single, [kernel])
+    search = {"bfs": lambda root: wavefront.bfs(single, root, method="hybrid"),
+              "sssp": lambda root: wavefront.sssp(single, root)}[kernel]
+    search(roots[0])  # warm, as Graph500 does
+    ms = {"single": [], "distributed": []}
+    edges = []
+    for root in roots:
+        got = {}
+        for name, run in (("single", search), ("distributed", distributed)):
+            got[name], seconds = timed_on_gpu(run, root)
+            ms[name].append(seconds * 1e3)
+        expected = getattr(got["single"], field)
+        if not bool((getattr(got["distributed"], field)[: single.n] == expected).all()):
+            raise SystemExit(f"root {root}: the two searches' {field} differ")
+        edges.append(single.traversed_edges(got["single"].parents >= 0))
+    for name, times in ms.items():
+        teps = harmonic_mean([e / (t / 1e3) for t, e in zip(times, edges, strict=True)])
+        print(f"SCALE {scale}, {name} search, same roots: ms {', '.join(f'{t:.2f}' for t in times)}; "
+              f"median {median(times):.2f} ms; {teps / 1e9:.3f} GTEPS (harmonic mean)")
+    ratio = median(ms["distributed"]) / median(ms["single"])
+    print(f"P = 1 / single-GPU: {ratio:.3f} (medians); {field} identical on all {len(roots)} roots")
+
+
 def harmonic_mean(values) -> float:
     values = np.asarray(values, dtype=np.float64)
     return float(values.size / np.sum(1.0 / values))

@@ -18,11 +18,38 @@ from __future__ import annotations
 
 import argparse
 import statistics
+import sys
 import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
 
 import wavefront.distributed as wd
+from benchmarks._common import compare_with_single
 from wavefront.distributed import gpu
 from wavefront.distributed.grid import gpu_grid_shape, parse_grid
+
+
+def overlap_chunks(text: str) -> int:
+    """An ``--overlap-chunks`` value, checked as the tuning checks it (before the graph is built)."""
+    from wavefront.distributed.tuning import check_overlap_chunks
+
+    try:
+        return check_overlap_chunks(int(text))
+    except (TypeError, ValueError) as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def overlap_list(text: str) -> list[int]:
+    return [overlap_chunks(k) for k in text.split(",")]
+
+
+def positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
 
 
 def main() -> None:
@@ -39,14 +66,14 @@ def main() -> None:
     parser.add_argument("--single", action="store_true",
                         help="P = 1 only: also the single-GPU hybrid (wavefront.bfs on the graph Graph500 builds) "
                              "from the same roots, each root searched by both back to back, and the ratio")
-    parser.add_argument("--overlap-chunks", type=int, default=None, metavar="K",
+    parser.add_argument("--overlap-chunks", type=overlap_chunks, default=None, metavar="K",
                         help="DistributedTuning.overlap_chunks: a one-column grid's bottom-up steps in K row ranges, "
                              "each range's bits sent on a second stream while the next runs "
                              "(0: off; default: the tuning's, 1)")
-    parser.add_argument("--passes", type=int, default=2,
+    parser.add_argument("--passes", type=positive, default=2,
                         help="back-to-back passes over the roots, each reported (in the overlap A/B the first ran "
                              "about 10 %% slower than the later ones on 2 x H200)")
-    parser.add_argument("--ab-overlap", metavar="K,K,...", default=None,
+    parser.add_argument("--ab-overlap", type=overlap_list, metavar="K,K,...", default=None,
                         help="then an A/B of overlap_chunks values on the same graph: two passes, each timing the "
                              "roots back to back under every value in turn")
     parser.add_argument("--trace", action="store_true",
@@ -67,7 +94,8 @@ def main() -> None:
     if args.single:
         if world.size != 1:
             parser.error("--single compares P = 1 with the single-GPU search: run it with one rank")
-        compare_single(args.scale, block, roots[: args.roots])
+        compare_with_single(args.scale, "bfs", lambda root: gpu.bfs(block, root, measure_wait=False),
+                            roots[: args.roots], "levels")
 
     def timed(validate: bool, tuning=tuning):
         rows, validated = [], []
@@ -95,7 +123,7 @@ def main() -> None:
         report(args, grid, block, build, "each after a validation", *timed(True))
     if args.ab_overlap:
         for run in (1, 2):
-            for chunks in (int(k) for k in args.ab_overlap.split(",")):
+            for chunks in args.ab_overlap:
                 other = wd.DistributedTuning(overlap_chunks=chunks)
                 gpu.bfs(block, roots[0], measure_wait=False, tuning=other)  # its first use (spare bitmap, streams)
                 report(args, grid, block, build, f"overlap_chunks={chunks}, pass {run}", *timed(False, other))
@@ -117,48 +145,6 @@ def report(args, grid, block, build, how, rows, validated) -> None:
           f"{teps / 1e9:.1f} GTEPS (harmonic mean)")
     if validated:
         print(f"every search validated: {', '.join(f'{x:.2f}' for x in validated)} s")
-
-
-def compare_single(scale: int, block, roots) -> None:
-    """The distributed search at P = 1 against the single-GPU hybrid, on the
-    same Graph500 graph and roots (the first ``--roots`` of Graph500's, as
-    ``wavefront graph500`` searches them), each root by one then the other,
-    back to back: the issue's "within 10 %" on one machine, one root set."""
-    import cupy
-
-    import wavefront
-    from wavefront.backends import prepare
-    from wavefront.generators import kronecker_edges
-    from wavefront.graph.build import from_edges
-
-    src, dst, _ = kronecker_edges(scale, xp=cupy)
-    single = from_edges(src, dst, None, n=1 << scale)
-    del src, dst
-    prepare(single, ["bfs"])
-    wavefront.bfs(single, roots[0], method="hybrid")  # warm, as Graph500 does
-    ms = {"single": [], "distributed": []}
-    edges = []
-    for root in roots:
-        got = {}
-        for name in ms:
-            start = time.perf_counter()
-            if name == "single":
-                got[name] = wavefront.bfs(single, root, method="hybrid")
-            else:
-                got[name] = gpu.bfs(block, root, measure_wait=False)
-            cupy.cuda.get_current_stream().synchronize()
-            ms[name].append((time.perf_counter() - start) * 1e3)
-        levels = got["single"].levels
-        if not bool((got["distributed"].levels[: single.n] == levels).all()):
-            raise SystemExit(f"root {root}: the two searches' levels differ")
-        edges.append(single.traversed_edges(levels >= 0))
-    for name, times in ms.items():
-        teps = len(times) / sum(t / 1e3 / e for t, e in zip(times, edges, strict=True))
-        print(f"SCALE {scale}, {name} search, same roots: ms {', '.join(f'{t:.2f}' for t in times)}; "
-              f"median {statistics.median(times):.2f} ms; {teps / 1e9:.1f} GTEPS (harmonic mean)")
-    ratio = statistics.median(ms["distributed"]) / statistics.median(ms["single"])
-    print(f"P = 1 / single-GPU: {ratio:.3f} (medians); levels identical on all {len(roots)} roots")
-    del single
 
 
 def print_trace(trace) -> None:

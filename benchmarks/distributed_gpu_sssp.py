@@ -24,10 +24,16 @@ from __future__ import annotations
 
 import argparse
 import statistics
+import sys
 import time
 from collections import defaultdict
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
 
 import wavefront.distributed as wd
+from benchmarks._common import compare_with_single
 from wavefront.distributed import gpu, gpu_sssp
 from wavefront.distributed.grid import gpu_grid_shape, parse_grid
 
@@ -63,7 +69,9 @@ def main() -> None:
     if args.single:
         if world.size != 1:
             parser.error("--single compares P = 1 with the single-GPU search: run it with one rank")
-        compare_single(args.scale, block, roots[1:], args.delta)
+        compare_with_single(args.scale, "sssp",
+                            lambda root: gpu_sssp.sssp(block, root, args.delta, measure_wait=False), roots[1:],
+                            "distances")
 
     def timed(validate: bool):
         rows, validated = [], []
@@ -102,45 +110,6 @@ def report(grid, header, how, rows, validated) -> None:
           f"{teps / 1e9:.3f} GTEPS (harmonic mean); phases {min(phases)}-{max(phases)}")
     if validated:
         print(f"every search validated: {', '.join(f'{x:.2f}' for x in validated)} s")
-
-
-def compare_single(scale: int, block, roots, delta) -> None:
-    """P = 1 against the single-GPU ``wavefront.sssp`` on the same Graph500
-    graph and roots, each root by one then the other, back to back."""
-    import cupy
-
-    import wavefront
-    from wavefront.backends import prepare
-    from wavefront.generators import kronecker_edges
-    from wavefront.graph.build import from_edges
-
-    src, dst, weights = kronecker_edges(scale, xp=cupy)
-    single = from_edges(src, dst, weights, n=1 << scale)
-    del src, dst, weights
-    prepare(single, ["sssp"])
-    wavefront.sssp(single, roots[0])  # warm, as Graph500 does
-    ms = {"single": [], "distributed": []}
-    edges = []
-    for root in roots:
-        got = {}
-        for name, times in ms.items():
-            start = time.perf_counter()
-            if name == "single":
-                got[name] = wavefront.sssp(single, root)
-            else:
-                got[name] = gpu_sssp.sssp(block, root, delta, measure_wait=False)
-            cupy.cuda.get_current_stream().synchronize()
-            times.append((time.perf_counter() - start) * 1e3)
-        if not bool((got["distributed"].distances[: single.n] == got["single"].distances).all()):
-            raise SystemExit(f"root {root}: the two searches' distances differ")
-        edges.append(single.traversed_edges(got["single"].parents >= 0))
-    for name, times in ms.items():
-        teps = len(times) / sum(t / 1e3 / e for t, e in zip(times, edges, strict=True))
-        print(f"SCALE {scale}, {name} search, same roots: ms {', '.join(f'{t:.2f}' for t in times)}; "
-              f"median {statistics.median(times):.2f} ms; {teps / 1e9:.3f} GTEPS (harmonic mean)")
-    ratio = statistics.median(ms["distributed"]) / statistics.median(ms["single"])
-    print(f"P = 1 / single-GPU: {ratio:.3f} (medians); distances identical on all {len(roots)} roots")
-    del single
 
 
 def print_trace(trace) -> None:

@@ -44,7 +44,7 @@ def test_grids_wider_than_one_column_are_refused_naming_the_grid(rows, cols):
         gpu_sssp.check_one_column(rows, cols)
 
 
-def test_gpu_sssp_memory_model_and_the_gpus_it_names(monkeypatch):
+def test_gpu_sssp_memory_model_and_the_gpus_it_names():
     """The GPU SSSP's bytes (memory.sssp_bytes_for: weights, column index,
     the search's buffers, whose formula _Workspace.bytes_for uses too), the
     one-column grid that holds a run's block and its SSSP, and the
@@ -70,9 +70,8 @@ def test_gpu_sssp_memory_model_and_the_gpus_it_names(monkeypatch):
     dist = wd.kronecker(10, grid=ProcessGrid(world=SelfTransport()), weighted=True)
     extras = memory.sssp_bytes_for(dist.n, dist.m, 1)
     free = cuda_memory.SAFETY_BYTES + extras // 2
-    monkeypatch.setattr(cuda_memory, "free_bytes", lambda: free)
     with pytest.raises(GPUMemoryError) as info:
-        gpu_sssp._check_fits_on_every_rank(dist, extras)
+        gpu_sssp._check_fits_on_every_rank(dist, extras, free_bytes=free)
     empty = free + memory.block_bytes_for(dist.n, dist.m, 1, 1, 1, dist.local_arcs)
     assert info.value.grid_needed == memory.sssp_grid_needed_for(dist.n, dist.m, empty)
     assert info.value.gpus_needed > 1 and f"mpirun -n {info.value.gpus_needed}" in str(info.value)

@@ -212,16 +212,17 @@ class _SSSPBlock:
         self.delta = default_delta(g)
 
 
-def _check_fits_on_every_rank(graph, needed: int) -> None:
+def _check_fits_on_every_rank(graph, needed: int, free_bytes: int | None = None) -> None:
     """Collective: every rank raises the same GPUMemoryError if some rank's
-    GPU SSSP structures (``needed`` bytes) do not fit its GPU, so no rank is
-    left waiting in a collective for one that failed."""
+    GPU SSSP structures (``needed`` bytes) do not fit its GPU (``free_bytes``,
+    default: what this rank's GPU has free), so no rank is left waiting in a
+    collective for one that failed."""
     from ..backends.cuda import memory
     from ..errors import GPUMemoryError
     from .memory import block_bytes_for, sssp_grid_needed_for
 
     needed += memory.SAFETY_BYTES
-    free = memory.free_bytes()
+    free = memory.free_bytes() if free_bytes is None else int(free_bytes)
     worst = graph.world.allreduce(np.array([needed, -free, int(needed > free)], dtype=np.int64), "max")
     if worst[2]:
         free = int(-worst[1])
