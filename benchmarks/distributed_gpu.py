@@ -79,7 +79,14 @@ def main() -> None:
     parser.add_argument("--trace", action="store_true",
                         help="then one more search with the stream synchronized after each collective, "
                              "and rank 0's level trace (direction, counts, compute and per-collective ms)")
+    parser.add_argument("--json", type=Path, default=None, metavar="PATH",
+                        help="with --trace: every rank's trace rows as a report benchmarks/scaling_model.py reads "
+                             "(the fields of a distributed Graph500 --json report that it needs); never overwrites")
     args = parser.parse_args()
+    if args.json is not None and not args.trace:
+        parser.error("--json writes the traced search: add --trace")
+    if args.json is not None and args.json.exists():
+        parser.error(f"--json {args.json}: the file exists; name a new one")
     world = wd.world()
     grid = wd.ProcessGrid(*(parse_grid(args.grid) if args.grid else gpu_grid_shape(world.size)), world=world)
     start = time.perf_counter()
@@ -132,6 +139,11 @@ def main() -> None:
         result = gpu.bfs(block, roots[1], measure_wait=True, tuning=tuning)
         if grid.rank == 0:
             print_trace(result.trace)
+        rows = result.gather_trace()  # collective
+        if args.json is not None and grid.rank == 0:
+            from wavefront.graph500.driver import device_name
+
+            write_trace_report(args.json, args.scale, grid, block.transport, device_name("cuda"), roots[1], rows)
 
 
 def report(args, grid, block, build, how, rows, validated) -> None:
@@ -145,6 +157,26 @@ def report(args, grid, block, build, how, rows, validated) -> None:
           f"{teps / 1e9:.1f} GTEPS (harmonic mean)")
     if validated:
         print(f"every search validated: {', '.join(f'{x:.2f}' for x in validated)} s")
+
+
+def write_trace_report(path: Path, scale: int, grid, transport: str, device: str, root: int,
+                       rows: list[dict]) -> None:
+    """The traced search as ``scaling_model.load_run`` reads a distributed
+    Graph500 report: SCALE, the edge factor and seed :func:`wd.kronecker`
+    defaults to (16, 1; this script passes neither), the traced root first,
+    the grid, the backend and transport, and ``kernels.bfs.trace``."""
+    import json
+
+    report = {
+        "SCALE": scale, "edgefactor": 16, "seed": 1, "roots": [int(root)],
+        "backend": "cuda", "device": device,
+        "backend_reason": f"distributed over {grid.size} MPI ranks, one GPU each, "
+                          f"device buffers over {transport}",
+        "distributed": {"process_grid": f"{grid.rows}x{grid.cols}"},
+        "kernels": {"bfs": {"trace": rows}},
+    }
+    with open(path, "x") as out:  # "x": never clobbers a file that appeared since the check at parse time
+        json.dump(report, out, indent=1)
 
 
 def print_trace(trace) -> None:

@@ -12,6 +12,7 @@ import importlib.util
 import json
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -665,3 +666,23 @@ def test_mpirun_gpu_report_bytes_equal_the_model(grid, tmp_path):
     assert f"{run.layout.rows}x{run.layout.cols}" == (grid or "2x1")
     root_sends = {row["collectives"]["column_allgather"]["bytes_out"] for row in run.trace if row["level"] == 0}
     assert root_sends == ({0, 4} if grid is None else {0})  # the root's owner sends its id; 1x2's column is one rank
+
+
+def test_the_gpu_benchmark_s_trace_report_is_what_the_model_reads(tmp_path):
+    """benchmarks/distributed_gpu.py --trace --json writes the traced search
+    as load_run reads a Graph500 report: its layout, transport and trace
+    check like one, and an existing file is never overwritten."""
+    spec = importlib.util.spec_from_file_location("distributed_gpu", ROOT / "benchmarks" / "distributed_gpu.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    rows = _one_column_trace()
+    path = tmp_path / "trace.json"
+    grid = SimpleNamespace(size=2, rows=2, cols=1)  # rank 0's view of a 2x1 grid, no world needed
+    bench.write_trace_report(path, 12, grid, "nccl", "NVIDIA H200", 3000, rows)
+    run = sm.load_run(path)
+    assert (run.scale, run.root, run.transport, run.device) == (12, 3000, "nccl", "NVIDIA H200")
+    assert (run.layout.rows, run.layout.cols, run.layout.nccl) == (2, 1, True)
+    check = sm.check_bytes(run)
+    assert check.ok and check.compared == 2 * sum(len(row["collectives"]) for row in rows), check.mismatches
+    with pytest.raises(FileExistsError):
+        bench.write_trace_report(path, 12, grid, "nccl", "NVIDIA H200", 3000, rows)
