@@ -467,10 +467,15 @@ def overlapped(layout: Layout, row: dict) -> bool:
 
 def trace_rules(run: Run) -> str:
     """Which code's exchanges a report's trace follows (:data:`KINDS`' rules):
-    "cpu"; "gpu-before-a8f02a2" where the last level of a GPU search still
-    exchanged (every GPU search did before ``a8f02a2``), else "gpu"."""
+    "cpu"; "gpu-whole-graph" for a world of one whose trace holds no
+    collective (``588e75b`` and later: P = 1 runs the single-GPU search on
+    the whole-graph block, which exchanges nothing); "gpu-before-a8f02a2"
+    where the last level of a GPU search still exchanged (every GPU search
+    did before ``a8f02a2``), else "gpu"."""
     if run.backend != "cuda":
         return "cpu"
+    if run.layout.size == 1 and not any(row["collectives"] for row in run.trace):
+        return "gpu-whole-graph"
     last = max(int(row["level"]) for row in run.trace)
     exchanged = any("column_allgather" in row["collectives"] for row in run.trace if int(row["level"]) == last)
     return "gpu-before-a8f02a2" if exchanged else "gpu"
@@ -530,8 +535,8 @@ def check_bytes(run: Run, counts: SearchCounts | None = None) -> ByteCheck:
             if overlapped(layout, row) and not unread:
                 exchange = "bitmap"  # sent while the step ran, before the next direction was known
             gpu = {"exchange": exchange, "ids_out": own, "ids_in": total - own, "counts_gather": True}
-        model = level_bytes(layout, rank, level, deduplicated=dedup, to_others=to_others, from_others=from_others,
-                            **gpu)
+        model = {} if rules == "gpu-whole-graph" else level_bytes(
+            layout, rank, level, deduplicated=dedup, to_others=to_others, from_others=from_others, **gpu)
         if unread:  # an overlapped last level: its bitmap went out, and no level read it
             model["column_allgather_unread"] = level_bytes(layout, rank, level, exchange="bitmap")["column_allgather"]
         if set(measured) != set(model):
@@ -1323,6 +1328,72 @@ def one_column_fit(m=ONE_COLUMN_ROUND, quantiles=(0.5, 0.1)) -> dict:
     nbytes = np.array([row[2] for row in rows], dtype=float)
     seconds = np.array([row[5] for row in rows], dtype=float)
     return {q: fit_alpha_beta(np.ones_like(nbytes), nbytes, seconds, q) for q in quantiles}
+
+
+@dataclass(frozen=True)
+class TracedLevel:
+    """One level of a one-column report's synchronized trace against the
+    model, over its ranks: the exchange's form and the most bytes a rank
+    received, the column all-gather's model (NCCL's base, ``R - 1`` ring
+    steps, those bytes over the link's high and low bandwidth) and traced
+    seconds (fastest and slowest rank), the totals' host all-gather's model
+    (a host call and ``ceil(log2 P)`` steps) and traced seconds, and the
+    level's whole traced communication."""
+
+    level: int
+    direction: str
+    form: str  # "bitmap", "ids", "none" (no exchange follows), "overlapped" (sent while the step ran)
+    bytes_in: int
+    model_low: float  # column all-gather at the link's high bandwidth
+    model_high: float
+    traced: tuple[float, float]  # column all-gather, (fastest, slowest) rank
+    totals_model: float
+    totals_traced: tuple[float, float]
+    comm_traced: tuple[float, float]
+
+    @property
+    def comm_model(self) -> tuple[float, float]:
+        exchange = (self.model_low, self.model_high) if self.form in ("bitmap", "ids") else (0.0, 0.0)
+        return exchange[0] + self.totals_model, exchange[1] + self.totals_model
+
+
+def traced_levels(run: Run, link: Link = NVLINK, host_call: float | None = None) -> list[TracedLevel]:
+    """Per level of a one-column GPU report (``R x 1``, R > 1; the
+    ``--json`` of ``benchmarks/distributed_gpu.py --trace`` or of a
+    distributed Graph500 run) its traced communication against the model's
+    price (:class:`TracedLevel`). The bytes are the trace's, which
+    :func:`check_bytes` compares with the model separately. ``host_call``:
+    one small MPI call (default the H100 traces', :class:`GPUConstants`).
+    An overlapped level's traced seconds are what its step did not hide."""
+    layout = run.layout
+    if run.backend != "cuda" or layout.cols != 1 or layout.size == 1:
+        raise ValueError(f"{run.path}: not a one-column GPU report of more than one rank "
+                         f"({run.backend}, {layout.rows}x{layout.cols})")
+    host = gpu_constants().host_call_seconds if host_call is None else host_call
+    totals_model = host + math.ceil(math.log2(layout.size)) * link.step
+    ring = NCCL_BASE + (layout.rows - 1) * link.step
+    levels: dict[int, list[dict]] = {}
+    for row in run.trace:
+        levels.setdefault(int(row["level"]), []).append(row)
+    out = []
+    for level, rows in sorted(levels.items()):
+        gathers = [row["collectives"].get("column_allgather") for row in rows]
+        hidden = any(overlapped(layout, row) for row in rows)
+        if all(entry is None for entry in gathers):
+            form, received, traced = "none", 0, (0.0, 0.0)
+        else:
+            entries = [entry for entry in gathers if entry is not None]
+            received = max(entry["bytes_in"] for entry in entries)
+            bitmap = received == (layout.rows - 1) * layout.piece_bytes  # the other ranks' pieces
+            form = "overlapped" if hidden else "bitmap" if bitmap else "ids"
+            seconds = [entry["seconds"] for entry in entries]
+            traced = (min(seconds), max(seconds))
+        totals = [row["collectives"].get("allreduce", {}).get("seconds", 0.0) for row in rows]
+        comm = [row["comm_seconds"] for row in rows]
+        out.append(TracedLevel(level, rows[0]["direction"], form, received, ring + received / link.beta_high,
+                               ring + received / link.beta_low, traced, totals_model, (min(totals), max(totals)),
+                               (min(comm), max(comm))))
+    return out
 
 
 def one_column_crossover(series: str, link: Link, scenario: Scenario, shape: GraphShape, levels=None,

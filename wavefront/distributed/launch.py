@@ -108,8 +108,8 @@ def select_gpu(comm: Transport) -> int:
     """Make the GPU of this rank's node-local rank CuPy's current device; returns its id.
 
     Ranks of one node take devices round-robin among those CUDA shows this
-    process (``CUDA_VISIBLE_DEVICES`` applies). Not yet exercised on GPUs:
-    the distributed search runs on CPU ranks only so far.
+    process (``CUDA_VISIBLE_DEVICES`` applies): on a machine of 4 GPUs,
+    ``mpirun -n 4`` puts one rank on each.
     """
     from ..backends import require_cuda
 
