@@ -477,6 +477,28 @@ def test_mpirun_gpu_blocks(size, transport, grid, tmp_path):
     assert (summary["fold_bytes"] > 0) == (cols > 1)
 
 
+@pytest.mark.gpu
+@pytest.mark.parametrize("transport", ["nccl", "mpi"])
+def test_mpirun_device_allgatherv(transport, tmp_path):
+    """The all-gather-v the one-column search sends its ids by (and the GPU
+    SSSP its frontier): NCCL's padded all-gather, host staging, on uneven,
+    empty and one-sided parts. On 4 GPUs NCCL runs on 4 ranks, where one
+    rank holding everything takes the grouped send/recv fallback (on 2,
+    padding never more than doubles what arrives, so it never does)."""
+    import cupy
+
+    gpus = cupy.cuda.runtime.getDeviceCount()
+    if transport == "nccl" and gpus < 2:
+        pytest.skip("NCCL needs a GPU per rank: 2 ranks")
+    size = 4 if transport == "nccl" and gpus >= 4 else 2
+    out = tmp_path / "summary.json"
+    done = mpirun(size, sys.executable, SCRIPTS / "check_device_allgatherv.py", "--transport", transport,
+                  "--out", out)
+    assert done.returncode == 0, done.stderr[-3000:]
+    summary = json.loads(out.read_text())
+    assert summary == {"size": size, "transport": transport, "checked": [30] * size}
+
+
 def _graph500_names(kernels=("bfs",)):
     prefix = {"bfs": "bfs  ", "sssp": "sssp "}
     header = ["SCALE", "edgefactor", "NBFS", "graph_generation", "num_mpi_processes", "construction_time"]
