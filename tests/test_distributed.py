@@ -475,6 +475,8 @@ def test_mpirun_gpu_blocks(size, transport, grid, tmp_path):
     rows, cols = summary["grid"]
     assert rows * cols == size and (grid is None or f"{rows}x{cols}" == grid)
     assert (summary["fold_bytes"] > 0) == (cols > 1)
+    # P = 1 runs the single-GPU search (no collective); else the bottom-up levels send their bitmap over the column
+    assert (summary["column_calls"] == []) == (size == 1)
 
 
 @pytest.mark.gpu

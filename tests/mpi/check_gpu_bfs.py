@@ -77,10 +77,11 @@ def main() -> None:
 def overlap_summary(trace) -> dict:
     """The column all-gathers of a bottom-up search's trace rows (every
     rank): calls and bytes out on the levels after which another follows,
-    and the levels whose sends no level read."""
+    and the levels whose sends no level read. A world of one runs the
+    single-GPU search, whose rows hold no collective (none of either)."""
     last = max(r["level"] for r in trace)
     middle = [r["collectives"]["column_allgather"] for r in trace
-              if r["direction"] == "bottom-up" and 0 < r["level"] < last]
+              if r["direction"] == "bottom-up" and 0 < r["level"] < last and "column_allgather" in r["collectives"]]
     return {"column_calls": sorted({c["calls"] for c in middle}),
             "column_bytes_out": sorted({c["bytes_out"] for c in middle}),
             "unread_levels": sorted({r["level"] for r in trace if "column_allgather_unread" in r["collectives"]}),
