@@ -483,10 +483,8 @@ def test_mpirun_gpu_blocks(size, transport, grid, tmp_path):
 @pytest.mark.parametrize("transport", ["nccl", "mpi"])
 def test_mpirun_device_allgatherv(transport, tmp_path):
     """The all-gather-v the one-column search sends its ids by (and the GPU
-    SSSP its frontier): NCCL's padded all-gather, host staging, on uneven,
-    empty and one-sided parts. On 4 GPUs NCCL runs on 4 ranks, where one
-    rank holding everything takes the grouped send/recv fallback (on 2,
-    padding never more than doubles what arrives, so it never does)."""
+    SSSP its frontier): NCCL's grouped send/recv pairs and host staging, on
+    uneven, empty and one-sided parts; NCCL on 4 ranks where 4 GPUs are."""
     import cupy
 
     gpus = cupy.cuda.runtime.getDeviceCount()

@@ -1,10 +1,9 @@
 """The device transports' all-gather-v under ``mpirun -n P`` on a machine
 with a GPU per rank (tests/test_distributed.py): uneven parts, empty parts,
-every part empty, and one rank holding everything (NCCL's grouped send/recv
-path; balanced parts take its padded all-gather), in three dtypes, into a
-given ``out`` and a new one. Every rank checks the concatenation and the byte
-counters (payload only, as the host transports count it); rank 0 writes how
-many cases passed to ``--out``.
+every part empty, one rank holding everything, and one element a rank, in
+three dtypes, into a given ``out`` and a new one. Every rank checks the
+concatenation and the byte counters (payload only, as the host transports
+count it); rank 0 writes how many cases passed to ``--out``.
 """
 from __future__ import annotations
 
@@ -37,10 +36,10 @@ def main() -> None:
         transport, _, _ = make_device_transports(grid, args.transport)
         size, rank = world.size, world.rank
         patterns = [
-            [3 + r for r in range(size)],  # uneven, padded all-gather on NCCL
+            [3 + r for r in range(size)],  # uneven
             [0] + [5] * (size - 1),  # one empty part
             [0] * size,  # nothing at all
-            [40] + [0] * (size - 1),  # one rank holds all: grouped send/recv on NCCL
+            [40] + [0] * (size - 1),  # one rank holds all
             [1] * size,  # one id each (the root level's shape)
         ]
         checked = 0

@@ -7,10 +7,8 @@ all-to-all-v needs on the host) goes through the group's host
 :class:`~.transport.Transport`, which also bootstraps NCCL.
 
 * :class:`NCCLTransport` moves device buffers with ``cupy.cuda.nccl`` on the
-  current stream: all-gather, all-reduce; all-gather-v as one all-gather of
-  parts padded to the largest (while that at most doubles what arrives;
-  else as grouped send/recv pairs); all-to-all-v and sendrecv as grouped
-  send/recv pairs (NCCL has no v collective); and
+  current stream: all-gather, all-reduce, and all-gather-v, all-to-all-v and
+  sendrecv as grouped send/recv pairs (NCCL has neither v collective), and
   :meth:`DeviceTransport.allgather_into` (every rank's part straight to its
   place in a larger buffer, on a stream of the caller's: the overlapped
   column all-gather of :mod:`.gpu`) likewise. Rank 0 of the group
@@ -262,21 +260,9 @@ class NCCLTransport(DeviceTransport):
         return recv
 
     def _allgatherv(self, send, counts, out):
-        # Rank r's part lands at the sum of the counts before r. NCCL's
-        # all-gather takes equal parts, so while padding every part to the
-        # largest at most doubles what arrives, the parts go padded through
-        # one all-gather and are then copied into place; else as grouped
-        # send/recv pairs. One all-gather was the faster on 4 x H200 at every
-        # size the search sends (1 to 65536 ids a rank: 31-38 us against
-        # 60-76 us a call; 19-22 against 32-47 on 2; benchmarks/collectives.py,
-        # docs/decisions/distributed.md).
+        # Grouped send/recv pairs (NCCL's all-gather takes equal parts):
+        # rank r's part lands at the sum of the counts before r.
         at = np.concatenate(([0], np.cumsum(counts)))
-        width = int(counts.max())
-        if width == 0:
-            return
-        if width * self.size <= 2 * int(at[-1]):
-            self._allgatherv_padded(send, counts, out, at, width)
-            return
         item = send.dtype.itemsize
         nccl, stream = self._nccl, self._stream()
         out[int(at[self.rank]) : int(at[self.rank + 1])] = send
@@ -290,26 +276,6 @@ class NCCLTransport(DeviceTransport):
                 self.comm.recv(out.data.ptr + int(at[peer]) * item, int(counts[peer]) * item, nccl.NCCL_UINT8,
                                peer, stream)
         nccl.groupEnd()
-        self._count(send.nbytes * (self.size - 1), (int(at[-1]) - int(counts[self.rank])) * item)
-
-    def _allgatherv_padded(self, send, counts, out, at, width: int) -> None:
-        """:meth:`_allgatherv` as one all-gather of parts padded to ``width``
-        elements, in place in a scratch array, then one device copy a peer."""
-        import cupy
-
-        item, stream = send.dtype.itemsize, self._stream()
-        padded = cupy.empty(width * self.size, dtype=send.dtype)
-        mine = padded[self.rank * width : self.rank * width + send.shape[0]]
-        mine[...] = send  # the padding past it is never read
-        out[int(at[self.rank]) : int(at[self.rank + 1])] = send
-        self.comm.allGather(padded.data.ptr + self.rank * width * item, padded.data.ptr, width * item,
-                            self._nccl.NCCL_UINT8, stream)  # in place: each rank's part already at its slot
-        for peer in range(self.size):
-            if peer != self.rank and counts[peer]:
-                runtime = cupy.cuda.runtime
-                runtime.memcpyAsync(out.data.ptr + int(at[peer]) * item, padded.data.ptr + peer * width * item,
-                                    int(counts[peer]) * item, runtime.memcpyDeviceToDevice, stream)
-        # The payload, as every transport counts it (the padding is not the search's bytes).
         self._count(send.nbytes * (self.size - 1), (int(at[-1]) - int(counts[self.rank])) * item)
 
     def _allgather_into(self, send, out, offsets, stream):
