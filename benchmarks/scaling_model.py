@@ -631,6 +631,8 @@ def fit_runs(runs: list[Run], quantile: float = 0.5) -> list[Fit]:
     fits = []
     for (label, size), members in sorted(groups.items()):
         parts = [samples(run) for run in members]
+        if not any(p[0].size for p in parts):
+            continue  # P = 1's whole-graph search: nothing exchanged, nothing to fit
         calls = np.concatenate([p[0] for p in parts])
         nbytes = np.concatenate([p[1] for p in parts])
         seconds = np.concatenate([p[2] for p in parts])
@@ -806,20 +808,66 @@ ONE_COLUMN_ROUND = {
     "validation_27_seconds": {"first": (8.3, 12.1), "later": (4.1, 5.9)},
 }
 
+# The fifth round: 4 x H200 (NVLink NV18 between every pair, 64 host cores), the weak-scaling series SCALE 26 +
+# log2 P on one column, P = 1, 2, 4 (benchmarks/distributed_gpu.py, 8 roots after a warm-up search, back to back;
+# docs/scaling.md "Fifth round"). Each machine a fresh lent one: compare within a machine only. "single": the
+# single-GPU search on the same 8 roots as P = 1 (compare_with_single); "p1": P = 1 timed as the series is.
+# Per search: (median seconds, harmonic-mean GTEPS) of each back-to-back pass; "bound": each rank bound to 64/P
+# cores (mpirun --map-by slot:PE=64/P --bind-to core), else --bind-to none.
+FOUR_GPU_ROUND = {
+    "label": "24829e2-96d3d4f",
+    "machines": {
+        "F": {"commit": "24829e2", "note": "the search's edge count on the host between searches (the GPU idled)",
+              "single": (1.99e-3, 498.8), "p1": [(2.62e-3, 401.4), (2.58e-3, 400.1)],
+              "searches": {("2x1", 27, "unbound"): [(5.69e-3, 386.7), (4.93e-3, 431.1)],
+                           ("4x1", 28, "unbound"): [(5.64e-3, 740.1), (5.10e-3, 754.0)],
+                           ("2x2", 28, "unbound"): [(16.19e-3, 257.8)]}},
+        "G": {"commit": "73495b7", "note": "edge counts after the searches",
+              "single": (1.99e-3, 492.2), "p1": [(2.34e-3, 443.9), (2.28e-3, 440.5)],
+              "searches": {("4x1", 27, "unbound"): [(4.69e-3, 381.4), (5.01e-3, 438.3)],
+                           ("4x1", 27, "bound"): [(4.60e-3, 435.8), (2.97e-3, 713.1)]}},
+        "H": {"commit": "73495b7", "note": "four passes, ranks bound",
+              "single": (1.94e-3, 504.2),
+              "p1": [(2.27e-3, 451.1), (2.44e-3, 414.4), (2.30e-3, 438.5), (2.30e-3, 436.6)],
+              "searches": {("2x1", 27, "bound"): [(4.45e-3, 485.3), (3.65e-3, 560.0), (3.65e-3, 561.7),
+                                                  (3.69e-3, 555.7)],
+                           ("4x1", 28, "bound"): [(4.71e-3, 846.8), (4.21e-3, 975.0), (4.12e-3, 991.1),
+                                                  (4.17e-3, 985.2)],
+                           ("4x1", 28, "unbound"): [(4.20e-3, 860.9), (4.20e-3, 975.9), (4.91e-3, 889.9),
+                                                    (4.32e-3, 960.7)]}},
+        "I": {"commit": "73495b7", "note": "the padded all-gather-v's A/B, its baseline (the code kept)",
+              "single": None, "p1": None,
+              "searches": {("4x1", 27, "unbound"): [(3.31e-3, 563.2), (2.79e-3, 744.5), (2.81e-3, 740.8),
+                                                    (2.63e-3, 764.5)]}},
+    },
+    # Validation (the distributed validator on the CPU, machine F), seconds: first search (builds the endpoint
+    # remap), then the range of the other seven
+    "validation_seconds": {("2x1", 27): (13.16, (2.93, 3.24)), ("4x1", 28): (16.79, (5.87, 6.32))},
+    "build_seconds": {("1x1", 26): (24.6, 34.5), ("2x1", 27): (64.0, 64.8), ("4x1", 28): (83.2, 103.3)},
+    # benchmarks/collectives.py, one column, median us a call (machine G; I for the padded all-gather-v)
+    "collectives_us": {
+        4: {"ids, grouped send/recv": (60.0, 75.7), "ids, NCCL all-gather of equal parts": (31.3, 38.5),
+            "ids, padded all-gather-v with its copies (lost)": (54.2, 68.8),
+            "bitmap piece of SCALE 28 (8.4 MB)": (120.9, 129.0), "level totals, host all-gather": (4.5, 7.7)},
+        2: {"ids, grouped send/recv": (32.3, 46.7), "ids, NCCL all-gather of equal parts": (18.9, 22.4),
+            "bitmap piece of SCALE 27 (8.4 MB)": (67.6, 67.6), "level totals, host all-gather": (4.3, 4.3)},
+    },
+}
+
+
 NOT_MEASURED = (
-    ("an NCCL alpha-beta fit at 10-100 MB messages: the fourth round's 2x1 SCALE 27 trace times the column "
-     "all-gather per level, whose bytes the model gives (8.4 MB bitmaps, ids of 8 B to 0.6 MB; one_column_fit, "
-     "synchronized, H200); the 2-D fold's fit is still the SCALE 22 trace's (largest message 4.6 MB)"),
-    ("how a block's cost beyond one GPU's share grows with the grid: only P = 2 is measured (1x2 and 2x1), and the "
-     "projection's compute holds none of it"),
+    ("an NCCL alpha-beta fit above 25 MB a message: the fifth round's traces (--json of "
+     "benchmarks/distributed_gpu.py --trace) reach 25 MB a rank (SCALE 28 on 4x1); the 2-D fold's fit is still the "
+     "SCALE 22 trace's (largest message 4.6 MB)"),
+    ("how a block's cost beyond one GPU's share grows with the grid past P = 4: 1x2, 2x1, 4x1 and 2x2 are measured, "
+     "and the projection's compute holds none of it"),
     ("the single-GPU (or P = 1) search at SCALE 27 and its arcs examined per level: whether the 2x1 rank's 1.31x "
      "arcs at level 3 against P = 1 at SCALE 26 belong to SCALE 27's graph or to the layout"),
     ("a P = 1 per-level trace on the machine of the 2x1 trace (E): its bottom-up levels' floor comes from "
      "another H200's profile (D)"),
     "a one-rank search at SCALE 27 (the 1x2 SCALE 28 point is compared with the model's extrapolated share)",
     "the one-rank distributed search below SCALE 24 since 7818e9b (the model holds SCALE 24's time there)",
-    "SCALE 28 on one column (2x1; the memory model gives 67.7 GiB a GPU, within an H100's 79 GiB)",
-    "any run on more than 2 GPUs, and any run across nodes (InfiniBand)",
+    "any run on 8 GPUs or more (the 8-GPU kinds were not lent), and any run across nodes (InfiniBand)",
 )
 
 
@@ -1273,6 +1321,35 @@ def one_column_points(shape: GraphShape, constants: GPUConstants, m=ONE_COLUMN_R
     return rows
 
 
+def four_gpu_points(shape: GraphShape, constants: GPUConstants, m=FOUR_GPU_ROUND, link: Link = NVLINK,
+                    levels: float = 9) -> list[tuple]:
+    """The fifth round's one-column searches, each against its own machine:
+    (machine, grid, SCALE, binding, the best pass's (by GTEPS) median
+    seconds, its GTEPS, GTEPS over
+    the machine's single-GPU SCALE 26 (None without one), over its P = 1
+    timed as the series (the mean of its passes' GTEPS), model low, model
+    high). The model of ``R x 1`` at SCALE 26 + log2 R: the machine's P = 1
+    median (the mean over passes) plus the projection's one-column
+    communication ('today', ``levels`` trace rows); None off the series."""
+    today = scenarios(constants)[0]
+    rows = []
+    for name, machine in sorted(m["machines"].items()):
+        p1 = machine["p1"]
+        p1_seconds = None if p1 is None else float(np.mean([t for t, _ in p1]))
+        p1_teps = None if p1 is None else float(np.mean([g for _, g in p1]))
+        for (grid, scale, binding), passes in sorted(machine["searches"].items()):
+            seconds, gteps = max(passes, key=lambda entry: entry[1])
+            size = int(grid.split("x")[0]) * int(grid.split("x")[1])
+            low = high = None
+            if grid.endswith("x1") and p1_seconds is not None and scale == 26 + int(math.log2(size)):
+                p = project(scale, size, link, today, shape, levels, grid=(size, 1))
+                low, high = p1_seconds + p.latency + p.comm_low, p1_seconds + p.latency + p.comm_high
+            rows.append((name, grid, scale, binding, seconds, gteps,
+                         None if machine["single"] is None else gteps / machine["single"][1],
+                         None if p1_teps is None else gteps / p1_teps, low, high))
+    return rows
+
+
 @dataclass(frozen=True)
 class OneColumnSplit:
     """Machine E's synchronized 2x1 SCALE 27 trace summed (seconds), and its
@@ -1517,6 +1594,25 @@ def _engineering(value: float, unit: str) -> str:
     return f"{value / 1e9:.2f} GB/s"
 
 
+def emit_traced_levels(run: Run, markdown: bool) -> None:
+    """:func:`traced_levels` of a one-column GPU report as a table, and its sums."""
+    rows, sums = [], np.zeros(4)
+    for t in traced_levels(run):
+        model, traced = t.comm_model, t.comm_traced
+        sums += (*model, *traced)
+        rows.append([t.level, t.direction, t.form, f"{t.bytes_in:,}",
+                     "-" if t.form == "none" else f"{t.model_low * 1e6:.0f}-{t.model_high * 1e6:.0f}",
+                     "-" if t.form == "none" else f"{t.traced[0] * 1e6:.0f}-{t.traced[1] * 1e6:.0f}",
+                     f"{t.totals_model * 1e6:.0f}", f"{t.totals_traced[0] * 1e6:.0f}-{t.totals_traced[1] * 1e6:.0f}",
+                     f"{model[0] * 1e6:.0f}-{model[1] * 1e6:.0f}", f"{traced[0] * 1e6:.0f}-{traced[1] * 1e6:.0f}"])
+    rows.append(["all", "", "", "", "", "", "", "", f"{sums[0] * 1e6:.0f}-{sums[1] * 1e6:.0f}",
+                 f"{sums[2] * 1e6:.0f}-{sums[3] * 1e6:.0f}"])
+    emit(f"{Path(run.path).name}: SCALE {run.scale} on {run.layout.rows}x1, communication per level against the "
+         f"model (us; traced: fastest-slowest rank, synchronized; overlapped: what the step did not hide)",
+         ["level", "direction", "exchange", "bytes in a rank", "column all-gather model", "traced",
+          "totals model", "traced", "level comm model", "traced"], rows, markdown)
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("reports", nargs="*", help="--json reports of distributed Graph500 runs")
@@ -1576,6 +1672,9 @@ def main(argv=None) -> int:
              ["platform", "P", "collective", "entries", "median bytes", "median us"],
              [[label, size, name, count, f"{b:,.0f}", f"{s * 1e6:.1f}"]
               for label, size, name, count, b, s in per_collective(runs)], args.markdown)
+        for run in runs:
+            if run.backend == "cuda" and run.layout.cols == 1 and run.layout.size > 1:
+                emit_traced_levels(run, args.markdown)
     for spec in args.predict:
         parts = spec.split(":")
         try:
@@ -1676,6 +1775,21 @@ def main(argv=None) -> int:
     emit("Fit of those column all-gathers (one call a level, synchronized, H200)", ["quantile", "alpha", "beta"],
          [[f"{q:g}", _engineering(alpha, "s"), _engineering(beta, "B/s")] for q, (alpha, beta) in
           one_column_fit().items()], args.markdown)
+    emit("Fifth round, 4 x H200: the one-column searches against each machine's own single-GPU and P = 1 "
+         "(best of the back-to-back passes; model: the machine's P = 1 plus the one-column communication at P, "
+         "'today', NVLink, 9 levels)",
+         ["machine", "grid", "SCALE", "ranks", "ms", "GTEPS", "/ single-GPU SCALE 26", "/ P = 1 SCALE 26",
+          "model ms", "measured / model"],
+         [[name, grid, scale, binding, f"{seconds * 1e3:.2f}", f"{gteps:.1f}",
+           "-" if single is None else f"{single:.2f}", "-" if p1 is None else f"{p1:.2f}",
+           "-" if low is None else f"{low * 1e3:.2f}-{high * 1e3:.2f}",
+           "-" if low is None else f"{seconds / high:.2f}-{seconds / low:.2f}x"]
+          for name, grid, scale, binding, seconds, gteps, single, p1, low, high in four_gpu_points(
+              shape, constants)], args.markdown)
+    emit("Fifth round: the one-column collectives alone (benchmarks/collectives.py, median us a call, the range "
+         "over sizes or machines)", ["P", "collective", "us"],
+         [[size, name, f"{low:.1f}-{high:.1f}"] for size, calls in FOUR_GPU_ROUND["collectives_us"].items()
+          for name, (low, high) in calls.items()], args.markdown)
     for series, what in (("weak", "SCALE 26 + log2 P"), ("strong", "SCALE 30"), ("strong", "SCALE 27")):
         emit(f"One column (the GPU default), {series} scaling, {what}, NVLink-class "
              f"{NVLINK.beta_low / 1e9:.0f}-{NVLINK.beta_high / 1e9:.0f} GB/s: communication against compute",
