@@ -3,7 +3,7 @@ phases (the distributed SSSP's), the parent pass. The fused delta-stepping
 of the CPU backend is :mod:`._sssp_fused`.
 
 * :func:`dijkstra_kernel` -- Dijkstra with an indexed binary heap
-  (decrease-key), the serial oracle.
+  (decrease-key; keys kept in the heap), the serial oracle.
 * :func:`relax_phase` -- one delta-stepping phase (Meyer & Sanders 2003):
   relax the light (``w <= delta``) or heavy (``w > delta``) out-edges of a
   frontier in parallel, lowering distances with a compare-and-swap loop
@@ -43,25 +43,30 @@ def dijkstra_kernel(indptr, indices, weights, sources, dist, parents, cutoff):
     arrive filled with inf / -1.
 
     Arcs leading past ``cutoff`` are not taken. Returns the edges examined.
+    Each heap slot keeps its key beside its vertex, so a sift compares
+    contiguous keys instead of looking each vertex's distance up (12-30 %
+    faster on the DIMACS roads, docs/decisions/cpu-roads.md).
     """
     n = dist.shape[0]
     heap = np.empty(n, dtype=np.int64)
+    keys = np.empty(n, dtype=dist.dtype)
     position = np.full(n, -1, dtype=np.int64)  # -1 never queued, -2 settled
     size = 0
     for s in sources:  # all at distance 0, so any order is a heap
         dist[s] = 0
         parents[s] = s
         heap[size] = s
+        keys[size] = 0
         position[s] = size
         size += 1
     examined = 0
     while size:
         u = heap[0]
+        du = keys[0]
         position[u] = -2
         size -= 1
         if size:
-            _sift_down(heap, position, dist, heap[size], 0, size)
-        du = dist[u]
+            _sift_down(heap, keys, position, heap[size], keys[size], size)
         for j in range(indptr[u], indptr[u + 1]):
             v = indices[j]
             examined += 1
@@ -73,41 +78,46 @@ def dijkstra_kernel(indptr, indices, weights, sources, dist, parents, cutoff):
                 if i == -1:
                     i = size
                     size += 1
-                _sift_up(heap, position, dist, v, i)
+                _sift_up(heap, keys, position, v, candidate, i)
     return examined
 
 
 @njit(cache=True)
-def _sift_up(heap, position, dist, v, i):
-    key = dist[v]
+def _sift_up(heap, keys, position, v, key, i):
+    """Place ``v`` with ``key`` at slot ``i`` or above (its key fell, or it is new)."""
     while i > 0:
         parent = (i - 1) >> 1
-        p = heap[parent]
-        if dist[p] <= key:
+        if keys[parent] <= key:
             break
+        p = heap[parent]
         heap[i] = p
+        keys[i] = keys[parent]
         position[p] = i
         i = parent
     heap[i] = v
+    keys[i] = key
     position[v] = i
 
 
 @njit(cache=True)
-def _sift_down(heap, position, dist, v, i, size):
-    key = dist[v]
+def _sift_down(heap, keys, position, v, key, size):
+    """Place ``v`` with ``key`` from the root down, in a heap of ``size`` slots."""
+    i = 0
     while True:
         child = 2 * i + 1
         if child >= size:
             break
-        if child + 1 < size and dist[heap[child + 1]] < dist[heap[child]]:
+        if child + 1 < size and keys[child + 1] < keys[child]:
             child += 1
-        c = heap[child]
-        if dist[c] >= key:
+        if keys[child] >= key:
             break
+        c = heap[child]
         heap[i] = c
+        keys[i] = keys[child]
         position[c] = i
         i = child
     heap[i] = v
+    keys[i] = key
     position[v] = i
 
 
