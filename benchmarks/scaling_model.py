@@ -861,8 +861,9 @@ NOT_MEASURED = (
      "SCALE 22 trace's (largest message 4.6 MB)"),
     ("how a block's cost beyond one GPU's share grows with the grid past P = 4: 1x2, 2x1, 4x1 and 2x2 are measured, "
      "and the projection's compute holds none of it"),
-    ("the single-GPU (or P = 1) search at SCALE 27 and its arcs examined per level: whether the 2x1 rank's 1.31x "
-     "arcs at level 3 against P = 1 at SCALE 26 belong to SCALE 27's graph or to the layout"),
+    ("the single-GPU (or P = 1) search at SCALE 27 and its arcs examined per level on a GPU (on the CPU, "
+     "benchmarks/bottom_up_arcs.py: the one-column probe order adds no arcs, and a 2x1 rank at SCALE k + 1 examines "
+     "0.90-1.14x one GPU's at SCALE k over 12 roots; the traced 1.31x was its root's)"),
     ("a P = 1 per-level trace on the machine of the 2x1 trace (E): its bottom-up levels' floor comes from "
      "another H200's profile (D)"),
     "a one-rank search at SCALE 27 (the 1x2 SCALE 28 point is compared with the model's extrapolated share)",

@@ -1,0 +1,38 @@
+"""benchmarks/bottom_up_arcs.py: the early-exit count of a bottom-up level, by hand."""
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import numpy as np
+
+from wavefront.graph.build import from_edges
+
+ROOT = Path(__file__).resolve().parents[1]
+spec = importlib.util.spec_from_file_location("bottom_up_arcs", ROOT / "benchmarks" / "bottom_up_arcs.py")
+bua = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(bua)
+
+
+def test_examined_stops_at_the_first_neighbour_on_the_level_before():
+    # 0-1, 0-2, 1-3, 2-3, 3-4; from 0 the levels are 0, 1, 1, 2, 3
+    graph = from_edges(np.array([0, 0, 1, 2, 3]), np.array([1, 2, 3, 3, 4]), n=5)
+    indptr, indices = np.asarray(graph.indptr), np.asarray(graph.indices)
+    level = np.array([0, 1, 1, 2, 3])
+    degree = np.diff(indptr)
+    unvisited = np.array([3, 4])  # at level 2
+    # vertex 3 probes 1 first (degree 2 before 4's 1) and stops: 1 arc; vertex 4's only neighbour is on level 2: 1
+    assert bua.examined(indptr, indices, unvisited, lambda arcs: -degree[arcs], level, 2) == 2
+    # 4 probed first: 3 takes 2 arcs
+    assert bua.examined(indptr, indices, unvisited, lambda arcs: -(arcs == 4).astype(int), level, 2) == 3
+    # at level 3 only vertex 4 is unvisited, and its neighbour 3 is on level 2: 1 arc
+    assert bua.examined(indptr, indices, np.array([4]), lambda arcs: np.zeros(arcs.size), level, 3) == 1
+    # a vertex with no neighbour on the level before probes its whole row
+    assert bua.examined(indptr, indices, np.array([3]), lambda arcs: np.zeros(arcs.size), level, 4) == 3
+
+
+def test_the_block_order_is_the_global_order_on_a_small_kronecker_graph():
+    rows = bua.probe_orders(12, 2, seed=3)
+    assert len(rows) == 2
+    for _, _, by_global, by_block, unordered in rows:
+        assert by_global > 0 and abs(by_block / by_global - 1) < 0.05 and unordered >= by_global * 0.98
