@@ -1,4 +1,4 @@
-"""benchmarks/bottom_up_arcs.py: the early-exit count of a bottom-up level, by hand."""
+"""benchmarks/bottom_up_arcs.py (the early-exit count of a bottom-up level) and road_depth.py (a tree's hops), by hand."""
 from __future__ import annotations
 
 import importlib.util
@@ -36,3 +36,19 @@ def test_the_block_order_is_the_global_order_on_a_small_kronecker_graph():
     assert len(rows) == 2
     for _, _, by_global, by_block, unordered in rows:
         assert by_global > 0 and abs(by_block / by_global - 1) < 0.05 and unordered >= by_global * 0.98
+
+
+def test_road_depth_counts_hops_of_a_shortest_path_tree():
+    import pytest
+
+    spec = importlib.util.spec_from_file_location("road_depth", ROOT / "benchmarks" / "road_depth.py")
+    road_depth = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(road_depth)
+    # root 0; 1 and 2 hang off 0; 3 off 2 across a zero-weight arc (same distance as 2), 4 off 3; 5 unreached
+    parents = np.array([0, 0, 0, 2, 3, -1])
+    distances = np.array([0.0, 1.0, 2.0, 2.0, 5.0, np.inf])
+    assert road_depth.tree_depth(parents, distances) == 3
+    # 3 listed before its parent at the same distance still gets its depth
+    assert road_depth.tree_depth(np.array([0, 2, 0]), np.array([0.0, 1.0, 1.0])) == 2
+    with pytest.raises(ValueError, match="cycle"):
+        road_depth.tree_depth(np.array([0, 2, 1]), np.array([0.0, 1.0, 1.0]))
