@@ -1,4 +1,4 @@
-"""benchmarks/bottom_up_arcs.py (the early-exit count of a bottom-up level) and road_depth.py (a tree's hops), by hand."""
+"""benchmarks/bottom_up_arcs.py (a bottom-up level's early exits) and road_depth.py (a tree's hops), by hand."""
 from __future__ import annotations
 
 import importlib.util
