@@ -18,7 +18,10 @@ Graph500 builds, from the same roots, each root by both back to back,
 distances checked equal, and the ratio of medians. ``--trace``: one more
 search with the stream synchronized after each collective, and rank 0's
 phases summed by kind (count, vertices relaxed, arcs, compute and
-per-collective ms).
+per-collective ms). ``--ab-delta 1,2,4``: then the same roots at those
+multiples of the bucket width, two passes, each width timed in turn (a
+wider bucket takes fewer phases, each a host round trip, for more
+relaxations: docs/decisions/distributed.md).
 """
 from __future__ import annotations
 
@@ -38,6 +41,17 @@ from wavefront.distributed import gpu, gpu_sssp
 from wavefront.distributed.grid import gpu_grid_shape, parse_grid
 
 
+def factors(text: str) -> list[float]:
+    """An ``--ab-delta`` list: positive multiples of the bucket width."""
+    try:
+        values = [float(x) for x in text.split(",")]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"takes comma-separated numbers, got {text!r}") from None
+    if not values or any(not v > 0 for v in values):
+        raise argparse.ArgumentTypeError(f"multiples of delta must be positive, got {text!r}")
+    return values
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scale", type=int, required=True)
@@ -51,6 +65,8 @@ def main() -> None:
                         help="P = 1 only: also the single-GPU wavefront.sssp from the same roots, and the ratio")
     parser.add_argument("--trace", action="store_true",
                         help="then one synchronized search, and rank 0's phases summed by kind")
+    parser.add_argument("--ab-delta", type=factors, default=None, metavar="F,F,...",
+                        help="then an A/B of bucket widths: the roots at each multiple of delta in turn, two passes")
     args = parser.parse_args()
     world = wd.world()
     grid = wd.ProcessGrid(*(parse_grid(args.grid) if args.grid else gpu_grid_shape(world.size)), world=world)
@@ -73,26 +89,42 @@ def main() -> None:
                             lambda root: gpu_sssp.sssp(block, root, args.delta, measure_wait=False), roots[1:],
                             "distances")
 
-    def timed(validate: bool):
-        rows, validated = [], []
+    def timed(validate: bool, delta=args.delta):
+        """(seconds, edges, phases) per root, and each validation's seconds.
+        Back to back, the edge counts wait until every search has run (the
+        host count between searches left the GPU idle; distributed_gpu.py)."""
+        seconds, reached, phases, validated = [], [], [], []
         for root in roots[1:]:
             world.barrier()
             start = time.perf_counter()
-            result = gpu_sssp.sssp(block, root, args.delta, measure_wait=False)
+            result = gpu_sssp.sssp(block, root, delta, measure_wait=False)
             world.barrier()
-            rows.append((time.perf_counter() - start, graph.traversed_edges(result.reached), len(result.trace)))
+            seconds.append(time.perf_counter() - start)
+            reached.append(result.reached)
+            phases.append(len(result.trace))
             if validate:
                 start = time.perf_counter()
-                gpu_sssp.validate(graph, result, rows[-1][1])  # raises ValidationError on every rank if wrong
+                gpu_sssp.validate(graph, result, graph.traversed_edges(reached[-1]))  # raises on every rank if wrong
                 validated.append(time.perf_counter() - start)
-        return rows, validated
+            del result
+        edges = [graph.traversed_edges(r) for r in reached]
+        return list(zip(seconds, edges, phases, strict=True)), validated
 
-    header = (f"SCALE {args.scale}, P = {grid.size} ({grid.rows}x{grid.cols}), transport {block.transport}, "
-              f"delta {args.delta if args.delta is not None else prepared.delta:.4g}: build {build:.1f} s, "
-              f"to GPU {prepare:.1f} s")
-    report(grid, header, "back to back", *timed(False))
+    def header(delta) -> str:
+        return (f"SCALE {args.scale}, P = {grid.size} ({grid.rows}x{grid.cols}), transport {block.transport}, "
+                f"delta {delta if delta is not None else prepared.delta:.4g}: build {build:.1f} s, "
+                f"to GPU {prepare:.1f} s")
+
+    report(grid, header(args.delta), "back to back", *timed(False))
     if args.validate:  # as Graph500 runs them: each search after the last one's validation
-        report(grid, header, "each after a validation", *timed(True))
+        report(grid, header(args.delta), "each after a validation", *timed(True))
+    if args.ab_delta:
+        base = args.delta if args.delta is not None else prepared.delta
+        for run in (1, 2):
+            for factor in args.ab_delta:
+                delta = factor * base
+                gpu_sssp.sssp(block, roots[0], delta, measure_wait=False)  # warm at this width
+                report(grid, header(delta), f"{factor:g} x delta, pass {run}", *timed(False, delta))
     if args.trace:
         result = gpu_sssp.sssp(block, roots[1], args.delta, measure_wait=True)
         if grid.rank == 0:

@@ -282,3 +282,20 @@ def test_cli_distributed_gpu_graph500_runs_both_kernels_in_one_process(capsys, t
     # P = 1 runs the single-GPU delta-stepping: the root, then one record a bucket, no collective
     assert phases[0]["kind"] == "root" and {row["kind"] for row in phases[1:]} == {"bucket"}
     assert not any(row["collectives"] for row in phases)
+
+
+def test_the_benchmark_checks_its_delta_multiples_at_parse_time():
+    """benchmarks/distributed_gpu_sssp.py --ab-delta: positive numbers, refused before any graph is built."""
+    import argparse
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "distributed_gpu_sssp.py"
+    spec = importlib.util.spec_from_file_location("distributed_gpu_sssp", path)
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    assert bench.factors("1,2,4") == [1.0, 2.0, 4.0]
+    assert bench.factors("0.5") == [0.5]
+    for bad in ("1,0", "-2", "1,x", "", "nan"):
+        with pytest.raises(argparse.ArgumentTypeError):
+            bench.factors(bad)
