@@ -1,12 +1,19 @@
-"""Hop depth of the shortest-path trees and BFS trees of road graphs: the dependent-update floor of any SSSP.
+"""Hop depth of road graphs' shortest-path trees, and how often those paths cross regions: the floors of a road SSSP.
 
     PYTHONPATH=. python benchmarks/road_depth.py [--graphs ../shared/data/amsterdam.gr.gz,...] [--roots 5]
+        [--region-sizes 1024,4096,16384]
 
 A distance reaches a vertex only after it reached the vertex's parent, so a
 search takes at least the tree's hop depth in dependent updates, however it
 is scheduled. Prints, per root of degree 1 or more that reaches more than
 half the graph, the reached count, the SSSP tree's hop depth (Dijkstra's
-parents) and the BFS depth, and that depth at ``--hop-us`` a hop
+parents), the BFS depth, and that depth at ``--hop-us`` a hop.
+
+With ``--region-sizes`` the vertices are split by their coordinates (the
+DIMACS ``.co`` file beside the ``.gr``; median cuts, x and y in turn) into
+regions of at most that many vertices, and the table gives the share of arcs
+cut and the most region crossings on any shortest path: the global rounds a
+search needs if each region converges on its own between exchanges
 (docs/decisions/cuda-sssp.md, "The floor and where the time goes").
 """
 from __future__ import annotations
@@ -23,28 +30,47 @@ sys.path.insert(0, str(ROOT))
 DATA = ROOT.parent / "shared" / "data"
 
 
-def tree_depth(parents: np.ndarray, distances: np.ndarray) -> int:
-    """The largest hop count from the root in a shortest-path tree (parents of
-    unreached vertices -1, the root its own parent): parents come first in
-    distance order, ties broken by the tree itself (a zero-weight arc's head
-    after its tail, by repeated passes)."""
+def tree_paths(parents: np.ndarray, distances: np.ndarray, region: np.ndarray | None = None) -> tuple[int, int]:
+    """The most hops, and the most changes of ``region`` (0 without one),
+    on a root-to-vertex path of a shortest-path tree (parents of unreached
+    vertices -1, the root its own parent). Parents come first in distance
+    order; ties (zero-weight arcs) are settled by repeated passes."""
     reached = np.flatnonzero(parents >= 0)
-    depth = np.full(parents.size, -1, dtype=np.int64)
+    hops = np.full(parents.size, -1, dtype=np.int64)
+    crossings = np.zeros(parents.size, dtype=np.int64)
     pending = reached[np.argsort(distances[reached], kind="stable")]
     while pending.size:
         later = []
         for v in pending:
             p = parents[v]
             if p == v:
-                depth[v] = 0
-            elif depth[p] >= 0:
-                depth[v] = depth[p] + 1
+                hops[v] = 0
+            elif hops[p] >= 0:
+                hops[v] = hops[p] + 1
+                crossings[v] = crossings[p] + int(region is not None and region[p] != region[v])
             else:
                 later.append(v)
         if len(later) == pending.size:
             raise ValueError("the parents hold a cycle")
         pending = np.array(later, dtype=np.int64)
-    return int(depth.max())
+    return int(hops.max()), int(crossings[reached].max())
+
+
+def coordinate_regions(xy: np.ndarray, size: int) -> np.ndarray:
+    """A region id per vertex: median cuts of the coordinates, x and y in
+    turn, until every region holds at most ``size`` vertices."""
+    region = np.zeros(len(xy), dtype=np.int64)
+    pending, count = [(np.arange(len(xy)), 0)], 0
+    while pending:
+        ids, axis = pending.pop()
+        if ids.size <= size:
+            region[ids] = count
+            count += 1
+            continue
+        order = ids[np.argsort(xy[ids, axis], kind="stable")]
+        half = order.size // 2
+        pending += [(order[:half], 1 - axis), (order[half:], 1 - axis)]
+    return region
 
 
 def main() -> None:
@@ -57,23 +83,36 @@ def main() -> None:
     parser.add_argument("--hop-us", type=float, default=1.04,
                         help="microseconds a dependent hop costs (default: two dependent L2 loads and a barrier "
                              "on an H200)")
+    parser.add_argument("--region-sizes", default="", help="comma-separated region sizes (needs the .co files)")
     args = parser.parse_args()
-    print("graph | n | root | reached | SSSP tree hops | BFS depth | floor ms at --hop-us")
+    sizes = [int(s) for s in args.region_sizes.split(",") if s]
+    print("graph | n | root | reached | SSSP tree hops | BFS depth | floor ms at --hop-us"
+          + "".join(f" | regions <= {s}: count, arcs cut, most crossings" for s in sizes))
     for path in args.graphs.split(","):
         graph = wavefront.read_graph(path)
+        regions = []
+        if sizes:
+            xy = wavefront.read_coordinates(path.replace(".gr", ".co")).astype(np.float64)
+            sources = np.repeat(np.arange(graph.n), np.diff(np.asarray(graph.indptr)))
+            for size in sizes:
+                region = coordinate_regions(xy, size)
+                cut = float(np.mean(region[sources] != region[np.asarray(graph.indices)]))
+                regions.append((region, int(region.max()) + 1, cut))
         rng = np.random.default_rng(args.seed)
         done = 0
         for root in (int(r) for r in rng.integers(0, graph.n, 100 * args.roots)):
             if done == args.roots:
                 break
             result = wavefront.sssp(graph, root, method="dijkstra")
-            parents = np.asarray(result.parents)
+            parents, distances = np.asarray(result.parents), np.asarray(result.distances)
             if (parents >= 0).sum() * 2 <= graph.n:
                 continue  # a small component's root
-            hops = tree_depth(parents, np.asarray(result.distances))
+            hops, _ = tree_paths(parents, distances)
             levels = int(np.asarray(wavefront.bfs(graph, root).levels).max())
+            cells = "".join(f" | {count}, {cut:.1%}, {tree_paths(parents, distances, region)[1]}"
+                            for region, count, cut in regions)
             print(f"{Path(path).name.split('.')[0]} | {graph.n:,} | {root} | {int((parents >= 0).sum()):,} | {hops} | "
-                  f"{levels} | {hops * args.hop_us / 1e3:.2f}")
+                  f"{levels} | {hops * args.hop_us / 1e3:.2f}{cells}")
             done += 1
 
 

@@ -38,7 +38,7 @@ def test_the_block_order_is_the_global_order_on_a_small_kronecker_graph():
         assert by_global > 0 and abs(by_block / by_global - 1) < 0.05 and unordered >= by_global * 0.98
 
 
-def test_road_depth_counts_hops_of_a_shortest_path_tree():
+def test_road_depth_counts_hops_and_region_crossings_of_a_shortest_path_tree():
     import pytest
 
     spec = importlib.util.spec_from_file_location("road_depth", ROOT / "benchmarks" / "road_depth.py")
@@ -47,8 +47,23 @@ def test_road_depth_counts_hops_of_a_shortest_path_tree():
     # root 0; 1 and 2 hang off 0; 3 off 2 across a zero-weight arc (same distance as 2), 4 off 3; 5 unreached
     parents = np.array([0, 0, 0, 2, 3, -1])
     distances = np.array([0.0, 1.0, 2.0, 2.0, 5.0, np.inf])
-    assert road_depth.tree_depth(parents, distances) == 3
-    # 3 listed before its parent at the same distance still gets its depth
-    assert road_depth.tree_depth(np.array([0, 2, 0]), np.array([0.0, 1.0, 1.0])) == 2
+    assert road_depth.tree_paths(parents, distances) == (3, 0)
+    # regions {0, 1, 2}, {3}, {4, 5}: the path 0-2-3-4 crosses twice
+    assert road_depth.tree_paths(parents, distances, np.array([0, 0, 0, 1, 2, 2])) == (3, 2)
+    # 1 listed before its parent 2 at the same distance still gets its depth
+    assert road_depth.tree_paths(np.array([0, 2, 0]), np.array([0.0, 1.0, 1.0])) == (2, 0)
     with pytest.raises(ValueError, match="cycle"):
-        road_depth.tree_depth(np.array([0, 2, 1]), np.array([0.0, 1.0, 1.0]))
+        road_depth.tree_paths(np.array([0, 2, 1]), np.array([0.0, 1.0, 1.0]))
+
+
+def test_coordinate_regions_cut_at_medians_down_to_the_size():
+    spec = importlib.util.spec_from_file_location("road_depth", ROOT / "benchmarks" / "road_depth.py")
+    road_depth = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(road_depth)
+    xy = np.array([[x, y] for x in range(4) for y in range(4)], dtype=float)  # a 4 x 4 grid of points
+    region = road_depth.coordinate_regions(xy, 4)
+    assert sorted(np.bincount(region).tolist()) == [4, 4, 4, 4]
+    for r in range(4):  # each region is a 2 x 2 quadrant: cut at x = 2, then at y = 2
+        points = xy[region == r]
+        assert np.ptp(points[:, 0]) == 1 and np.ptp(points[:, 1]) == 1
+    assert (road_depth.coordinate_regions(xy, 16) == 0).all()
