@@ -15,6 +15,12 @@ regions of at most that many vertices, and the table gives the share of arcs
 cut and the most region crossings on any shortest path: the global rounds a
 search needs if each region converges on its own between exchanges
 (docs/decisions/cuda-sssp.md, "The floor and where the time goes").
+``--simulate`` also runs that search (:func:`region_rounds`: each round,
+every region's frontier Bellman-Ford to convergence over its own arcs, then
+the cut arcs) and prints its rounds, its in-region iterations (the rounds'
+longest chains, summed: the dependent steps a block-synchronous kernel
+would take) and its relaxations per arc; its distances are checked against
+Dijkstra's.
 """
 from __future__ import annotations
 
@@ -73,6 +79,52 @@ def coordinate_regions(xy: np.ndarray, size: int) -> np.ndarray:
     return region
 
 
+def _relax(indptr, indices, weights, sources, dist, keep):
+    """Relax the arcs out of ``sources`` that ``keep`` selects; returns the
+    improved vertices (each once, its best candidate written) and the arcs relaxed."""
+    degree = indptr[sources + 1] - indptr[sources]
+    first = np.cumsum(degree) - degree
+    arcs = np.repeat(indptr[sources], degree) + (np.arange(int(degree.sum())) - np.repeat(first, degree))
+    tails = np.repeat(sources, degree)
+    chosen = keep[arcs]
+    arcs, tails = arcs[chosen], tails[chosen]
+    heads, candidates = indices[arcs], dist[tails] + weights[arcs]
+    better = candidates < dist[heads]
+    heads, candidates = heads[better], candidates[better]
+    order = np.lexsort((candidates, heads))
+    heads, candidates = heads[order], candidates[order]
+    lowest = np.r_[True, heads[1:] != heads[:-1]] if heads.size else np.zeros(0, dtype=bool)
+    heads, candidates = heads[lowest], candidates[lowest]
+    dist[heads] = candidates
+    return heads, int(arcs.size)
+
+
+def region_rounds(indptr, indices, weights, region, root: int) -> tuple[np.ndarray, int, int, int]:
+    """A region-synchronous search from ``root``: per round, every region's
+    frontier Bellman-Ford to convergence over its own arcs (all regions in
+    step, so a round takes its longest region's iterations), then one pass
+    over the cut arcs out of every vertex the round improved, whose improved
+    heads are the next round's frontier. Returns (distances, rounds, in-region
+    iterations summed over rounds, arcs relaxed)."""
+    n = indptr.size - 1
+    internal = region[np.repeat(np.arange(n), np.diff(indptr))] == region[indices]
+    dist = np.full(n, np.inf)
+    dist[root] = 0.0
+    frontier = np.array([root], dtype=np.int64)
+    rounds = iterations = relaxed = 0
+    while frontier.size:
+        rounds += 1
+        improved, current = [frontier], frontier
+        while current.size:
+            current, count = _relax(indptr, indices, weights, current, dist, internal)
+            relaxed += count
+            iterations += 1
+            improved.append(current)
+        frontier, count = _relax(indptr, indices, weights, np.unique(np.concatenate(improved)), dist, ~internal)
+        relaxed += count
+    return dist, rounds, iterations, relaxed
+
+
 def main() -> None:
     import wavefront
 
@@ -84,6 +136,8 @@ def main() -> None:
                         help="microseconds a dependent hop costs (default: two dependent L2 loads and a barrier "
                              "on an H200)")
     parser.add_argument("--region-sizes", default="", help="comma-separated region sizes (needs the .co files)")
+    parser.add_argument("--simulate", action="store_true",
+                        help="also run the region-synchronous search for each region size (region_rounds)")
     args = parser.parse_args()
     sizes = [int(s) for s in args.region_sizes.split(",") if s]
     print("graph | n | root | reached | SSSP tree hops | BFS depth | floor ms at --hop-us"
@@ -113,6 +167,15 @@ def main() -> None:
                             for region, count, cut in regions)
             print(f"{Path(path).name.split('.')[0]} | {graph.n:,} | {root} | {int((parents >= 0).sum()):,} | {hops} | "
                   f"{levels} | {hops * args.hop_us / 1e3:.2f}{cells}")
+            if args.simulate:
+                indptr, indices = np.asarray(graph.indptr), np.asarray(graph.indices)
+                weights = np.asarray(graph.weights, dtype=np.float64)
+                for (region, count, _), size in zip(regions, sizes, strict=True):
+                    found, rounds, iterations, relaxed = region_rounds(indptr, indices, weights, region, root)
+                    if not np.array_equal(found, distances.astype(np.float64)):
+                        raise SystemExit(f"root {root}, regions <= {size}: the simulated distances differ")
+                    print(f"  simulated, regions <= {size} ({count}): {rounds} rounds, {iterations} in-region "
+                          f"iterations, {relaxed / graph.m:.2f} relaxations per arc")
             done += 1
 
 

@@ -67,3 +67,29 @@ def test_coordinate_regions_cut_at_medians_down_to_the_size():
         points = xy[region == r]
         assert np.ptp(points[:, 0]) == 1 and np.ptp(points[:, 1]) == 1
     assert (road_depth.coordinate_regions(xy, 16) == 0).all()
+
+
+def test_the_region_synchronous_search_finds_dijkstra_s_distances():
+    import wavefront
+
+    spec = importlib.util.spec_from_file_location("road_depth", ROOT / "benchmarks" / "road_depth.py")
+    road_depth = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(road_depth)
+    rng = np.random.default_rng(4)
+    side = 12  # a 12 x 12 grid graph, integer weights
+    ids = np.arange(side * side).reshape(side, side)
+    src = np.concatenate([ids[:, :-1].ravel(), ids[:-1, :].ravel()])
+    dst = np.concatenate([ids[:, 1:].ravel(), ids[1:, :].ravel()])
+    graph = from_edges(src, dst, rng.integers(1, 20, src.size).astype(np.float64), n=side * side)
+    indptr, indices = np.asarray(graph.indptr), np.asarray(graph.indices)
+    weights = np.asarray(graph.weights, dtype=np.float64)
+    xy = np.array([[i // side, i % side] for i in range(side * side)], dtype=float)
+    expected = np.asarray(wavefront.sssp(graph, 5, method="dijkstra").distances, dtype=np.float64)
+    parents = np.asarray(wavefront.sssp(graph, 5, method="dijkstra").parents)
+    for size in (9, 36, side * side):
+        region = road_depth.coordinate_regions(xy, size)
+        dist, rounds, iterations, relaxed = road_depth.region_rounds(indptr, indices, weights, region, 5)
+        assert np.array_equal(dist, expected)
+        crossings = road_depth.tree_paths(parents, expected, region)[1]
+        assert rounds >= crossings + 1 and iterations >= rounds and relaxed >= graph.m / 2
+    assert road_depth.region_rounds(indptr, indices, weights, np.zeros(side * side, dtype=np.int64), 5)[1] == 1
