@@ -34,6 +34,52 @@ def timed_on_gpu(run, *args, **kwargs):
     return result, time.perf_counter() - start
 
 
+def searches_between_barriers(world, graph, roots, search, validate=None, info=None):
+    """A distributed search per root, each timed between two barriers of
+    ``world`` (as the Graph500 driver times them), back to back. Returns
+    ``(rows, validated)``: per root ``(seconds, Graph500 edge count,
+    info(result))`` and, with ``validate(graph, result, edges)``, each
+    validation's seconds (it runs after its search, as Graph500 runs them).
+    Without validation the edge counts wait until every search has run: the
+    host's count (a 64 MB copy and gather a rank at SCALE 26) left the GPU
+    idle between searches, and the next one ran slower (P = 1 at SCALE 26 on
+    an H200: 2.58 ms against 2.01 timed back to back with the single-GPU
+    search). ``graph.traversed_edges`` is collective: every rank calls this."""
+    seconds, reached, infos, validated = [], [], [], []
+    for root in roots:
+        world.barrier()
+        start = time.perf_counter()
+        result = search(root)
+        world.barrier()
+        seconds.append(time.perf_counter() - start)
+        reached.append(result.reached)  # on the device: queued, no wait
+        infos.append(None if info is None else info(result))
+        if validate is not None:
+            start = time.perf_counter()
+            validate(graph, result, graph.traversed_edges(reached[-1]))  # raises on every rank if wrong
+            validated.append(time.perf_counter() - start)
+        del result
+    edges = [graph.traversed_edges(r) for r in reached]
+    return list(zip(seconds, edges, infos, strict=True)), validated
+
+
+def number_list(kind=int, minimum=None):
+    """An argparse type: comma-separated numbers of ``kind``, each above
+    ``minimum`` (none if None), refused at parse time (exit 2)."""
+    import argparse
+
+    def parse(text: str) -> list:
+        try:
+            values = [kind(x) for x in text.split(",")]
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"takes comma-separated {kind.__name__} values, got {text!r}") from None
+        if minimum is not None and any(not v > minimum for v in values):
+            raise argparse.ArgumentTypeError(f"every value must exceed {minimum}, got {text!r}")
+        return values
+
+    return parse
+
+
 def compare_with_single(scale: int, kernel: str, distributed, roots, field: str) -> None:
     """A distributed search at P = 1 against the single-GPU ``wavefront``
     search of ``kernel`` ("bfs": the hybrid; "sssp") on the Graph500 graph of

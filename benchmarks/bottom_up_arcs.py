@@ -31,6 +31,8 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from benchmarks._common import number_list  # noqa: E402
+
 
 def examined(indptr, indices, vertices, key, level, at: int) -> int:
     """Arcs probed by ``vertices`` (unvisited at level ``at``), each probing
@@ -98,11 +100,11 @@ def per_gpu(scale: int, parts: int, roots: int, seed: int) -> np.ndarray:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--scales", default="17,18,19")
+    parser.add_argument("--scales", type=number_list(int, minimum=1), default=[17, 18, 19])
     parser.add_argument("--roots", type=int, default=12)
     parser.add_argument("--seed", type=int, default=11)
     args = parser.parse_args()
-    scales = [int(s) for s in args.scales.split(",")]
+    scales = args.scales
     print("probe order, rank 0 of 2x1, the level that finds the most (arcs examined)")
     print("SCALE | root | level | global degree | block out-degree | block / global | unordered")
     for scale in scales:

@@ -26,6 +26,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from benchmarks._common import number_list  # noqa: E402
 from wavefront.distributed import ProcessGrid, world  # noqa: E402
 
 
@@ -49,7 +50,8 @@ def timed(world_, run, repeat: int) -> list[float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=200)
-    parser.add_argument("--ids", default="1,16,1024,65536", help="ids a rank sends, comma-separated")
+    parser.add_argument("--ids", type=number_list(int, minimum=0), default=[1, 16, 1024, 65536],
+                        help="ids a rank sends, comma-separated")
     args = parser.parse_args()
     import cupy
 
@@ -67,7 +69,7 @@ def main() -> None:
         ordered = sorted(seconds)
         rows.append((what, nbytes, statistics.median(seconds) * 1e6, ordered[len(ordered) // 10] * 1e6))
 
-    for count in (int(x) for x in args.ids.split(",")):
+    for count in args.ids:
         send = cupy.arange(count, dtype=cupy.int32) + column.rank * count
         counts = np.full(size, count, dtype=np.int64)
         out = cupy.empty(count * size, dtype=cupy.int32)

@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import wavefront.distributed as wd
-from benchmarks._common import compare_with_single
+from benchmarks._common import compare_with_single, searches_between_barriers
 from wavefront.distributed import gpu
 from wavefront.distributed.grid import gpu_grid_shape, parse_grid
 
@@ -105,26 +105,9 @@ def main() -> None:
                             roots[: args.roots], "levels")
 
     def timed(validate: bool, tuning=tuning):
-        """(seconds, edges) per root, and each validation's seconds. Back to
-        back, a search's edge count waits until every search has run: the
-        host's count (a 64 MB copy and gather a rank at SCALE 26) left the
-        GPU idle between searches, and the next one ran slower (P = 1 at
-        SCALE 26 on an H200: 2.58 ms against 2.01 timed back to back with
-        the single-GPU search)."""
-        seconds, reached, validated = [], [], []
-        for root in roots[1:]:
-            world.barrier()
-            start = time.perf_counter()
-            result = gpu.bfs(block, root, measure_wait=False, tuning=tuning)
-            world.barrier()
-            seconds.append(time.perf_counter() - start)
-            reached.append(result.reached)  # on the device: queued, no wait
-            if validate:
-                start = time.perf_counter()
-                wd.validate_bfs(graph, result, graph.traversed_edges(reached[-1]))  # raises on every rank if wrong
-                validated.append(time.perf_counter() - start)
-            del result
-        return list(zip(seconds, [graph.traversed_edges(r) for r in reached], strict=True)), validated
+        return searches_between_barriers(world, graph, roots[1:],
+                                         lambda root: gpu.bfs(block, root, measure_wait=False, tuning=tuning),
+                                         wd.validate_bfs if validate else None)
 
     if args.profile:
         import cupy
@@ -158,8 +141,8 @@ def report(args, grid, block, build, how, rows, validated) -> None:
     """Rank 0's line: the searches' ms, their median and harmonic-mean GTEPS."""
     if grid.rank != 0:
         return
-    ms = [seconds * 1e3 for seconds, _ in rows]
-    teps = len(rows) / sum(seconds / edges for seconds, edges in rows)
+    ms = [seconds * 1e3 for seconds, _, _ in rows]
+    teps = len(rows) / sum(seconds / edges for seconds, edges, _ in rows)
     print(f"SCALE {args.scale}, P = {grid.size} ({grid.rows}x{grid.cols}), transport {block.transport}, {how}: "
           f"build {build:.1f} s; ms {', '.join(f'{x:.2f}' for x in ms)}; median {statistics.median(ms):.2f} ms; "
           f"{teps / 1e9:.1f} GTEPS (harmonic mean)")

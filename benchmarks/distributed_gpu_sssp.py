@@ -36,20 +36,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import wavefront.distributed as wd
-from benchmarks._common import compare_with_single
+from benchmarks._common import compare_with_single, number_list, searches_between_barriers
 from wavefront.distributed import gpu, gpu_sssp
 from wavefront.distributed.grid import gpu_grid_shape, parse_grid
-
-
-def factors(text: str) -> list[float]:
-    """An ``--ab-delta`` list: positive multiples of the bucket width."""
-    try:
-        values = [float(x) for x in text.split(",")]
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"takes comma-separated numbers, got {text!r}") from None
-    if not values or any(not v > 0 for v in values):
-        raise argparse.ArgumentTypeError(f"multiples of delta must be positive, got {text!r}")
-    return values
 
 
 def main() -> None:
@@ -65,7 +54,7 @@ def main() -> None:
                         help="P = 1 only: also the single-GPU wavefront.sssp from the same roots, and the ratio")
     parser.add_argument("--trace", action="store_true",
                         help="then one synchronized search, and rank 0's phases summed by kind")
-    parser.add_argument("--ab-delta", type=factors, default=None, metavar="F,F,...",
+    parser.add_argument("--ab-delta", type=number_list(float, minimum=0), default=None, metavar="F,F,...",
                         help="then an A/B of bucket widths: the roots at each multiple of delta in turn, two passes")
     args = parser.parse_args()
     world = wd.world()
@@ -90,25 +79,10 @@ def main() -> None:
                             "distances")
 
     def timed(validate: bool, delta=args.delta):
-        """(seconds, edges, phases) per root, and each validation's seconds.
-        Back to back, the edge counts wait until every search has run (the
-        host count between searches left the GPU idle; distributed_gpu.py)."""
-        seconds, reached, phases, validated = [], [], [], []
-        for root in roots[1:]:
-            world.barrier()
-            start = time.perf_counter()
-            result = gpu_sssp.sssp(block, root, delta, measure_wait=False)
-            world.barrier()
-            seconds.append(time.perf_counter() - start)
-            reached.append(result.reached)
-            phases.append(len(result.trace))
-            if validate:
-                start = time.perf_counter()
-                gpu_sssp.validate(graph, result, graph.traversed_edges(reached[-1]))  # raises on every rank if wrong
-                validated.append(time.perf_counter() - start)
-            del result
-        edges = [graph.traversed_edges(r) for r in reached]
-        return list(zip(seconds, edges, phases, strict=True)), validated
+        """(seconds, edges, phases) per root, and each validation's seconds."""
+        return searches_between_barriers(world, graph, roots[1:],
+                                         lambda root: gpu_sssp.sssp(block, root, delta, measure_wait=False),
+                                         gpu_sssp.validate if validate else None, lambda result: len(result.trace))
 
     def header(delta) -> str:
         return (f"SCALE {args.scale}, P = {grid.size} ({grid.rows}x{grid.cols}), transport {block.transport}, "

@@ -33,6 +33,8 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from benchmarks._common import number_list  # noqa: E402
+
 DATA = ROOT.parent / "shared" / "data"
 
 
@@ -135,11 +137,12 @@ def main() -> None:
     parser.add_argument("--hop-us", type=float, default=1.04,
                         help="microseconds a dependent hop costs (default: two dependent L2 loads and a barrier "
                              "on an H200)")
-    parser.add_argument("--region-sizes", default="", help="comma-separated region sizes (needs the .co files)")
+    parser.add_argument("--region-sizes", type=number_list(int, minimum=0), default=[],
+                        help="comma-separated region sizes (needs the .co files)")
     parser.add_argument("--simulate", action="store_true",
                         help="also run the region-synchronous search for each region size (region_rounds)")
     args = parser.parse_args()
-    sizes = [int(s) for s in args.region_sizes.split(",") if s]
+    sizes = args.region_sizes
     print("graph | n | root | reached | SSSP tree hops | BFS depth | floor ms at --hop-us"
           + "".join(f" | regions <= {s}: count, arcs cut, most crossings" for s in sizes))
     for path in args.graphs.split(","):

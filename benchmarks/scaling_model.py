@@ -840,10 +840,6 @@ FOUR_GPU_ROUND = {
               "searches": {("4x1", 27, "unbound"): [(3.31e-3, 563.2), (2.79e-3, 744.5), (2.81e-3, 740.8),
                                                     (2.63e-3, 764.5)]}},
     },
-    # Validation (the distributed validator on the CPU, machine F), seconds: first search (builds the endpoint
-    # remap), then the range of the other seven
-    "validation_seconds": {("2x1", 27): (13.16, (2.93, 3.24)), ("4x1", 28): (16.79, (5.87, 6.32))},
-    "build_seconds": {("1x1", 26): (24.6, 34.5), ("2x1", 27): (64.0, 64.8), ("4x1", 28): (83.2, 103.3)},
     # benchmarks/collectives.py, one column, median us a call (machine G; I for the padded all-gather-v)
     "collectives_us": {
         4: {"ids, grouped send/recv": (60.0, 75.7), "ids, NCCL all-gather of equal parts": (31.3, 38.5),

@@ -22,6 +22,8 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from benchmarks._common import number_list  # noqa: E402
+
 
 def phases_and_arcs(graph, roots, delta) -> tuple[float, float, float]:
     """Mean light phases, heavy phases and arcs relaxed over ``roots``."""
@@ -42,16 +44,16 @@ def main() -> None:
     from wavefront.distributed import sssp2d
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--scales", default="16,18")
-    parser.add_argument("--factors", default="1,2,4,8,16")
+    parser.add_argument("--scales", type=number_list(int, minimum=0), default=[16, 18])
+    parser.add_argument("--factors", type=number_list(float, minimum=0), default=[1.0, 2.0, 4.0, 8.0, 16.0])
     parser.add_argument("--roots", type=int, default=4)
     args = parser.parse_args()
     print("SCALE | delta (x default) | light phases | heavy phases | all | arcs relaxed per arc")
-    for scale in (int(s) for s in args.scales.split(",")):
+    for scale in args.scales:
         graph = wd.kronecker(scale, weighted=True)
         base = sssp2d.default_delta(graph)
         roots = wd.choose_roots(graph, args.roots)
-        for factor in (float(f) for f in args.factors.split(",")):
+        for factor in args.factors:
             light, heavy, arcs = phases_and_arcs(graph, roots, base * factor)
             print(f"{scale} | {base * factor:.4g} ({factor:g}x) | {light:.1f} | {heavy:.1f} | {light + heavy:.1f} | "
                   f"{arcs / graph.m:.2f}")

@@ -1114,3 +1114,29 @@ def test_bottom_up_over_row_ranges_equals_the_whole_step(data):
     assert np.array_equal(gpu.ws.visited[:row_words], expected.visited[:row_words])
     assert np.array_equal(got_levels, whole_levels) and np.array_equal(got_parents, whole_parents)
     assert np.array_equal(gpu.ws.counters, expected.counters)
+
+
+def test_benchmarks_time_searches_between_barriers_and_count_edges_after():
+    """benchmarks._common.searches_between_barriers on CPU ranks (a world of
+    one): a row per root with the Graph500 edge count the search reached,
+    validations only when asked, each after its search."""
+    from benchmarks._common import searches_between_barriers
+
+    grid = ProcessGrid(world=SelfTransport())
+    graph = wd.kronecker(10, grid=grid)
+    roots = [int(r) for r in wd.choose_roots(graph, 3, seed=1)]
+    rows, validated = searches_between_barriers(grid.world, graph, roots, lambda root: wd.bfs(graph, root))
+    assert validated == [] and len(rows) == 3
+    for (seconds, edges, info), root in zip(rows, roots, strict=True):
+        assert seconds > 0 and info is None
+        assert edges == graph.traversed_edges(wd.bfs(graph, root).reached) > 0
+    calls = []
+
+    def validate(g, result, edges):
+        calls.append(edges)
+        return wd.validate_bfs(g, result, edges)
+
+    rows, validated = searches_between_barriers(grid.world, graph, roots, lambda root: wd.bfs(graph, root),
+                                                validate, lambda result: int(result.levels.max()))
+    assert len(validated) == 3 and calls == [edges for _, edges, _ in rows]
+    assert all(depth >= 1 for _, _, depth in rows)

@@ -285,17 +285,24 @@ def test_cli_distributed_gpu_graph500_runs_both_kernels_in_one_process(capsys, t
 
 
 def test_the_benchmark_checks_its_delta_multiples_at_parse_time():
-    """benchmarks/distributed_gpu_sssp.py --ab-delta: positive numbers, refused before any graph is built."""
+    """benchmarks/distributed_gpu_sssp.py --ab-delta (``_common.number_list``):
+    positive numbers, refused before any graph is built (exit 2)."""
     import argparse
-    import importlib.util
+    import subprocess
     from pathlib import Path
 
-    path = Path(__file__).resolve().parents[1] / "benchmarks" / "distributed_gpu_sssp.py"
-    spec = importlib.util.spec_from_file_location("distributed_gpu_sssp", path)
-    bench = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(bench)
-    assert bench.factors("1,2,4") == [1.0, 2.0, 4.0]
-    assert bench.factors("0.5") == [0.5]
+    from benchmarks._common import number_list
+
+    factors = number_list(float, minimum=0)
+    assert factors("1,2,4") == [1.0, 2.0, 4.0]
+    assert factors("0.5") == [0.5]
     for bad in ("1,0", "-2", "1,x", "", "nan"):
         with pytest.raises(argparse.ArgumentTypeError):
-            bench.factors(bad)
+            factors(bad)
+    assert number_list(int, minimum=1)("17,18") == [17, 18]
+    with pytest.raises(argparse.ArgumentTypeError, match="int"):
+        number_list(int)("1.5")
+    script = Path(__file__).resolve().parents[1] / "benchmarks" / "distributed_gpu_sssp.py"
+    done = subprocess.run([sys.executable, str(script), "--scale", "10", "--ab-delta", "1,0"],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2 and "--ab-delta" in done.stderr
