@@ -1,0 +1,155 @@
+"""The region SSSP for road networks (kernels/sssp_regions.cu).
+
+The vertices are renumbered once per graph so that each region of a
+level-structure bisection (:mod:`wavefront.graph.regions`) is a contiguous
+range, one region per SM; a search runs one persistent kernel in which each
+block keeps its region's distances (and arcs, when they fit) in shared
+memory and exchanges only boundary updates with the other blocks. The
+renumbered graph, the boundary lists and the per-search buffers are kept
+with the graph (:class:`RegionWorkspace`); a search resets them, launches
+once, maps the distances back and finds predecessors like every method.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ...errors import MethodLimitError
+from ...results import SSSPResult, Trace
+from .abi import (
+    REGION_CTL_WORDS,
+    REGION_CTL_WORK,
+    REGION_DIRTY_STRIDE,
+    REGION_STAT_ITERATIONS,
+    REGION_STAT_MOST_ITERATIONS,
+    REGION_STAT_RELAXED,
+    REGION_STAT_SENT,
+    REGION_STAT_WAKEUPS,
+    REGION_STAT_WORDS,
+    SSSP_WEIGHT_NONE,
+)
+from .memory import check_fits
+from .sssp_common import finish_search
+from .sssp_steps import RegionArgs
+from .sssp_tuning import SSSPTuning
+
+MOST_REGION_VERTICES = 1 << 16  # queues hold 16-bit local ids
+
+
+def _align(x: int) -> int:
+    return (x + 15) & ~15
+
+
+def shared_bytes(cap: int, arc_cap: int, dist_size: int, vid_size: int, weight_size: int) -> int:
+    """Dynamic shared memory of one block, carved as kernels/sssp_regions.cu
+    does: distances, queue bits, two 16-bit queues, then (``arc_cap`` > 0)
+    the region's offsets, targets and weights (``weight_size`` 0: none)."""
+    at = _align(dist_size * cap)
+    at = _align(at + 4 * ((cap + 31) // 32))
+    at = _align(at + 2 * cap)
+    at = _align(at + 2 * cap)
+    if arc_cap:
+        at = _align(at + 4 * (cap + 1))
+        at = _align(at + vid_size * arc_cap)
+        at += weight_size * arc_cap
+    return at
+
+
+def region_count(n: int, sm_count: int, tuning: SSSPTuning) -> int:
+    """One region per SM, but none below ``tuning.region_min_vertices``."""
+    return max(1, min(sm_count, n // tuning.region_min_vertices))
+
+
+class RegionWorkspace:
+    """The renumbered graph, its regions and the search buffers, for one
+    graph, weight array and tuning (kept in ``graph.derived``)."""
+
+    def __init__(self, graph, weights, ar, k, tuning: SSSPTuning):
+        import cupy
+
+        from ...graph.regions import region_layout
+
+        n = graph.n
+        idx = k.index_dtype
+        parts = region_count(n, k.sm_count, tuning)
+        layout = region_layout(cupy.asnumpy(graph.indptr), cupy.asnumpy(graph.indices), n, parts)
+        self.regions = layout.regions
+        dist_size = np.dtype(ar.dist_dtype).itemsize
+        vid_size = np.dtype(idx).itemsize
+        weight_size = 0 if ar.weight_code == SSSP_WEIGHT_NONE else weights.dtype.itemsize
+        self.cap = layout.most_vertices()
+        limit = int(cupy.cuda.Device().attributes["MaxSharedMemoryPerBlockOptin"])
+        plain = shared_bytes(self.cap, 0, dist_size, vid_size, weight_size)
+        if self.cap > MOST_REGION_VERTICES or plain > limit:
+            raise MethodLimitError(
+                f"regions: {n} vertices make regions of up to {self.cap} vertices on {parts} SMs, "
+                f"{plain} bytes of shared memory a block against {limit}; use method='delta-stepping'")
+        with_arcs = shared_bytes(self.cap, layout.most_arcs(), dist_size, vid_size, weight_size)
+        self.arc_cap = layout.most_arcs() if tuning.region_shared_arcs and with_arcs <= limit else 0
+        self.shared = with_arcs if self.arc_cap else plain
+        check_fits("region SSSP renumbered graph and buffers",
+                   8 * (n + 1) + (vid_size + weight_size) * graph.m + n * (dist_size + 8 + 4 + 4)
+                   + len(layout.boundary) * vid_size + self.regions * (4 * REGION_DIRTY_STRIDE + 16))
+        self.rank = cupy.asarray(layout.rank)
+        self.indptr = cupy.asarray(layout.indptr)
+        self.indices = cupy.asarray(layout.indices.astype(idx, copy=False))
+        self.weights = weights if weight_size == 0 else weights[cupy.asarray(layout.arc_order)]
+        self.region_start = cupy.asarray(layout.starts.astype(idx))
+        self.region_of = cupy.asarray(layout.region_of)
+        self.boundary_start = cupy.asarray(layout.boundary_start)
+        self.boundary = cupy.asarray(layout.boundary.astype(idx, copy=False))
+        self.cut_arcs = layout.cut_arcs()
+        self.dist = cupy.empty(n, dtype=ar.dist_dtype)
+        self.flag = cupy.zeros(n, dtype=np.int32)
+        self.dirty = cupy.zeros(self.regions * REGION_DIRTY_STRIDE, dtype=np.int32)
+        self.ctl = cupy.zeros(REGION_CTL_WORDS, dtype=np.int32)
+        self.stats = cupy.zeros(REGION_STAT_WORDS, dtype=np.uint64)
+
+    @classmethod
+    def for_graph(cls, graph, weights, ar, k, tuning: SSSPTuning) -> "RegionWorkspace":
+        key = ("cuda.sssp.regions", tuning.region_min_vertices, tuning.region_shared_arcs,
+               weights.dtype.str, k.sm_count)
+        ws = graph.derived.get(key)
+        if ws is None:
+            ws = graph.derived[key] = cls(graph, weights, ar, k, tuning)
+        return ws
+
+    def reset(self, infinity) -> None:
+        self.dist.fill(infinity)
+        self.flag.fill(0)
+        self.dirty.fill(0)
+        self.ctl.fill(0)
+        self.ctl[REGION_CTL_WORK] = self.regions  # every block starts busy
+        self.stats.fill(0)
+
+
+def prepare(graph, weights, ar, k, tuning: SSSPTuning) -> None:
+    """Untimed set-up: the renumbering and the buffers."""
+    RegionWorkspace.for_graph(graph, weights, ar, k, tuning)
+
+
+def region_sssp(graph, source, ar, k, weights, in_weights, cut, tuning: SSSPTuning) -> SSSPResult:
+    """One search: ``source`` an id or an int64 array of distinct ids."""
+    import cupy
+
+    ws = RegionWorkspace.for_graph(graph, weights, ar, k, tuning)
+    ws.reset(ar.infinity)
+    seeds = ws.rank[cupy.asarray(np.atleast_1d(np.asarray(source, dtype=np.int64)))].astype(k.index_dtype)
+    start = cupy.cuda.Event()
+    end = cupy.cuda.Event()
+    start.record()
+    k.region_sssp(RegionArgs(
+        indptr=ws.indptr, indices=ws.indices, weights=ws.weights, region_start=ws.region_start,
+        region_of=ws.region_of, boundary_start=ws.boundary_start, boundary=ws.boundary, dist=ws.dist,
+        flag=ws.flag, dirty=ws.dirty, ctl=ws.ctl, seeds=seeds, seed_count=seeds.size, cutoff=cut,
+        cap=ws.cap, arc_cap=ws.arc_cap, stats=ws.stats), ws.regions, ws.shared)
+    end.record()
+    dist = ws.dist[ws.rank]  # back to the graph's numbering
+    stats = ws.stats.get()
+    trace = Trace()
+    trace.add(0, "regions", int(seeds.size), -1, cupy.cuda.get_elapsed_time(start, end) * 1e-3,
+              f"{ws.regions} regions ({'arcs in shared memory' if ws.arc_cap else 'arcs in global memory'}, "
+              f"{ws.cut_arcs} arcs between regions): {int(stats[REGION_STAT_RELAXED])} vertex relaxations, "
+              f"{int(stats[REGION_STAT_ITERATIONS])} block iterations "
+              f"(most {int(stats[REGION_STAT_MOST_ITERATIONS])} in one region), "
+              f"{int(stats[REGION_STAT_SENT])} messages, {int(stats[REGION_STAT_WAKEUPS])} wake-ups")
+    return finish_search(graph, source, dist, ar, k, in_weights, trace, "regions")

@@ -1,0 +1,147 @@
+"""Split a graph's vertices into compact regions of near-equal size.
+
+Used by the CUDA region SSSP (kernels/sssp_regions.cu), where each region
+lives in one block's shared memory: a shortest path should cross as few
+regions as possible, and the arcs between regions should be few. Roads have
+coordinates in DIMACS files but not in every graph, so the split uses the
+graph alone: recursive level-structure bisection. A part is ordered
+breadth-first from a pseudo-peripheral vertex (the last vertex of a
+breadth-first search from any vertex; arcs taken both ways), and cut at the
+vertex where the wanted share of the part is reached. On a planar, grid-like
+graph the cut follows one breadth-first level, a line across the part, so
+the pieces come out compact (what coordinate bisection gives, measured in
+``benchmarks/road_depth.py``).
+
+:func:`region_order` returns the new order of the vertices (each region a
+contiguous range) and the regions' starts; :func:`region_layout` adds the
+boundary lists the kernel reads.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+
+def _symmetric(indptr, indices, n: int):
+    import scipy.sparse as sp
+
+    a = sp.csr_matrix((np.ones(len(indices), dtype=np.int8), np.asarray(indices, dtype=np.int64),
+                       np.asarray(indptr, dtype=np.int64)), shape=(n, n))
+    s = (a + a.T).tocsr()
+    s.sort_indices()
+    return s
+
+
+def _breadth_first_order(sub) -> np.ndarray:
+    """All vertices of ``sub`` (symmetric CSR), component by component, each
+    breadth-first from a pseudo-peripheral vertex."""
+    from scipy.sparse.csgraph import breadth_first_order, connected_components
+
+    count, labels = connected_components(sub, directed=False)
+    if count == 1:
+        far = breadth_first_order(sub, 0, directed=False, return_predecessors=False)[-1]
+        return breadth_first_order(sub, far, directed=False, return_predecessors=False)
+    pieces = []
+    # Components largest first; each from its own lowest vertex, then its far end.
+    sizes = np.bincount(labels, minlength=count)
+    firsts = np.full(count, -1, dtype=np.int64)
+    firsts[labels[::-1]] = np.arange(len(labels) - 1, -1, -1)
+    for c in np.argsort(-sizes, kind="stable"):
+        if sizes[c] == 1:
+            pieces.append(np.array([firsts[c]]))
+            continue
+        far = breadth_first_order(sub, firsts[c], directed=False, return_predecessors=False)[-1]
+        pieces.append(breadth_first_order(sub, far, directed=False, return_predecessors=False))
+    return np.concatenate(pieces)
+
+
+def region_order(indptr, indices, n: int, parts: int) -> tuple[np.ndarray, np.ndarray]:
+    """(order, starts): ``order[i]`` is the old id of new vertex ``i``;
+    region ``r`` is new vertices ``starts[r]:starts[r + 1]``. ``parts``
+    regions (at most ``n``), sizes within one of each other; arcs are taken
+    both ways. Host arrays in, host arrays out."""
+    if parts < 1:
+        raise ValueError(f"parts must be >= 1, got {parts!r}")
+    parts = max(1, min(int(parts), int(n)))
+    if n == 0:
+        return np.zeros(0, dtype=np.int64), np.zeros(1, dtype=np.int64)
+    s = _symmetric(indptr, indices, n)
+    done: list[np.ndarray] = []
+    stack = [(np.arange(n, dtype=np.int64), parts)]
+    while stack:  # depth first, left part first: regions come out in a spatial order
+        vertices, k = stack.pop()
+        if k == 1:
+            done.append(vertices)
+            continue
+        order = vertices[_breadth_first_order(s[vertices][:, vertices])]
+        left = k // 2
+        cut = (len(vertices) * left + k // 2) // k
+        stack.append((order[cut:], k - left))
+        stack.append((order[:cut], left))
+    sizes = np.array([len(v) for v in done], dtype=np.int64)
+    starts = np.zeros(len(done) + 1, dtype=np.int64)
+    np.cumsum(sizes, out=starts[1:])
+    return np.concatenate(done), starts
+
+
+@dataclass(frozen=True)
+class RegionLayout:
+    """A graph renumbered by regions, on the host.
+
+    ``order[i]``: old id of new vertex ``i``; ``rank[v]``: new id of old
+    vertex ``v``; ``starts``: region ``r`` is new ids ``starts[r]:starts[r+1]``;
+    ``region_of[i]``: the region of new vertex ``i``; ``arc_order[j]``: the
+    old arc position of new arc ``j`` (the renumbered graph's out-lists, in
+    their old order); ``indptr``/``indices``: the renumbered CSR;
+    ``boundary``: for each region, its vertices (new ids) with an in-arc from
+    another region, region by region, ``boundary_start`` delimiting them."""
+
+    order: np.ndarray
+    rank: np.ndarray
+    starts: np.ndarray
+    region_of: np.ndarray
+    indptr: np.ndarray
+    indices: np.ndarray
+    arc_order: np.ndarray
+    boundary: np.ndarray
+    boundary_start: np.ndarray
+
+    @property
+    def regions(self) -> int:
+        return len(self.starts) - 1
+
+    def most_vertices(self) -> int:
+        return int(np.diff(self.starts).max(initial=0))
+
+    def most_arcs(self) -> int:
+        return int(np.diff(self.indptr[self.starts]).max(initial=0))
+
+    def cut_arcs(self) -> int:
+        """Arcs whose ends lie in different regions."""
+        tails = np.repeat(self.region_of, np.diff(self.indptr))
+        return int(np.count_nonzero(tails != self.region_of[self.indices]))
+
+
+def region_layout(indptr, indices, n: int, parts: int) -> RegionLayout:
+    """:func:`region_order`, the graph renumbered by it and each region's
+    boundary (host arrays)."""
+    indptr = np.asarray(indptr, dtype=np.int64)
+    indices = np.asarray(indices)
+    order, starts = region_order(indptr, indices, n, parts)
+    rank = np.empty(n, dtype=np.int64)
+    rank[order] = np.arange(n, dtype=np.int64)
+    degree = np.diff(indptr)[order]
+    new_indptr = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(degree, out=new_indptr[1:])
+    # New arc j of new vertex i is old arc indptr[order[i]] + (j - new_indptr[i]).
+    arc_order = np.repeat(indptr[order] - new_indptr[:-1], degree) + np.arange(new_indptr[-1], dtype=np.int64)
+    new_indices = rank[indices[arc_order]].astype(indices.dtype, copy=False)
+    region_of = np.repeat(np.arange(len(starts) - 1, dtype=np.int32), np.diff(starts))
+    heads = new_indices.astype(np.int64, copy=False)
+    crossing = np.repeat(region_of, degree) != region_of[heads]
+    boundary = np.unique(heads[crossing])  # sorted by new id, so grouped by region
+    boundary_start = np.searchsorted(boundary, starts).astype(np.int64)
+    return RegionLayout(order=order, rank=rank, starts=starts, region_of=region_of, indptr=new_indptr,
+                        indices=new_indices, arc_order=arc_order, boundary=boundary.astype(indices.dtype),
+                        boundary_start=boundary_start)
