@@ -14,6 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import wavefront
+from wavefront.backends.cuda.sssp_tuning import SSSPTuning
 from wavefront.errors import WeightError
 from wavefront.graph.build import from_edges
 
@@ -21,7 +22,7 @@ from conftest import road_file
 
 pytestmark = pytest.mark.gpu
 
-METHODS = ["bellman-ford", "frontier", "adaptive", "delta-stepping", "auto"]
+METHODS = ["bellman-ford", "frontier", "adaptive", "delta-stepping", "regions", "auto"]
 DTYPES = [np.float32, np.float64, np.int32, np.int64, None]
 
 
@@ -387,7 +388,7 @@ def test_int64_index_path(asynchronous):
     for directed in (False, True):
         g = random_graph(29, np.float32, directed)
         wide = with_64bit_ids(g).to("cuda")
-        for method in ("delta-stepping", "bellman-ford", "frontier"):
+        for method in ("delta-stepping", "bellman-ford", "frontier", "regions"):
             dist, parents, _ = run(wide, 0, method, **({"asynchronous": asynchronous}
                                                      if method == "delta-stepping" else {}))
             np.testing.assert_array_equal(dist, oracle(g, 0), err_msg=f"{method} {directed}")
@@ -563,7 +564,7 @@ def test_options_keep_answers(method, options):
     n=st.integers(1, 60),
     edges=st.lists(st.tuples(st.integers(0, 59), st.integers(0, 59), st.integers(0, 20)), max_size=200),
     directed=st.booleans(),
-    method=st.sampled_from(["frontier", "adaptive", "delta-stepping"]),
+    method=st.sampled_from(["frontier", "adaptive", "delta-stepping", "regions"]),
 )
 def test_random_small_graphs(n, edges, directed, method):
     edges = [(a % n, b % n, w) for a, b, w in edges]
@@ -571,7 +572,58 @@ def test_random_small_graphs(n, edges, directed, method):
     dst = np.array([e[1] for e in edges], dtype=np.int64)
     w = np.array([e[2] for e in edges], dtype=np.int32)
     g = from_edges(src, dst, weights=w, n=n, directed=directed)
-    dist, parents, _ = run(g.to("cuda"), 0, method, thresholds=(2e-5, 1e-5)) if method == "adaptive" \
-        else run(g.to("cuda"), 0, method)
+    options = {"adaptive": {"thresholds": (2e-5, 1e-5)}, "regions": {"tuning": MANY_REGIONS}}.get(method, {})
+    dist, parents, _ = run(g.to("cuda"), 0, method, **options)
     np.testing.assert_array_equal(dist, oracle(g, 0))
     check_parents(g, 0, dist, parents)
+
+
+# Regions of a few vertices: the small test graphs cross many region boundaries.
+MANY_REGIONS = SSSPTuning(region_min_vertices=3)
+
+
+@pytest.mark.parametrize("shared_arcs", [True, False])
+@pytest.mark.parametrize("directed", [False, True])
+@pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: "unweighted" if d is None else np.dtype(d).name)
+def test_regions_across_many_regions(dtype, directed, shared_arcs):
+    """Every message path of kernels/sssp_regions.cu: 400 vertices in up to
+    133 regions (one per SM), arcs in shared or global memory."""
+    g = random_graph(41, dtype, directed)
+    gg = g.to("cuda")
+    tuning = SSSPTuning(region_min_vertices=3, region_shared_arcs=shared_arcs)
+    for source in (0, 7, 310, 390):
+        dist, parents, r = run(gg, source, "regions", tuning=tuning)
+        np.testing.assert_array_equal(dist, oracle(g, source), err_msg=f"source {source}")
+        check_parents(g, source, dist, parents)
+        assert r.method == "regions" and "regions (" in r.trace[0].reason
+
+
+def test_regions_many_sources_and_cutoff():
+    g = random_graph(43, np.float32, False)
+    gg = g.to("cuda")
+    seeds = [0, 5, 301]
+    r = wavefront.sssp(gg, sources=seeds, method="regions", tuning=MANY_REGIONS)
+    expected = np.min([oracle(g, s) for s in seeds], axis=0)
+    np.testing.assert_array_equal(r.distances.get(), expected)
+    full = oracle(g, 0)
+    cut = float(np.median(full[np.isfinite(full)]))
+    dist, _, _ = run(gg, 0, "regions", cutoff=cut, tuning=MANY_REGIONS)
+    np.testing.assert_array_equal(dist, np.where(full <= cut, full, np.inf))
+
+
+def test_regions_repeat_on_a_grid_of_long_paths():
+    """A 2-D grid (road-like depth: ~120 hops) searched twice from each of three
+    sources: the buffers are reset between searches."""
+    from scipy.sparse.csgraph import dijkstra
+
+    k = 60
+    ids = np.arange(k * k).reshape(k, k)
+    src = np.concatenate([ids[:, :-1].ravel(), ids[:-1].ravel()])
+    dst = np.concatenate([ids[:, 1:].ravel(), ids[1:].ravel()])
+    w = np.random.default_rng(5).integers(1, 100, len(src)).astype(np.int32)
+    g = from_edges(src, dst, weights=w, n=k * k, directed=False)
+    gg = g.to("cuda")
+    for source in (0, k * k // 2, k * k - 1, 0):
+        expected = dijkstra(g.to_scipy().astype(np.float64), indices=source)
+        dist, parents, _ = run(gg, source, "regions", tuning=SSSPTuning(region_min_vertices=16))
+        np.testing.assert_array_equal(dist, expected)

@@ -243,7 +243,7 @@ def test_bucket_trace_sums_each_bucket():
 
 
 # -- SSSPTuning: the kernels' tuning #defines ------------------------------------------
-SSSP_KERNEL_FILES = ["sssp_harish.cu", "sssp_near_far.cu", "sssp_async.cu", "sssp_parents.cu"]
+SSSP_KERNEL_FILES = ["sssp_harish.cu", "sssp_near_far.cu", "sssp_async.cu", "sssp_regions.cu", "sssp_parents.cu"]
 # Chosen per build, not tuned: the id width, the arithmetic, and whether near_far records parents.
 BUILD_SELECTIONS = {"WF_INDEX64", "SSSP_WEIGHT", "SSSP_RECORDS_PARENTS"}
 

@@ -48,6 +48,10 @@ class UnknownMethodError(WavefrontError, ValueError):
     """The requested method is not registered for the graph's device."""
 
 
+class MethodLimitError(WavefrontError, ValueError):
+    """The graph is beyond what the chosen method can hold (the message names its limit and a method that can)."""
+
+
 class BackendUnavailableError(WavefrontError, RuntimeError):
     """A backend (CUDA, MPI) was requested but cannot run here."""
 

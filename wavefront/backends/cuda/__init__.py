@@ -20,6 +20,7 @@ METHODS = {
         "frontier": "wavefront.backends.cuda.sssp:frontier",
         "adaptive": "wavefront.backends.cuda.sssp:adaptive",
         "delta-stepping": "wavefront.backends.cuda.sssp:delta_stepping",
+        "regions": "wavefront.backends.cuda.sssp:regions",
         "auto": "wavefront.backends.cuda.sssp:auto",
     },
 }

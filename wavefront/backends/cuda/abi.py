@@ -86,6 +86,16 @@ ASYNC_CTL_WORDS = 16
 CTL_ITERATIONS = 11  # control word: trace rows written (both persistent kernels)
 ASYNC_QUEUE_WORDS = 64  # ring counters (uint64), each on its own 128-byte line
 ASYNC_QUEUE_RELAXED = 48  # ring counter: vertices whose arcs were relaxed (AS_STATS counters follow)
+REGION_DIRTY_STRIDE = 32  # ints between two regions' dirty words (sssp_regions.cu: one 128-byte line each)
+REGION_CTL_WORDS = 8  # control words (int32) of the region SSSP
+REGION_CTL_WORK = 0  # control word: busy blocks plus messages not yet taken
+REGION_STAT_WORDS = 8  # statistics (uint64) of the region SSSP:
+REGION_STAT_ITERATIONS = 0  # relaxing iterations, summed over blocks
+REGION_STAT_RELAXED = 1  # vertices whose arcs were relaxed
+REGION_STAT_SENT = 2  # messages to other regions
+REGION_STAT_TAKEN = 3  # messages taken
+REGION_STAT_WAKEUPS = 4  # idle blocks woken by a message
+REGION_STAT_MOST_ITERATIONS = 5  # the most iterations one block ran
 PARENT_BLOCK = 256
 PARENT_CHUNK = 2048  # in-lists this long are confirmed a warp per chunk
 # SSSP_WEIGHT, the arithmetic a build computes in (sssp_common.cuh): arc weight -> distance type.
@@ -139,6 +149,11 @@ _FILES = {
                       "AS_MIN_BLOCKS": ASYNC_MAX_BLOCKS_PER_SM, "CTL_WORDS": ASYNC_CTL_WORDS,
                       "CTL_ITERATIONS": CTL_ITERATIONS, "Q_WORDS": ASYNC_QUEUE_WORDS,
                       "Q_RELAXED": ASYNC_QUEUE_RELAXED},
+    "sssp_regions.cu": {**_PERSISTENT, **_SSSP_COMMON, "RG_DIRTY_STRIDE": REGION_DIRTY_STRIDE,
+                        "RG_CTL_WORK": REGION_CTL_WORK, "RG_STAT_ITERATIONS": REGION_STAT_ITERATIONS,
+                        "RG_STAT_RELAXED": REGION_STAT_RELAXED, "RG_STAT_SENT": REGION_STAT_SENT,
+                        "RG_STAT_TAKEN": REGION_STAT_TAKEN, "RG_STAT_WAKEUPS": REGION_STAT_WAKEUPS,
+                        "RG_STAT_MOST_ITERATIONS": REGION_STAT_MOST_ITERATIONS, "RG_STAT_WORDS": REGION_STAT_WORDS},
     "sssp_parents.cu": {**_SSSP_COMMON, "PARENT_BLOCK": PARENT_BLOCK, "PARENT_CHUNK": PARENT_CHUNK},
     "sssp_one_column.cu": {**_SSSP_COMMON, "OC_BLOCK": ONE_COLUMN_BLOCK, "OC_CHUNK": ONE_COLUMN_CHUNK,
                            "OC_NEAR": OC_NEAR, "OC_FAR": OC_FAR, "OC_SETTLED": OC_SETTLED, "OC_CHUNKS": OC_CHUNKS,

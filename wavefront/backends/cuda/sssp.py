@@ -6,6 +6,9 @@
 * ``delta-stepping`` — near-far delta-stepping in one persistent kernel, with
   the light/heavy split on skewed graphs and asynchronous buckets on roads
   (:mod:`.sssp_delta`, :mod:`.sssp_async`).
+* ``regions`` — for road networks: one persistent block per region of the
+  graph, the region's distances in shared memory, boundary updates between
+  blocks as messages (:mod:`.sssp_regions`).
 * ``auto`` — delta-stepping (fastest on every graph measured;
   docs/decisions/cuda-sssp.md).
 
@@ -19,11 +22,25 @@ from __future__ import annotations
 
 from ..._sources import multi_source
 from ...results import SSSPResult
+from .sssp_common import prepare_search
 from .sssp_delta import delta_stepping, prepare
 from .sssp_harish import adaptive, bellman_ford, frontier
-from .sssp_tuning import SSSPTuning
+from .sssp_regions import region_sssp
+from .sssp_tuning import SSSPTuning, tuning_or_default
 
-__all__ = ["SSSPTuning", "adaptive", "auto", "bellman_ford", "delta_stepping", "frontier", "prepare"]
+__all__ = ["SSSPTuning", "adaptive", "auto", "bellman_ford", "delta_stepping", "frontier", "prepare", "regions"]
+
+
+@multi_source
+def regions(graph, source, *, cutoff=None, tuning: SSSPTuning | None = None) -> SSSPResult:
+    """Asynchronous region SSSP (kernels/sssp_regions.cu): the vertices split
+    into one compact region per SM, each block relaxing its region in shared
+    memory and sending only updates that leave it. Raises
+    :class:`~wavefront.errors.MethodLimitError` when a region would not fit
+    in one block's shared memory."""
+    tuning = tuning_or_default(tuning)
+    ar, k, weights, in_weights, cut = prepare_search(graph, source, cutoff, tuning)
+    return region_sssp(graph, source, ar, k, weights, in_weights, cut, tuning)
 
 
 @multi_source

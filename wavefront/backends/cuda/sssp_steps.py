@@ -164,6 +164,34 @@ class AsyncDeltaArgs(NamedTuple):
     relaxed_at: object
 
 
+class RegionArgs(NamedTuple):
+    """``region_sssp``'s parameters, in order: the graph renumbered by
+    regions, the regions' starts, each vertex's region, the boundary lists;
+    ``dist`` all infinity, ``flag`` zeros (one per vertex), ``dirty`` zeros
+    (REGION_DIRTY_STRIDE per region), ``ctl`` the control words (work = the
+    number of blocks), ``seeds`` the sources (renumbered, distinct), ``cap`` /
+    ``arc_cap`` the shared-memory capacities (``arc_cap`` 0: arcs read from
+    global memory), ``stats`` REGION_STAT_WORDS zeros."""
+
+    indptr: object
+    indices: object
+    weights: object
+    region_start: object
+    region_of: object
+    boundary_start: object
+    boundary: object
+    dist: object
+    flag: object
+    dirty: object
+    ctl: object
+    seeds: object
+    seed_count: int
+    cutoff: object
+    cap: int
+    arc_cap: int
+    stats: object
+
+
 def _grid(count: int, block: int = SSSP_BLOCK) -> tuple:
     return (max(1, -(-int(count) // block)),)
 
@@ -192,6 +220,8 @@ class SSSPKernels:
         parents = build("sssp_parents.cu")
         self.records_parents = records_parents(index64, weight_code, tuning)
         self.async_delta_k = build("sssp_async.cu").get_function("async_delta")
+        self.region_sssp_k = build("sssp_regions.cu").get_function("region_sssp")
+        self.region_threads = tuning.region_threads
         self.relax_all_k = harish.get_function("relax_all")
         self.update_all_k = harish.get_function("update_all")
         self.select_relax_k = harish.get_function("select_relax")
@@ -287,6 +317,15 @@ class SSSPKernels:
             source=self.index_dtype(args.source), seed_count=np.int64(args.seed_count),
             ring_mask=np.uint64(args.ring_mask),
             chain=np.int32(args.chain), trace_capacity=np.int32(args.trace_capacity))))
+
+    def region_sssp(self, args: "RegionArgs", blocks: int, shared_bytes: int) -> None:
+        """The region SSSP (kernels/sssp_regions.cu): one block per region, every block resident."""
+        kernel = self.region_sssp_k
+        if kernel.max_dynamic_shared_size_bytes < shared_bytes:
+            kernel.max_dynamic_shared_size_bytes = shared_bytes
+        kernel((blocks,), (self.region_threads,), tuple(args._replace(
+            seed_count=np.int64(args.seed_count), cap=np.int32(args.cap), arc_cap=np.int64(args.arc_cap))),
+            shared_mem=shared_bytes)
 
     def split_light_heavy(self, g, weights, delta, out_indices, out_weights, light_end):
         """Each out-list light arcs (w < delta) first into out_*; light_end[v]: v's first heavy arc."""

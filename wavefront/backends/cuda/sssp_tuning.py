@@ -105,6 +105,18 @@ class SSSPTuning:
     same warp, the rest to the ring (AS_LOCAL)."""
     async_stats: bool = False
     """Per-warp counters and clock64 stamps (AS_STATS; benchmarks/sssp_async_stats.py)."""
+    # -- kernels/sssp_regions.cu (the ``regions`` method)
+    region_threads: int = 128
+    """Threads of a region's block (RG_BLOCK): a road region's queue holds a few to a few hundred vertices."""
+    region_min_vertices: int = 256
+    """Regions hold at least this many vertices: a small graph gets fewer blocks than SMs."""
+    region_shared_arcs: bool = True
+    """A region's arcs are copied to shared memory when every region's fit beside its distances
+    (False: read from global memory)."""
+    region_min_backoff_ns: int = 32
+    """An idle region polls for messages with exponential back-off from this (RG_MIN_BACKOFF) ..."""
+    region_idle_backoff_ns: int = 256
+    """... up to this (RG_IDLE_BACKOFF)."""
 
     def __post_init__(self):
         for shape in (self.road, self.skewed):
@@ -113,7 +125,8 @@ class SSSPTuning:
         if isinstance(self.phases_in_flight, bool) or self.phases_in_flight not in (1, 2):
             raise ValueError(f"phases_in_flight must be 1 or 2, got {self.phases_in_flight!r}")
         for name in ("warp_coop_degree", "harish_stage", "harish_arcs", "async_arcs", "async_claim_attempts",
-                     "async_min_backoff_ns", "async_scout_backoff_ns", "async_idle_backoff_ns"):
+                     "async_min_backoff_ns", "async_scout_backoff_ns", "async_idle_backoff_ns",
+                     "region_min_vertices", "region_min_backoff_ns", "region_idle_backoff_ns"):
             if int(getattr(self, name)) < 1:
                 raise ValueError(f"{name} must be >= 1, got {getattr(self, name)!r}")
         if self.pull_percent < 0:
@@ -123,6 +136,8 @@ class SSSPTuning:
         if self.async_far_buffer % 32 or self.async_far_buffer < 32 * self.async_arcs:
             raise ValueError(f"async_far_buffer must be a multiple of 32 and >= 32 x async_arcs, "
                              f"got {self.async_far_buffer!r}")
+        if self.region_threads % 32 or not 32 <= self.region_threads <= 1024:
+            raise ValueError(f"region_threads must be a multiple of 32 in 32..1024, got {self.region_threads!r}")
         # Computed once: the tuning keys the kernel cache at every search.
         object.__setattr__(self, "_hash", hash(tuple(getattr(self, f.name) for f in fields(self))))
 
@@ -161,6 +176,9 @@ _MACROS = {
                       ("async_far_buffer", "AS_FAR_BUFFER", _number),
                       ("async_hand_to_idle_lanes", "AS_LOCAL", _number),
                       ("async_stats", "AS_STATS", _number)),
+    "sssp_regions.cu": (("region_threads", "RG_BLOCK", _number),
+                        ("region_min_backoff_ns", "RG_MIN_BACKOFF", _unsigned),
+                        ("region_idle_backoff_ns", "RG_IDLE_BACKOFF", _unsigned)),
     "sssp_parents.cu": (_WARP_COOP,),
 }
 
