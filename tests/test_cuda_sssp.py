@@ -582,15 +582,18 @@ def test_random_small_graphs(n, edges, directed, method):
 MANY_REGIONS = SSSPTuning(region_min_vertices=3)
 
 
-@pytest.mark.parametrize("shared_arcs", [True, False])
+@pytest.mark.parametrize("variant", [{}, {"region_shared_arcs": False},
+                                     {"region_threads": 64, "region_outbox": 128}],
+                         ids=["shared-arcs", "global-arcs", "full-outbox"])
 @pytest.mark.parametrize("directed", [False, True])
 @pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: "unweighted" if d is None else np.dtype(d).name)
-def test_regions_across_many_regions(dtype, directed, shared_arcs):
+def test_regions_across_many_regions(dtype, directed, variant):
     """Every message path of kernels/sssp_regions.cu: 400 vertices in up to
-    133 regions (one per SM), arcs in shared or global memory."""
+    133 regions (one per SM), arcs in shared or global memory, and an outbox
+    so small that relaxing lanes also send themselves."""
     g = random_graph(41, dtype, directed)
     gg = g.to("cuda")
-    tuning = SSSPTuning(region_min_vertices=3, region_shared_arcs=shared_arcs)
+    tuning = SSSPTuning(region_min_vertices=3, **variant)
     for source in (0, 7, 310, 390):
         dist, parents, r = run(gg, source, "regions", tuning=tuning)
         np.testing.assert_array_equal(dist, oracle(g, source), err_msg=f"source {source}")

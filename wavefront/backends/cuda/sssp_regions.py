@@ -41,12 +41,14 @@ def _align(x: int) -> int:
 
 def shared_bytes(cap: int, arc_cap: int, dist_size: int, vid_size: int, weight_size: int) -> int:
     """Dynamic shared memory of one block, carved as kernels/sssp_regions.cu
-    does: distances, queue bits, two 16-bit queues, then (``arc_cap`` > 0)
-    the region's offsets, targets and weights (``weight_size`` 0: none)."""
+    does: distances, queue bits, two 16-bit queues and the 16-bit incoming
+    ring (2 cap), then (``arc_cap`` > 0) the region's offsets, targets and
+    weights (``weight_size`` 0: none)."""
     at = _align(dist_size * cap)
     at = _align(at + 4 * ((cap + 31) // 32))
     at = _align(at + 2 * cap)
     at = _align(at + 2 * cap)
+    at = _align(at + 2 * 2 * cap)
     if arc_cap:
         at = _align(at + 4 * (cap + 1))
         at = _align(at + vid_size * arc_cap)
@@ -77,7 +79,9 @@ class RegionWorkspace:
         vid_size = np.dtype(idx).itemsize
         weight_size = 0 if ar.weight_code == SSSP_WEIGHT_NONE else weights.dtype.itemsize
         self.cap = layout.most_vertices()
-        limit = int(cupy.cuda.Device().attributes["MaxSharedMemoryPerBlockOptin"])
+        # What a block may take dynamically: the opt-in maximum less the kernel's static outbox.
+        limit = (int(cupy.cuda.Device().attributes["MaxSharedMemoryPerBlockOptin"])
+                 - int(k.region_sssp_k.shared_size_bytes))
         plain = shared_bytes(self.cap, 0, dist_size, vid_size, weight_size)
         if self.cap > MOST_REGION_VERTICES or plain > limit:
             raise MethodLimitError(

@@ -106,8 +106,10 @@ class SSSPTuning:
     async_stats: bool = False
     """Per-warp counters and clock64 stamps (AS_STATS; benchmarks/sssp_async_stats.py)."""
     # -- kernels/sssp_regions.cu (the ``regions`` method)
-    region_threads: int = 128
-    """Threads of a region's block (RG_BLOCK): a road region's queue holds a few to a few hundred vertices."""
+    region_threads: int = 256
+    """Threads of a region's block, its mail warp included (RG_BLOCK)."""
+    region_outbox: int = 1024
+    """Arcs leaving the region that a block's outbox holds for its mail warp (RG_OUTBOX, a power of two)."""
     region_min_vertices: int = 256
     """Regions hold at least this many vertices: a small graph gets fewer blocks than SMs."""
     region_shared_arcs: bool = True
@@ -136,8 +138,10 @@ class SSSPTuning:
         if self.async_far_buffer % 32 or self.async_far_buffer < 32 * self.async_arcs:
             raise ValueError(f"async_far_buffer must be a multiple of 32 and >= 32 x async_arcs, "
                              f"got {self.async_far_buffer!r}")
-        if self.region_threads % 32 or not 32 <= self.region_threads <= 1024:
-            raise ValueError(f"region_threads must be a multiple of 32 in 32..1024, got {self.region_threads!r}")
+        if self.region_threads % 32 or not 64 <= self.region_threads <= 1024:
+            raise ValueError(f"region_threads must be a multiple of 32 in 64..1024, got {self.region_threads!r}")
+        if self.region_outbox < 2 * self.region_threads or self.region_outbox & (self.region_outbox - 1):
+            raise ValueError(f"region_outbox must be a power of two >= 2 x region_threads, got {self.region_outbox!r}")
         # Computed once: the tuning keys the kernel cache at every search.
         object.__setattr__(self, "_hash", hash(tuple(getattr(self, f.name) for f in fields(self))))
 
@@ -176,7 +180,7 @@ _MACROS = {
                       ("async_far_buffer", "AS_FAR_BUFFER", _number),
                       ("async_hand_to_idle_lanes", "AS_LOCAL", _number),
                       ("async_stats", "AS_STATS", _number)),
-    "sssp_regions.cu": (("region_threads", "RG_BLOCK", _number),
+    "sssp_regions.cu": (("region_threads", "RG_BLOCK", _number), ("region_outbox", "RG_OUTBOX", _number),
                         ("region_min_backoff_ns", "RG_MIN_BACKOFF", _unsigned),
                         ("region_idle_backoff_ns", "RG_IDLE_BACKOFF", _unsigned)),
     "sssp_parents.cu": (_WARP_COOP,),

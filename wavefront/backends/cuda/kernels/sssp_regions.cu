@@ -7,46 +7,56 @@
 // update. In global memory a hop costs two dependent L2 round trips (~1 us
 // on an H200), which puts the floor of any global-memory search above the
 // 3x-GAP target on amsterdam. Here a hop inside a region costs shared-memory
-// latency and a block barrier; only the 14-30 region crossings of a shortest
-// path pay a global round trip.
+// latency and a barrier of the block's relaxing warps; only the region
+// crossings of a shortest path pay global round trips.
 //
 // The host orders the vertices so that each region is a contiguous range
 // (recursive level-structure bisection, wavefront/graph/regions.py), one
-// region per block. A block runs Bellman-Ford on its own queue of region
-// vertices, iteration after iteration, without waiting for any other block:
-//   * an arc inside the region lowers the shared distance; an improved
-//     target joins the next iteration's queue (a bit per vertex keeps it
-//     there once);
-//   * an arc leaving the region lowers the global distance of its target
-//     (a boundary vertex of another region); if it improved, the target's
-//     message flag goes 0 -> 1, the work count grows by one, and the owner's
-//     dirty word is set;
-//   * a block whose dirty word is set clears it, then takes every flagged
-//     boundary vertex of its region: flag 1 -> 0, read the global distance,
-//     lower the shared one, queue the vertex.
+// region per block. Each block splits into two roles:
+//   * the relaxing warps (all but the first) run Bellman-Ford on the
+//     region's queue, iteration after iteration, in shared memory only: an
+//     arc inside the region lowers the shared distance and an improved
+//     target joins the next queue (a bit per vertex keeps it there once); an
+//     arc leaving the region goes to the block's outbox in shared memory.
+//     They meet at a named barrier (bar.sync 1), never waiting on global
+//     memory, except when the outbox is full (then a lane sends itself);
+//   * the mail warp (the first) sends what the outbox holds and takes what
+//     other blocks sent, so global latency stays off the relaxing path.
+// Sending (rg_send): lower the target's global distance; if it improved,
+// set the target's message flag 0 -> 1, raise the work count and set the
+// owner's dirty word. Taking: the mail warp clears its dirty word, then for
+// every flagged boundary vertex of its region: flag 1 -> 0, read the global
+// distance, lower the shared one, and hand the vertex to the relaxing warps
+// through the incoming ring.
 // Termination: `work` counts busy blocks plus flags set and not yet taken.
-// It starts at the number of blocks; a block with an empty queue leaves
-// (work -= 1 plus the flags it took), waits for its dirty word (work += 1,
-// busy again) or for work == 0 (the search is over: no block is busy and no
-// message is in flight). A producer raises work before it sets the dirty
-// word and while its own block is still counted busy, so work never reads 0
-// while an update is pending.
-// Fences: the producer's atomicMin on dist comes before its flag exchange,
-// the consumer's flag exchange before its read of dist, each with a
-// __threadfence between, so an update that the consumer's read misses finds
-// the flag cleared and sends a new message.
+// It starts at the number of blocks. The mail warp leaves (work -= 1) when
+// the relaxing warps are idle, the incoming ring is empty and the outbox is
+// sent; it comes back (work += 1) when its dirty word is set, before taking
+// anything; work == 0 ends the search. A sender raises work before it sets
+// the dirty word and while its block is still counted busy, so work never
+// reads 0 while an update is pending.
+// Fences: the sender's atomicMin on dist comes before its flag exchange, the
+// taker's flag exchange before its read of dist, each with a __threadfence
+// between, so an update that the taker's read misses finds the flag cleared
+// and sends a new message.
 // At the end every block writes its shared distances to global memory
 // (a boundary vertex's shared distance is never above its global one then:
 // every message was taken).
 #include "persistent.cuh"
 #include "sssp_common.cuh"
 
-// Threads per block (a tuning choice; the launch uses the same value).
+// Threads per block, the mail warp included (a tuning choice; the launch
+// uses the same value).
 #ifndef RG_BLOCK
-#define RG_BLOCK 128
+#define RG_BLOCK 256
 #endif
-// An idle block polls its dirty word and the work count with exponential
-// back-off from RG_MIN_BACKOFF up to RG_IDLE_BACKOFF ns.
+#define RG_RELAX (RG_BLOCK - 32)
+// Outbox entries (a tuning choice): arcs leaving the region, waiting for the mail warp.
+#ifndef RG_OUTBOX
+#define RG_OUTBOX 1024
+#endif
+// An idle block's mail warp polls its dirty word and the work count with
+// exponential back-off from RG_MIN_BACKOFF up to RG_IDLE_BACKOFF ns.
 #ifndef RG_MIN_BACKOFF
 #define RG_MIN_BACKOFF 32u
 #endif
@@ -88,23 +98,45 @@ __device__ __forceinline__ T rg_load_volatile(const T* p) {
     return *reinterpret_cast<const volatile T*>(p);
 }
 
+template <typename T>
+__device__ __forceinline__ void rg_store_volatile(T* p, T v) {
+    *reinterpret_cast<volatile T*>(p) = v;
+}
+
+__device__ __forceinline__ void relax_barrier() {
+    asm volatile("bar.sync 1, %0;" ::"r"(RG_RELAX) : "memory");
+}
+
 // Shared-memory carve-out, in this order, each piece 16-byte aligned (the
 // host's wavefront.backends.cuda.sssp_regions.shared_bytes mirrors it):
-// distances [cap], queue bits [cap / 32], two queues [cap] of 16-bit local
-// ids, then with arcs in shared memory: offsets [cap + 1], targets
-// [arc_cap], weights [arc_cap] (none for unweighted graphs).
+// distances [cap], queue bits [cap / 32], two queues [cap] and the incoming
+// ring [2 cap] of 16-bit local ids, then with arcs in shared memory: offsets
+// [cap + 1], targets [arc_cap], weights [arc_cap] (none for unweighted graphs).
 __device__ __forceinline__ size_t rg_align(size_t x) { return (x + 15) & ~size_t(15); }
 
-// Lower a local vertex's shared distance to d; queue it if it improved and
-// is not queued yet.
-__device__ __forceinline__ void rg_lower(dist_t* sdist, unsigned int* bits, unsigned short* queue,
-                                         int* qlen, int local, dist_t d) {
-    if (!(d < rg_load_volatile(sdist + local))) return;
+// Lower a local vertex's shared distance to d. True when it improved and the
+// vertex was not queued yet: the caller queues it.
+__device__ __forceinline__ bool rg_lower(dist_t* sdist, unsigned int* bits, int local, dist_t d) {
+    if (!(d < rg_load_volatile(sdist + local))) return false;
     const dist_t before = atomic_min_dist(sdist + local, d);
-    if (!(d < before)) return;
+    if (!(d < before)) return false;
     const unsigned int mask = 1u << (local & 31);
-    if (atomicOr(bits + (local >> 5), mask) & mask) return;
-    queue[atomicAdd(qlen, 1)] = (unsigned short)local;
+    return !(atomicOr(bits + (local >> 5), mask) & mask);
+}
+
+// Send nd to vertex t of another region (see the header). Returns 1 when a
+// message was raised.
+__device__ __forceinline__ int rg_send(vid_t t, dist_t nd, dist_t* dist, int* flag, int* work, int* dirty,
+                                       const int* __restrict__ region_of) {
+    if (!(nd < rg_load_volatile(dist + t))) return 0;
+    const dist_t before = atomic_min_dist(dist + t, nd);
+    if (!(nd < before)) return 0;
+    __threadfence();
+    if (atomicExch(flag + t, 1) != 0) return 0;  // a message is already waiting
+    atomicAdd(work, 1);
+    __threadfence();
+    atomicExch(dirty + (long long)region_of[t] * RG_DIRTY_STRIDE, 1);
+    return 1;
 }
 
 extern "C" __global__ void __launch_bounds__(RG_BLOCK, 1)
@@ -112,10 +144,18 @@ region_sssp(const eid_t* __restrict__ indptr, const vid_t* __restrict__ indices,
             const weight_t* __restrict__ weights, const vid_t* __restrict__ region_start,
             const int* __restrict__ region_of, const long long* __restrict__ boundary_start,
             const vid_t* __restrict__ boundary, dist_t* dist, int* flag, int* dirty, int* ctl,
-            const vid_t* __restrict__ seeds, long long seed_count, dist_t cutoff, int cap, long long arc_cap, unsigned long long* stats) {
+            const vid_t* __restrict__ seeds, long long seed_count, dist_t cutoff, int cap, long long arc_cap,
+            unsigned long long* stats) {
     extern __shared__ __align__(16) unsigned char smem[];
     __shared__ int qlen[2];
-    __shared__ int s_dirty, s_done, s_taken;
+    __shared__ vid_t out_vertex[RG_OUTBOX];
+    __shared__ dist_t out_dist[RG_OUTBOX];
+    // Positions only grow: out_tail (relaxing lanes reserve), out_ready (published
+    // after each iteration), out_head (sent); inc_tail (mail warp), inc_head (taken).
+    __shared__ unsigned int out_tail, out_ready, out_head, inc_tail, inc_head;
+    __shared__ int relax_idle, done, s_count, s_exit;
+    __shared__ unsigned int s_lo, s_hi;
+    __shared__ unsigned long long s_stats[RG_STAT_WORDS];
 
     const int tid = threadIdx.x;
     const int r = blockIdx.x;
@@ -135,6 +175,9 @@ region_sssp(const eid_t* __restrict__ indptr, const vid_t* __restrict__ indices,
     at = rg_align(at + sizeof(unsigned short) * cap);
     queues[1] = reinterpret_cast<unsigned short*>(smem + at);
     at = rg_align(at + sizeof(unsigned short) * cap);
+    unsigned short* incoming = reinterpret_cast<unsigned short*>(smem + at);
+    const unsigned int ring = 2u * (unsigned int)cap;  // see the mail warp: never overwritten unread
+    at = rg_align(at + sizeof(unsigned short) * ring);
     int* soff = reinterpret_cast<int*>(smem + at);
     at = rg_align(at + sizeof(int) * (shared_arcs ? cap + 1 : 0));
     vid_t* starget = reinterpret_cast<vid_t*>(smem + at);
@@ -154,12 +197,11 @@ region_sssp(const eid_t* __restrict__ indptr, const vid_t* __restrict__ indices,
 #endif
         }
     }
+    if (tid < RG_STAT_WORDS) s_stats[tid] = 0;
     if (tid == 0) {
-        qlen[0] = 0;
-        qlen[1] = 0;
-        s_dirty = 1;  // take any message that arrived before this block started
-        s_done = 0;
-        s_taken = 0;
+        qlen[0] = qlen[1] = 0;
+        out_tail = out_ready = out_head = inc_tail = inc_head = 0;
+        relax_idle = done = 0;
     }
     __syncthreads();
     for (long long i = tid; i < seed_count; i += RG_BLOCK) {  // the sources (distinct) in this region
@@ -174,121 +216,205 @@ region_sssp(const eid_t* __restrict__ indptr, const vid_t* __restrict__ indices,
 
     int* my_dirty = dirty + (long long)r * RG_DIRTY_STRIDE;
     int* work = ctl + RG_CTL_WORK;
-    const long long b_begin = boundary_start[r], b_end = boundary_start[r + 1];
-    unsigned long long iterations = 0, relaxed = 0, sent = 0, wakeups = 0, taken_total = 0;
-    int cur = 0;
-    for (;;) {
-        // Two barriers an iteration: after the top one every thread has read
-        // the previous count, so the queue it came from can be emptied; after
-        // the middle one the messages are in and the count is final.
-        __syncthreads();
-        if (tid == 0) qlen[cur ^ 1] = 0;
-        // 1. Messages: every flagged boundary vertex of this region.
-        if (s_dirty) {
-            if (tid == 0) {
-                atomicExch(my_dirty, 0);
-                __threadfence();
+    const unsigned int lane = tid & 31u;
+
+    if (tid < 32) {
+        // ---- the mail warp -------------------------------------------------
+        const long long b_begin = boundary_start[r], b_end = boundary_start[r + 1];
+        unsigned int head = 0, itail = 0;
+        bool counted = true;  // this block is counted busy in work
+        unsigned int backoff = RG_MIN_BACKOFF;
+        unsigned long long sent = 0, taken_total = 0, wakeups = 0;
+        for (;;) {
+            bool active = false;
+            // 1. Send what the relaxing warps published.
+            const unsigned int ready = __shfl_sync(SSSP_FULL_MASK, rg_load_volatile(&out_ready), 0);
+            while (head != ready) {
+                const unsigned int n = min(32u, ready - head);
+                if (lane < n) {
+                    const unsigned int slot = (head + lane) % RG_OUTBOX;
+                    sent += rg_send(out_vertex[slot], out_dist[slot], dist, flag, work, dirty, region_of);
+                }
+                head += n;
+                active = true;
             }
-            __syncthreads();
-            int taken = 0;
-            for (long long j = b_begin + tid; j < b_end; j += RG_BLOCK) {
-                const vid_t b = boundary[j];
-                if (rg_load_volatile(flag + b) == 0 || atomicExch(flag + b, 0) == 0) continue;
-                __threadfence();
-                ++taken;
-                rg_lower(sdist, bits, queues[cur], &qlen[cur], (int)(b - start), rg_load_volatile(dist + b));
-            }
-            if (taken) atomicAdd(&s_taken, taken);
-        }
-        __syncthreads();
-        const int count = qlen[cur];
-        if (count == 0) {
-            // 2a. Nothing to relax: leave, then wait for a message or the end.
-            if (tid == 0) {
-                atomicSub(work, 1 + s_taken);
-                taken_total += s_taken;
-                s_taken = 0;
-                unsigned int backoff = RG_MIN_BACKOFF;
-                for (;;) {
-                    if (rg_load_volatile(my_dirty)) {
+            __syncwarp();
+            if (lane == 0) rg_store_volatile(&out_head, head);
+            // 2. Take the messages to this region.
+            int flagged = lane == 0 ? rg_load_volatile(my_dirty) : 0;
+            flagged = __shfl_sync(SSSP_FULL_MASK, flagged, 0);
+            if (flagged) {
+                if (lane == 0) {
+                    if (!counted) {
                         atomicAdd(work, 1);
-                        s_dirty = 1;
                         ++wakeups;
-                        break;
                     }
-                    if (rg_load_volatile(work) == 0) {
-                        s_done = 1;
-                        break;
+                    atomicExch(my_dirty, 0);
+                    __threadfence();
+                }
+                counted = true;
+                __syncwarp();
+                unsigned int taken = 0;
+                for (long long base = b_begin; base < b_end; base += 32) {
+                    const long long j = base + lane;
+                    bool push = false;
+                    int local = 0;
+                    if (j < b_end) {
+                        const vid_t b = boundary[j];
+                        if (rg_load_volatile(flag + b) != 0 && atomicExch(flag + b, 0) != 0) {
+                            __threadfence();
+                            ++taken;
+                            local = (int)(b - start);
+                            push = rg_lower(sdist, bits, local, rg_load_volatile(dist + b));
+                        }
                     }
-                    __nanosleep(backoff);
-                    if (backoff < RG_IDLE_BACKOFF) backoff *= 2;
+                    // The incoming ring holds 2 cap slots: an entry is read before
+                    // its vertex's bit is cleared, and at most cap bits are set, so
+                    // a slot is rewritten only after its entry was read.
+                    const unsigned int want = __ballot_sync(SSSP_FULL_MASK, push);
+                    if (push) incoming[(itail + __popc(want & ((1u << lane) - 1u))) % ring] = (unsigned short)local;
+                    itail += __popc(want);
+                }
+                __threadfence_block();
+                const unsigned int total = (unsigned int)warp_sum(taken);
+                if (lane == 0) {
+                    rg_store_volatile(&inc_tail, itail);
+                    if (total) atomicSub(work, (int)total);
+                }
+                taken_total += total;
+                active = true;
+            }
+            if (active) {
+                backoff = RG_MIN_BACKOFF;
+                continue;
+            }
+            // 3. Nothing moved: leave when the whole block is idle, end when all are.
+            int verdict = 0;  // 1: end of the search
+            if (lane == 0) {
+                if (counted) {
+                    // inc_head, then relax_idle, then out_ready: the relaxing warps write
+                    // them in the other order (see their loop), so idle here is idle.
+                    const bool idle = rg_load_volatile(&inc_head) == itail && rg_load_volatile(&relax_idle) &&
+                                      rg_load_volatile(&out_ready) == head;
+                    if (idle) {
+                        __threadfence();  // the sends' work increments land before this decrement
+                        atomicSub(work, 1);
+                    }
+                    verdict = idle ? 2 : 0;
+                } else if (rg_load_volatile(work) == 0) {
+                    verdict = 1;
                 }
             }
-            __syncthreads();
-            if (s_done) break;
-            continue;
-        }
-        // 2b. Relax the queue into the other one.
-        int dirty_seen = 0;
-        if (tid == 0) {
-            dirty_seen = rg_load_volatile(my_dirty);  // used after the relaxations: its latency overlaps them
-            if (s_taken) {
-                atomicSub(work, s_taken);
-                taken_total += s_taken;
-                s_taken = 0;
+            verdict = __shfl_sync(SSSP_FULL_MASK, verdict, 0);
+            if (verdict == 2) counted = false;
+            if (verdict == 1) {
+                if (lane == 0) rg_store_volatile(&done, 1);
+                break;
+            }
+            if (!counted) {
+                __nanosleep(backoff);
+                if (backoff < RG_IDLE_BACKOFF) backoff *= 2;
             }
         }
-        unsigned short* next = queues[cur ^ 1];
-        int* next_len = &qlen[cur ^ 1];
-        for (int i = tid; i < count; i += RG_BLOCK) {
-            const int u = queues[cur][i];
-            atomicAnd(bits + (u >> 5), ~(1u << (u & 31)));
-            __threadfence_block();
-            const dist_t du = rg_load_volatile(sdist + u);
-            ++relaxed;
-            const long long e_begin = shared_arcs ? soff[u] : indptr[start + u] - arc0;
-            const long long e_end = shared_arcs ? soff[u + 1] : indptr[start + u + 1] - arc0;
-            for (long long e = e_begin; e < e_end; ++e) {
-                const vid_t t = shared_arcs ? starget[e] : indices[arc0 + e];
+        sent = warp_sum(sent);
+        if (lane == 0) {
+            atomicAdd(&s_stats[RG_STAT_SENT], sent);
+            s_stats[RG_STAT_TAKEN] = taken_total;
+            s_stats[RG_STAT_WAKEUPS] = wakeups;
+        }
+    } else {
+        // ---- the relaxing warps --------------------------------------------
+        const int rt = tid - 32;
+        int cur = 0;
+        unsigned int lo = 0, hi = 0;
+        unsigned long long iterations = 0, relaxed = 0, direct = 0;
+        for (;;) {
+            relax_barrier();
+            if (rt == 0) {
+                qlen[cur ^ 1] = 0;
+                rg_store_volatile(&inc_head, hi);  // entries [lo, hi) were relaxed
+                rg_store_volatile(&out_ready, out_tail);  // and their outbox entries written
+                __threadfence_block();
+                lo = hi;
+                hi = rg_load_volatile(&inc_tail);
+                const int count = qlen[cur];
+                int exit = 0;
+                if (count == 0 && hi == lo) {
+                    rg_store_volatile(&relax_idle, 1);
+                    for (;;) {
+                        hi = rg_load_volatile(&inc_tail);
+                        if (hi != lo) {
+                            rg_store_volatile(&relax_idle, 0);
+                            __threadfence_block();
+                            break;
+                        }
+                        if (rg_load_volatile(&done)) {
+                            exit = 1;
+                            break;
+                        }
+                        __nanosleep(32);
+                    }
+                }
+                s_lo = lo;
+                s_hi = hi;
+                s_count = count;
+                s_exit = exit;
+            }
+            relax_barrier();
+            if (s_exit) break;
+            lo = s_lo;
+            hi = s_hi;
+            const int count = s_count;
+            const int total = count + (int)(hi - lo);
+            unsigned short* next = queues[cur ^ 1];
+            int* next_len = &qlen[cur ^ 1];
+            for (int i = rt; i < total; i += RG_RELAX) {
+                const int u = i < count ? queues[cur][i] : incoming[(lo + (unsigned int)(i - count)) % ring];
+                atomicAnd(bits + (u >> 5), ~(1u << (u & 31)));
+                __threadfence_block();
+                const dist_t du = rg_load_volatile(sdist + u);
+                ++relaxed;
+                const long long e_begin = shared_arcs ? soff[u] : indptr[start + u] - arc0;
+                const long long e_end = shared_arcs ? soff[u + 1] : indptr[start + u + 1] - arc0;
+                for (long long e = e_begin; e < e_end; ++e) {
+                    const vid_t t = shared_arcs ? starget[e] : indices[arc0 + e];
 #if SSSP_WEIGHT == SSSP_WEIGHT_NONE
-                const dist_t nd = du + 1;
+                    const dist_t nd = du + 1;
 #else
-                const dist_t nd = du + (dist_t)(shared_arcs ? sweight[e] : weights[arc0 + e]);
+                    const dist_t nd = du + (dist_t)(shared_arcs ? sweight[e] : weights[arc0 + e]);
 #endif
-                if (!(nd <= cutoff)) continue;
-                if (t >= start && t < start + size) {
-                    rg_lower(sdist, bits, next, next_len, (int)(t - start), nd);
-                    continue;
+                    if (!(nd <= cutoff)) continue;
+                    if (t >= start && t < start + size) {
+                        const int local = (int)(t - start);
+                        if (rg_lower(sdist, bits, local, nd)) next[atomicAdd(next_len, 1)] = (unsigned short)local;
+                        continue;
+                    }
+                    // At most RG_RELAX lanes pass this check before reserving, so the
+                    // outbox never holds more than RG_OUTBOX unsent entries.
+                    if (rg_load_volatile(&out_tail) - rg_load_volatile(&out_head) + RG_RELAX < RG_OUTBOX) {
+                        const unsigned int slot = atomicAdd(&out_tail, 1u) % RG_OUTBOX;
+                        out_vertex[slot] = t;
+                        out_dist[slot] = nd;
+                    } else {
+                        direct += rg_send(t, nd, dist, flag, work, dirty, region_of);
+                    }
                 }
-                if (!(nd < rg_load_volatile(dist + t))) continue;
-                const dist_t before = atomic_min_dist(dist + t, nd);
-                if (!(nd < before)) continue;
-                __threadfence();
-                if (atomicExch(flag + t, 1) != 0) continue;  // a message is already waiting
-                atomicAdd(work, 1);
-                __threadfence();
-                atomicExch(dirty + (long long)region_of[t] * RG_DIRTY_STRIDE, 1);
-                ++sent;
             }
+            ++iterations;
+            cur ^= 1;
         }
-        ++iterations;
-        if (tid == 0) s_dirty = dirty_seen;
-        cur ^= 1;
+        if (relaxed) atomicAdd(&s_stats[RG_STAT_RELAXED], relaxed);
+        if (direct) atomicAdd(&s_stats[RG_STAT_SENT], direct);
+        if (rt == 0) s_stats[RG_STAT_ITERATIONS] = iterations;
     }
+    __syncthreads();
     for (int i = tid; i < size; i += RG_BLOCK) dist[start + i] = sdist[i];
-    // Statistics: one add per block and counter.
-    __shared__ unsigned long long s_stats[4];
-    if (tid < 4) s_stats[tid] = 0;
-    __syncthreads();
-    if (relaxed) atomicAdd(&s_stats[1], relaxed);
-    if (sent) atomicAdd(&s_stats[2], sent);
-    __syncthreads();
     if (tid == 0) {
-        atomicAdd(stats + RG_STAT_ITERATIONS, iterations);
-        atomicAdd(stats + RG_STAT_RELAXED, s_stats[1]);
-        atomicAdd(stats + RG_STAT_SENT, s_stats[2]);
-        atomicAdd(stats + RG_STAT_TAKEN, taken_total);
-        atomicAdd(stats + RG_STAT_WAKEUPS, wakeups);
-        atomicMax(stats + RG_STAT_MOST_ITERATIONS, iterations);
+        atomicAdd(stats + RG_STAT_ITERATIONS, s_stats[RG_STAT_ITERATIONS]);
+        atomicAdd(stats + RG_STAT_RELAXED, s_stats[RG_STAT_RELAXED]);
+        atomicAdd(stats + RG_STAT_SENT, s_stats[RG_STAT_SENT]);
+        atomicAdd(stats + RG_STAT_TAKEN, s_stats[RG_STAT_TAKEN]);
+        atomicAdd(stats + RG_STAT_WAKEUPS, s_stats[RG_STAT_WAKEUPS]);
+        atomicMax(stats + RG_STAT_MOST_ITERATIONS, s_stats[RG_STAT_ITERATIONS]);
     }
 }
