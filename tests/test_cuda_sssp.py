@@ -583,14 +583,16 @@ MANY_REGIONS = SSSPTuning(region_min_vertices=3)
 
 
 @pytest.mark.parametrize("variant", [{}, {"region_shared_arcs": False},
-                                     {"region_threads": 64, "region_outbox": 128}],
-                         ids=["shared-arcs", "global-arcs", "full-outbox"])
+                                     {"region_threads": 64, "region_outbox": 128},
+                                     {"region_delta_scale": 1e-4}, {"region_delta_scale": math.inf}],
+                         ids=["shared-arcs", "global-arcs", "full-outbox", "narrow-buckets", "no-order"])
 @pytest.mark.parametrize("directed", [False, True])
 @pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: "unweighted" if d is None else np.dtype(d).name)
 def test_regions_across_many_regions(dtype, directed, variant):
     """Every message path of kernels/sssp_regions.cu: 400 vertices in up to
-    133 regions (one per SM), arcs in shared or global memory, and an outbox
-    so small that relaxing lanes also send themselves."""
+    133 regions (one per SM), arcs in shared or global memory, an outbox so
+    small that relaxing lanes also send themselves, buckets so narrow that
+    most queued vertices wait for the floor, and no order at all."""
     g = random_graph(41, dtype, directed)
     gg = g.to("cuda")
     tuning = SSSPTuning(region_min_vertices=3, **variant)

@@ -32,15 +32,17 @@ __all__ = ["SSSPTuning", "adaptive", "auto", "bellman_ford", "delta_stepping", "
 
 
 @multi_source
-def regions(graph, source, *, cutoff=None, tuning: SSSPTuning | None = None) -> SSSPResult:
+def regions(graph, source, *, cutoff=None, delta=None, tuning: SSSPTuning | None = None) -> SSSPResult:
     """Asynchronous region SSSP (kernels/sssp_regions.cu): the vertices split
     into one compact region per SM, each block relaxing its region in shared
-    memory and sending only updates that leave it. Raises
+    memory and sending only updates that leave it; a block relaxes only
+    vertices within ``delta`` (default ``tuning.region_delta_scale`` x
+    Davidson et al.'s delta) of the least distance any block holds queued. Raises
     :class:`~wavefront.errors.MethodLimitError` when a region would not fit
     in one block's shared memory."""
     tuning = tuning_or_default(tuning)
     ar, k, weights, in_weights, cut = prepare_search(graph, source, cutoff, tuning)
-    return region_sssp(graph, source, ar, k, weights, in_weights, cut, tuning)
+    return region_sssp(graph, source, ar, k, weights, in_weights, cut, tuning, delta)
 
 
 @multi_source

@@ -11,6 +11,8 @@ once, maps the distances back and finds predecessors like every method.
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ...errors import MethodLimitError
@@ -107,6 +109,7 @@ class RegionWorkspace:
         self.dirty = cupy.zeros(self.regions * REGION_DIRTY_STRIDE, dtype=np.int32)
         self.ctl = cupy.zeros(REGION_CTL_WORDS, dtype=np.int32)
         self.stats = cupy.zeros(REGION_STAT_WORDS, dtype=np.uint64)
+        self.minima = cupy.empty(self.regions, dtype=ar.dist_dtype)
 
     @classmethod
     def for_graph(cls, graph, weights, ar, k, tuning: SSSPTuning) -> "RegionWorkspace":
@@ -119,6 +122,7 @@ class RegionWorkspace:
 
     def reset(self, infinity) -> None:
         self.dist.fill(infinity)
+        self.minima.fill(infinity)
         self.flag.fill(0)
         self.dirty.fill(0)
         self.ctl.fill(0)
@@ -131,10 +135,23 @@ def prepare(graph, weights, ar, k, tuning: SSSPTuning) -> None:
     RegionWorkspace.for_graph(graph, weights, ar, k, tuning)
 
 
-def region_sssp(graph, source, ar, k, weights, in_weights, cut, tuning: SSSPTuning) -> SSSPResult:
+def region_delta(graph, ar, tuning: SSSPTuning, delta=None):
+    """The bucket width: ``delta``, or ``tuning.region_delta_scale`` x Davidson
+    et al.'s delta (mean weight x warp size / mean out-degree)."""
+    from .sssp_delta import _delta_scalar, default_delta, delta_scale
+
+    if delta is None:
+        delta = tuning.region_delta_scale * default_delta(graph, tuning) / delta_scale(graph, tuning)
+        if not delta > 0:  # zero weights (or inf x 0): every distance is 0, no order needed
+            delta = math.inf
+    return _delta_scalar(delta, ar, graph, tuning)
+
+
+def region_sssp(graph, source, ar, k, weights, in_weights, cut, tuning: SSSPTuning, delta=None) -> SSSPResult:
     """One search: ``source`` an id or an int64 array of distinct ids."""
     import cupy
 
+    delta_value = region_delta(graph, ar, tuning, delta)
     ws = RegionWorkspace.for_graph(graph, weights, ar, k, tuning)
     ws.reset(ar.infinity)
     seeds = ws.rank[cupy.asarray(np.atleast_1d(np.asarray(source, dtype=np.int64)))].astype(k.index_dtype)
@@ -145,13 +162,15 @@ def region_sssp(graph, source, ar, k, weights, in_weights, cut, tuning: SSSPTuni
         indptr=ws.indptr, indices=ws.indices, weights=ws.weights, region_start=ws.region_start,
         region_of=ws.region_of, boundary_start=ws.boundary_start, boundary=ws.boundary, dist=ws.dist,
         flag=ws.flag, dirty=ws.dirty, ctl=ws.ctl, seeds=seeds, seed_count=seeds.size, cutoff=cut,
+        delta=delta_value, minima=ws.minima,
         cap=ws.cap, arc_cap=ws.arc_cap, stats=ws.stats), ws.regions, ws.shared)
     end.record()
     dist = ws.dist[ws.rank]  # back to the graph's numbering
     stats = ws.stats.get()
     trace = Trace()
+    arcs_at = "arcs in shared memory" if ws.arc_cap else "arcs in global memory"
     trace.add(0, "regions", int(seeds.size), -1, cupy.cuda.get_elapsed_time(start, end) * 1e-3,
-              f"{ws.regions} regions ({'arcs in shared memory' if ws.arc_cap else 'arcs in global memory'}, "
+              f"{ws.regions} regions (delta {float(delta_value):g}, {arcs_at}, "
               f"{ws.cut_arcs} arcs between regions): {int(stats[REGION_STAT_RELAXED])} vertex relaxations, "
               f"{int(stats[REGION_STAT_ITERATIONS])} block iterations "
               f"(most {int(stats[REGION_STAT_MOST_ITERATIONS])} in one region), "

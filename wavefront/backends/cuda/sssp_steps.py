@@ -171,7 +171,8 @@ class RegionArgs(NamedTuple):
     (REGION_DIRTY_STRIDE per region), ``ctl`` the control words (work = the
     number of blocks), ``seeds`` the sources (renumbered, distinct), ``cap`` /
     ``arc_cap`` the shared-memory capacities (``arc_cap`` 0: arcs read from
-    global memory), ``stats`` REGION_STAT_WORDS zeros."""
+    global memory), ``delta`` the bucket width (distance type), ``minima``
+    one distance per region, all infinity, ``stats`` REGION_STAT_WORDS zeros."""
 
     indptr: object
     indices: object
@@ -187,6 +188,8 @@ class RegionArgs(NamedTuple):
     seeds: object
     seed_count: int
     cutoff: object
+    delta: object
+    minima: object
     cap: int
     arc_cap: int
     stats: object

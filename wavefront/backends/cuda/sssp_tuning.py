@@ -115,6 +115,9 @@ class SSSPTuning:
     region_shared_arcs: bool = True
     """A region's arcs are copied to shared memory when every region's fit beside its distances
     (False: read from global memory)."""
+    region_delta_scale: float = 4.0
+    """Regions relax only vertices within this multiple of Davidson et al.'s delta of the least queued
+    distance of all blocks (inf: no order, every queued vertex at once)."""
     region_min_backoff_ns: int = 32
     """An idle region polls for messages with exponential back-off from this (RG_MIN_BACKOFF) ..."""
     region_idle_backoff_ns: int = 256
@@ -138,6 +141,8 @@ class SSSPTuning:
         if self.async_far_buffer % 32 or self.async_far_buffer < 32 * self.async_arcs:
             raise ValueError(f"async_far_buffer must be a multiple of 32 and >= 32 x async_arcs, "
                              f"got {self.async_far_buffer!r}")
+        if not self.region_delta_scale > 0:
+            raise ValueError(f"region_delta_scale must be > 0, got {self.region_delta_scale!r}")
         if self.region_threads % 32 or not 64 <= self.region_threads <= 1024:
             raise ValueError(f"region_threads must be a multiple of 32 in 64..1024, got {self.region_threads!r}")
         if self.region_outbox < 2 * self.region_threads or self.region_outbox & (self.region_outbox - 1):

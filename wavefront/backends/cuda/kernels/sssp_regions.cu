@@ -35,6 +35,13 @@
 // anything; work == 0 ends the search. A sender raises work before it sets
 // the dirty word and while its block is still counted busy, so work never
 // reads 0 while an update is pending.
+// Order: without it a region floods its vertices with distances that a
+// later message undercuts, and relaxes them again (16-200 relaxations a
+// vertex on roads). Each block publishes the least distance it holds
+// queued (`minima`), the mail warp keeps the least of all blocks' (the
+// floor), and the relaxing warps relax only vertices within `delta` of the
+// floor, keeping the others queued: delta-stepping's buckets, without a
+// barrier between them. A stale floor costs work or a wait, never an answer.
 // Fences: the sender's atomicMin on dist comes before its flag exchange, the
 // taker's flag exchange before its read of dist, each with a __threadfence
 // between, so an update that the taker's read misses finds the flag cleared
@@ -114,15 +121,19 @@ __device__ __forceinline__ void relax_barrier() {
 // [cap + 1], targets [arc_cap], weights [arc_cap] (none for unweighted graphs).
 __device__ __forceinline__ size_t rg_align(size_t x) { return (x + 15) & ~size_t(15); }
 
-// Lower a local vertex's shared distance to d. True when it improved and the
-// vertex was not queued yet: the caller queues it.
-__device__ __forceinline__ bool rg_lower(dist_t* sdist, unsigned int* bits, int local, dist_t d) {
+// Lower a local vertex's shared distance to d; when it improved, lower the
+// queue's least distance `qmin` too. True when the vertex was not queued
+// yet: the caller queues it.
+__device__ __forceinline__ bool rg_lower(dist_t* sdist, unsigned int* bits, dist_t* qmin, int local, dist_t d) {
     if (!(d < rg_load_volatile(sdist + local))) return false;
     const dist_t before = atomic_min_dist(sdist + local, d);
     if (!(d < before)) return false;
+    if (d < rg_load_volatile(qmin)) atomic_min_dist(qmin, d);
     const unsigned int mask = 1u << (local & 31);
     return !(atomicOr(bits + (local >> 5), mask) & mask);
 }
+
+__device__ __forceinline__ dist_t rg_min(dist_t a, dist_t b) { return b < a ? b : a; }
 
 // Send nd to vertex t of another region (see the header). Returns 1 when a
 // message was raised.
@@ -144,8 +155,8 @@ region_sssp(const eid_t* __restrict__ indptr, const vid_t* __restrict__ indices,
             const weight_t* __restrict__ weights, const vid_t* __restrict__ region_start,
             const int* __restrict__ region_of, const long long* __restrict__ boundary_start,
             const vid_t* __restrict__ boundary, dist_t* dist, int* flag, int* dirty, int* ctl,
-            const vid_t* __restrict__ seeds, long long seed_count, dist_t cutoff, int cap, long long arc_cap,
-            unsigned long long* stats) {
+            const vid_t* __restrict__ seeds, long long seed_count, dist_t cutoff, dist_t delta,
+            dist_t* minima, int cap, long long arc_cap, unsigned long long* stats) {
     extern __shared__ __align__(16) unsigned char smem[];
     __shared__ int qlen[2];
     __shared__ vid_t out_vertex[RG_OUTBOX];
@@ -153,7 +164,8 @@ region_sssp(const eid_t* __restrict__ indptr, const vid_t* __restrict__ indices,
     // Positions only grow: out_tail (relaxing lanes reserve), out_ready (published
     // after each iteration), out_head (sent); inc_tail (mail warp), inc_head (taken).
     __shared__ unsigned int out_tail, out_ready, out_head, inc_tail, inc_head;
-    __shared__ int relax_idle, done, s_count, s_exit;
+    __shared__ int relax_idle, done, s_count, s_exit, s_relaxed;
+    __shared__ dist_t qmin[2], inc_min, floor_s, s_threshold;
     __shared__ unsigned int s_lo, s_hi;
     __shared__ unsigned long long s_stats[RG_STAT_WORDS];
 
@@ -200,6 +212,9 @@ region_sssp(const eid_t* __restrict__ indptr, const vid_t* __restrict__ indices,
     if (tid < RG_STAT_WORDS) s_stats[tid] = 0;
     if (tid == 0) {
         qlen[0] = qlen[1] = 0;
+        qmin[0] = qmin[1] = inc_min = dist_infinity();
+        floor_s = 0;
+        s_relaxed = 1;
         out_tail = out_ready = out_head = inc_tail = inc_head = 0;
         relax_idle = done = 0;
     }
@@ -209,6 +224,7 @@ region_sssp(const eid_t* __restrict__ indptr, const vid_t* __restrict__ indices,
         if (seed < start || seed >= start + size) continue;
         const int local = (int)(seed - start);
         sdist[local] = 0;
+        qmin[0] = 0;
         atomicOr(bits + (local >> 5), 1u << (local & 31));
         queues[0][atomicAdd(&qlen[0], 1)] = (unsigned short)local;
     }
@@ -227,6 +243,12 @@ region_sssp(const eid_t* __restrict__ indptr, const vid_t* __restrict__ indices,
         unsigned long long sent = 0, taken_total = 0, wakeups = 0;
         for (;;) {
             bool active = false;
+            // 0. The floor: the least distance any block holds queued.
+            dist_t least = dist_infinity();
+            for (unsigned int i = lane; i < gridDim.x; i += 32) least = rg_min(least, rg_load_volatile(minima + i));
+            for (int offset = 16; offset > 0; offset >>= 1)
+                least = rg_min(least, __shfl_xor_sync(SSSP_FULL_MASK, least, offset));
+            if (lane == 0) rg_store_volatile(&floor_s, least);
             // 1. Send what the relaxing warps published.
             const unsigned int ready = __shfl_sync(SSSP_FULL_MASK, rg_load_volatile(&out_ready), 0);
             while (head != ready) {
@@ -265,7 +287,7 @@ region_sssp(const eid_t* __restrict__ indptr, const vid_t* __restrict__ indices,
                             __threadfence();
                             ++taken;
                             local = (int)(b - start);
-                            push = rg_lower(sdist, bits, local, rg_load_volatile(dist + b));
+                            push = rg_lower(sdist, bits, &inc_min, local, rg_load_volatile(dist + b));
                         }
                     }
                     // The incoming ring holds 2 cap slots: an entry is read before
@@ -332,6 +354,9 @@ region_sssp(const eid_t* __restrict__ indptr, const vid_t* __restrict__ indices,
             relax_barrier();
             if (rt == 0) {
                 qlen[cur ^ 1] = 0;
+                qmin[cur ^ 1] = dist_infinity();
+                if (!s_relaxed) __nanosleep(64);  // every queued vertex lay beyond the floor: let it move
+                s_relaxed = 0;
                 rg_store_volatile(&inc_head, hi);  // entries [lo, hi) were relaxed
                 rg_store_volatile(&out_ready, out_tail);  // and their outbox entries written
                 __threadfence_block();
@@ -355,6 +380,12 @@ region_sssp(const eid_t* __restrict__ indptr, const vid_t* __restrict__ indices,
                         __nanosleep(32);
                     }
                 }
+                // Publish this block's least queued distance; the threshold follows the floor.
+                const dist_t least = exit ? dist_infinity() : rg_min(qmin[cur], rg_load_volatile(&inc_min));
+                rg_store_volatile(&inc_min, dist_infinity());
+                rg_store_volatile(minima + r, count == 0 && hi == lo ? dist_infinity() : least);
+                const dist_t floor = rg_min(rg_load_volatile(&floor_s), least);
+                s_threshold = floor >= dist_infinity() - delta ? dist_infinity() : floor + delta;
                 s_lo = lo;
                 s_hi = hi;
                 s_count = count;
@@ -368,12 +399,21 @@ region_sssp(const eid_t* __restrict__ indptr, const vid_t* __restrict__ indices,
             const int total = count + (int)(hi - lo);
             unsigned short* next = queues[cur ^ 1];
             int* next_len = &qlen[cur ^ 1];
+            dist_t* next_min = &qmin[cur ^ 1];
+            const dist_t threshold = s_threshold;
+            int relaxed_here = 0;
             for (int i = rt; i < total; i += RG_RELAX) {
                 const int u = i < count ? queues[cur][i] : incoming[(lo + (unsigned int)(i - count)) % ring];
+                if (rg_load_volatile(sdist + u) > threshold) {  // beyond the bucket: stays queued
+                    next[atomicAdd(next_len, 1)] = (unsigned short)u;
+                    atomic_min_dist(next_min, rg_load_volatile(sdist + u));
+                    continue;
+                }
                 atomicAnd(bits + (u >> 5), ~(1u << (u & 31)));
                 __threadfence_block();
                 const dist_t du = rg_load_volatile(sdist + u);
                 ++relaxed;
+                ++relaxed_here;
                 const long long e_begin = shared_arcs ? soff[u] : indptr[start + u] - arc0;
                 const long long e_end = shared_arcs ? soff[u + 1] : indptr[start + u + 1] - arc0;
                 for (long long e = e_begin; e < e_end; ++e) {
@@ -386,7 +426,7 @@ region_sssp(const eid_t* __restrict__ indptr, const vid_t* __restrict__ indices,
                     if (!(nd <= cutoff)) continue;
                     if (t >= start && t < start + size) {
                         const int local = (int)(t - start);
-                        if (rg_lower(sdist, bits, local, nd)) next[atomicAdd(next_len, 1)] = (unsigned short)local;
+                        if (rg_lower(sdist, bits, next_min, local, nd)) next[atomicAdd(next_len, 1)] = (unsigned short)local;
                         continue;
                     }
                     // At most RG_RELAX lanes pass this check before reserving, so the
@@ -400,6 +440,7 @@ region_sssp(const eid_t* __restrict__ indptr, const vid_t* __restrict__ indices,
                     }
                 }
             }
+            if (relaxed_here) atomicOr(&s_relaxed, 1);
             ++iterations;
             cur ^= 1;
         }
