@@ -53,7 +53,8 @@ def parse_variant(text: str):
         key, _, value = item.partition("=")
         if not value:
             raise SystemExit(f"--variants takes field=value items, got {item!r}")
-        fields[key] = value == "True" if value in ("True", "False") else int(value)
+        fields[key] = value == "True" if value in ("True", "False") else float(value) if "." in value \
+            or value in ("inf", "nan") or "e" in value else int(value)
     return f"regions {text}", SSSPTuning(**fields)
 
 
