@@ -365,6 +365,10 @@ region_sssp(const eid_t* __restrict__ indptr, const vid_t* __restrict__ indices,
                 const int count = qlen[cur];
                 int exit = 0;
                 if (count == 0 && hi == lo) {
+                    // Nothing queued: publish that before waiting, or the floor would
+                    // stay at this block's last least distance and hold every other
+                    // block's vertices beyond it forever.
+                    rg_store_volatile(minima + r, dist_infinity());
                     rg_store_volatile(&relax_idle, 1);
                     for (;;) {
                         hi = rg_load_volatile(&inc_tail);
