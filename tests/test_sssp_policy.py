@@ -333,3 +333,21 @@ def test_launch_arguments_are_the_kernels_parameters_in_order(args_type, filenam
     renamed = {"queue": "q"}  # a clearer name on the host for the ring counters
     fields = [renamed.get(f, f) for f in getattr(sssp_steps, args_type)._fields]
     assert fields == parameters
+
+
+def test_region_tuning_checks_its_values():
+    from wavefront.backends.cuda.sssp_regions import region_count, shared_bytes
+    from wavefront.backends.cuda.sssp_tuning import SSSPTuning
+
+    for bad in ({"region_threads": 32}, {"region_threads": 100}, {"region_outbox": 100},
+                {"region_threads": 256, "region_outbox": 256}, {"region_delta_scale": 0},
+                {"region_min_vertices": 0}):
+        with pytest.raises(ValueError):
+            SSSPTuning(**bad)
+    assert SSSPTuning(region_threads=64, region_outbox=128).defines("sssp_regions.cu")["RG_OUTBOX"] == 128
+    # One region per SM, none smaller than region_min_vertices; shared memory grows with what it holds.
+    assert region_count(68_213, 132, SSSPTuning()) == 132
+    assert region_count(1_000, 132, SSSPTuning()) == 3 and region_count(10, 132, SSSPTuning()) == 1
+    plain = shared_bytes(517, 0, 4, 4, 4)
+    assert plain % 16 == 0 and shared_bytes(517, 1308, 4, 4, 4) >= plain + 1308 * 8 + 4 * 518
+    assert shared_bytes(517, 1308, 4, 4, 0) < shared_bytes(517, 1308, 4, 4, 4)
