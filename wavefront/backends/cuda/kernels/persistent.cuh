@@ -25,6 +25,17 @@ __device__ __forceinline__ void grid_barrier(unsigned int* arrived, unsigned int
     __syncthreads();
 }
 
+// Reads and writes that go to memory every time: words other blocks (or
+// other warps of this block) change while a persistent kernel runs.
+template <typename T>
+__device__ __forceinline__ T load_volatile(const T* p) {
+    return *reinterpret_cast<const volatile T*>(p);
+}
+template <typename T>
+__device__ __forceinline__ void store_volatile(T* p, T v) {
+    *reinterpret_cast<volatile T*>(p) = v;
+}
+
 // Trace rows of a persistent kernel (long long x TRACE_WIDTH): kind, vertices,
 // splits so far, %globaltimer (ns) at the row's start. Rows past `capacity`
 // are dropped.

@@ -131,15 +131,6 @@ static_assert(AS_FAR_BUFFER >= 32 * AS_ARCS && AS_FAR_BUFFER % 32 == 0,
 // Trace rows (write_trace_row; kinds SSSP_TRACE_* of sssp_common.cuh): an
 // asynchronous bucket, a split, and the end.
 
-template <typename T>
-__device__ __forceinline__ T load_volatile(const T* p) {
-    return *reinterpret_cast<const volatile T*>(p);
-}
-template <typename T>
-__device__ __forceinline__ void store_volatile(T* p, T v) {
-    *reinterpret_cast<volatile T*>(p) = v;
-}
-
 // A free slot's distance field: all bits set (NaN, or -1 for integers; never a distance).
 __device__ __forceinline__ dist_t free_dist() {
 #if SSSP_WEIGHT == SSSP_WEIGHT_FLOAT32

@@ -100,16 +100,6 @@
 #define RG_STAT_WORDS 8
 #endif
 
-template <typename T>
-__device__ __forceinline__ T rg_load_volatile(const T* p) {
-    return *reinterpret_cast<const volatile T*>(p);
-}
-
-template <typename T>
-__device__ __forceinline__ void rg_store_volatile(T* p, T v) {
-    *reinterpret_cast<volatile T*>(p) = v;
-}
-
 __device__ __forceinline__ void relax_barrier() {
     asm volatile("bar.sync 1, %0;" ::"r"(RG_RELAX) : "memory");
 }
@@ -125,10 +115,10 @@ __device__ __forceinline__ size_t rg_align(size_t x) { return (x + 15) & ~size_t
 // queue's least distance `qmin` too. True when the vertex was not queued
 // yet: the caller queues it.
 __device__ __forceinline__ bool rg_lower(dist_t* sdist, unsigned int* bits, dist_t* qmin, int local, dist_t d) {
-    if (!(d < rg_load_volatile(sdist + local))) return false;
+    if (!(d < load_volatile(sdist + local))) return false;
     const dist_t before = atomic_min_dist(sdist + local, d);
     if (!(d < before)) return false;
-    if (d < rg_load_volatile(qmin)) atomic_min_dist(qmin, d);
+    if (d < load_volatile(qmin)) atomic_min_dist(qmin, d);
     const unsigned int mask = 1u << (local & 31);
     return !(atomicOr(bits + (local >> 5), mask) & mask);
 }
@@ -139,7 +129,7 @@ __device__ __forceinline__ dist_t rg_min(dist_t a, dist_t b) { return b < a ? b 
 // message was raised.
 __device__ __forceinline__ int rg_send(vid_t t, dist_t nd, dist_t* dist, int* flag, int* work, int* dirty,
                                        const int* __restrict__ region_of) {
-    if (!(nd < rg_load_volatile(dist + t))) return 0;
+    if (!(nd < load_volatile(dist + t))) return 0;
     const dist_t before = atomic_min_dist(dist + t, nd);
     if (!(nd < before)) return 0;
     __threadfence();
@@ -245,12 +235,12 @@ region_sssp(const eid_t* __restrict__ indptr, const vid_t* __restrict__ indices,
             bool active = false;
             // 0. The floor: the least distance any block holds queued.
             dist_t least = dist_infinity();
-            for (unsigned int i = lane; i < gridDim.x; i += 32) least = rg_min(least, rg_load_volatile(minima + i));
+            for (unsigned int i = lane; i < gridDim.x; i += 32) least = rg_min(least, load_volatile(minima + i));
             for (int offset = 16; offset > 0; offset >>= 1)
                 least = rg_min(least, __shfl_xor_sync(SSSP_FULL_MASK, least, offset));
-            if (lane == 0) rg_store_volatile(&floor_s, least);
+            if (lane == 0) store_volatile(&floor_s, least);
             // 1. Send what the relaxing warps published.
-            const unsigned int ready = __shfl_sync(SSSP_FULL_MASK, rg_load_volatile(&out_ready), 0);
+            const unsigned int ready = __shfl_sync(SSSP_FULL_MASK, load_volatile(&out_ready), 0);
             while (head != ready) {
                 const unsigned int n = min(32u, ready - head);
                 if (lane < n) {
@@ -261,9 +251,9 @@ region_sssp(const eid_t* __restrict__ indptr, const vid_t* __restrict__ indices,
                 active = true;
             }
             __syncwarp();
-            if (lane == 0) rg_store_volatile(&out_head, head);
+            if (lane == 0) store_volatile(&out_head, head);
             // 2. Take the messages to this region.
-            int flagged = lane == 0 ? rg_load_volatile(my_dirty) : 0;
+            int flagged = lane == 0 ? load_volatile(my_dirty) : 0;
             flagged = __shfl_sync(SSSP_FULL_MASK, flagged, 0);
             if (flagged) {
                 if (lane == 0) {
@@ -283,11 +273,11 @@ region_sssp(const eid_t* __restrict__ indptr, const vid_t* __restrict__ indices,
                     int local = 0;
                     if (j < b_end) {
                         const vid_t b = boundary[j];
-                        if (rg_load_volatile(flag + b) != 0 && atomicExch(flag + b, 0) != 0) {
+                        if (load_volatile(flag + b) != 0 && atomicExch(flag + b, 0) != 0) {
                             __threadfence();
                             ++taken;
                             local = (int)(b - start);
-                            push = rg_lower(sdist, bits, &inc_min, local, rg_load_volatile(dist + b));
+                            push = rg_lower(sdist, bits, &inc_min, local, load_volatile(dist + b));
                         }
                     }
                     // The incoming ring holds 2 cap slots: an entry is read before
@@ -300,7 +290,7 @@ region_sssp(const eid_t* __restrict__ indptr, const vid_t* __restrict__ indices,
                 __threadfence_block();
                 const unsigned int total = (unsigned int)warp_sum(taken);
                 if (lane == 0) {
-                    rg_store_volatile(&inc_tail, itail);
+                    store_volatile(&inc_tail, itail);
                     if (total) atomicSub(work, (int)total);
                 }
                 taken_total += total;
@@ -316,21 +306,21 @@ region_sssp(const eid_t* __restrict__ indptr, const vid_t* __restrict__ indices,
                 if (counted) {
                     // inc_head, then relax_idle, then out_ready: the relaxing warps write
                     // them in the other order (see their loop), so idle here is idle.
-                    const bool idle = rg_load_volatile(&inc_head) == itail && rg_load_volatile(&relax_idle) &&
-                                      rg_load_volatile(&out_ready) == head;
+                    const bool idle = load_volatile(&inc_head) == itail && load_volatile(&relax_idle) &&
+                                      load_volatile(&out_ready) == head;
                     if (idle) {
                         __threadfence();  // the sends' work increments land before this decrement
                         atomicSub(work, 1);
                     }
                     verdict = idle ? 2 : 0;
-                } else if (rg_load_volatile(work) == 0) {
+                } else if (load_volatile(work) == 0) {
                     verdict = 1;
                 }
             }
             verdict = __shfl_sync(SSSP_FULL_MASK, verdict, 0);
             if (verdict == 2) counted = false;
             if (verdict == 1) {
-                if (lane == 0) rg_store_volatile(&done, 1);
+                if (lane == 0) store_volatile(&done, 1);
                 break;
             }
             if (!counted) {
@@ -357,27 +347,27 @@ region_sssp(const eid_t* __restrict__ indptr, const vid_t* __restrict__ indices,
                 qmin[cur ^ 1] = dist_infinity();
                 if (!s_relaxed) __nanosleep(64);  // every queued vertex lay beyond the floor: let it move
                 s_relaxed = 0;
-                rg_store_volatile(&inc_head, hi);  // entries [lo, hi) were relaxed
-                rg_store_volatile(&out_ready, out_tail);  // and their outbox entries written
+                store_volatile(&inc_head, hi);  // entries [lo, hi) were relaxed
+                store_volatile(&out_ready, out_tail);  // and their outbox entries written
                 __threadfence_block();
                 lo = hi;
-                hi = rg_load_volatile(&inc_tail);
+                hi = load_volatile(&inc_tail);
                 const int count = qlen[cur];
                 int exit = 0;
                 if (count == 0 && hi == lo) {
                     // Nothing queued: publish that before waiting, or the floor would
                     // stay at this block's last least distance and hold every other
                     // block's vertices beyond it forever.
-                    rg_store_volatile(minima + r, dist_infinity());
-                    rg_store_volatile(&relax_idle, 1);
+                    store_volatile(minima + r, dist_infinity());
+                    store_volatile(&relax_idle, 1);
                     for (;;) {
-                        hi = rg_load_volatile(&inc_tail);
+                        hi = load_volatile(&inc_tail);
                         if (hi != lo) {
-                            rg_store_volatile(&relax_idle, 0);
+                            store_volatile(&relax_idle, 0);
                             __threadfence_block();
                             break;
                         }
-                        if (rg_load_volatile(&done)) {
+                        if (load_volatile(&done)) {
                             exit = 1;
                             break;
                         }
@@ -385,10 +375,10 @@ region_sssp(const eid_t* __restrict__ indptr, const vid_t* __restrict__ indices,
                     }
                 }
                 // Publish this block's least queued distance; the threshold follows the floor.
-                const dist_t least = exit ? dist_infinity() : rg_min(qmin[cur], rg_load_volatile(&inc_min));
-                rg_store_volatile(&inc_min, dist_infinity());
-                rg_store_volatile(minima + r, count == 0 && hi == lo ? dist_infinity() : least);
-                const dist_t floor = rg_min(rg_load_volatile(&floor_s), least);
+                const dist_t least = exit ? dist_infinity() : rg_min(qmin[cur], load_volatile(&inc_min));
+                store_volatile(&inc_min, dist_infinity());
+                store_volatile(minima + r, count == 0 && hi == lo ? dist_infinity() : least);
+                const dist_t floor = rg_min(load_volatile(&floor_s), least);
                 s_threshold = floor >= dist_infinity() - delta ? dist_infinity() : floor + delta;
                 s_lo = lo;
                 s_hi = hi;
@@ -408,14 +398,14 @@ region_sssp(const eid_t* __restrict__ indptr, const vid_t* __restrict__ indices,
             int relaxed_here = 0;
             for (int i = rt; i < total; i += RG_RELAX) {
                 const int u = i < count ? queues[cur][i] : incoming[(lo + (unsigned int)(i - count)) % ring];
-                if (rg_load_volatile(sdist + u) > threshold) {  // beyond the bucket: stays queued
+                if (load_volatile(sdist + u) > threshold) {  // beyond the bucket: stays queued
                     next[atomicAdd(next_len, 1)] = (unsigned short)u;
-                    atomic_min_dist(next_min, rg_load_volatile(sdist + u));
+                    atomic_min_dist(next_min, load_volatile(sdist + u));
                     continue;
                 }
                 atomicAnd(bits + (u >> 5), ~(1u << (u & 31)));
                 __threadfence_block();
-                const dist_t du = rg_load_volatile(sdist + u);
+                const dist_t du = load_volatile(sdist + u);
                 ++relaxed;
                 ++relaxed_here;
                 const long long e_begin = shared_arcs ? soff[u] : indptr[start + u] - arc0;
@@ -435,7 +425,7 @@ region_sssp(const eid_t* __restrict__ indptr, const vid_t* __restrict__ indices,
                     }
                     // At most RG_RELAX lanes pass this check before reserving, so the
                     // outbox never holds more than RG_OUTBOX unsent entries.
-                    if (rg_load_volatile(&out_tail) - rg_load_volatile(&out_head) + RG_RELAX < RG_OUTBOX) {
+                    if (load_volatile(&out_tail) - load_volatile(&out_head) + RG_RELAX < RG_OUTBOX) {
                         const unsigned int slot = atomicAdd(&out_tail, 1u) % RG_OUTBOX;
                         out_vertex[slot] = t;
                         out_dist[slot] = nd;
