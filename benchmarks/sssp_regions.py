@@ -18,6 +18,7 @@ import json
 import statistics
 import sys
 import time
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -58,12 +59,51 @@ def parse_variant(text: str):
     return f"regions {text}", SSSPTuning(**fields)
 
 
+def breakdown(g, name: str, roots) -> dict:
+    """Median us of each part of a default ``regions`` call, each timed alone
+    between synchronizations: the set-up, the buffer resets, the kernel (its
+    events), and the predecessors with the output (``finish_search``)."""
+    import cupy
+
+    from wavefront.backends.cuda.sssp_common import finish_search, prepare_search
+    from wavefront.backends.cuda.sssp_regions import RegionWorkspace
+    from wavefront.backends.cuda.sssp_tuning import SSSPTuning
+
+    tuning = SSSPTuning()
+    parts = {"prepare_search": [], "reset": [], "kernel": [], "finish_search": [], "whole call": []}
+
+    def clock(label, fn):
+        cupy.cuda.get_current_stream().synchronize()
+        start = time.perf_counter()
+        out = fn()
+        cupy.cuda.get_current_stream().synchronize()
+        parts[label].append(1e6 * (time.perf_counter() - start))
+        return out
+
+    for root in roots:
+        ar, k, weights, in_weights, cut = clock("prepare_search", partial(prepare_search, g, root, None, tuning))
+        ws = RegionWorkspace.for_graph(g, weights, ar, k, tuning)
+        clock("reset", partial(ws.reset, ar.infinity))
+        result = clock("whole call", partial(wf.sssp, g, root, method="regions"))
+        parts["kernel"].append(1e6 * result.trace[0].seconds)
+        dist = result.distances.astype(ar.dist_dtype) if ar.dist_dtype != np.int64 else \
+            cupy.where(cupy.isinf(result.distances), ar.infinity, result.distances).astype(np.int64)
+        clock("finish_search", partial(finish_search, g, root, dist, ar, k, in_weights, result.trace, "x"))
+    row = {"graph": name, "method": "regions breakdown (us)",
+           **{label: statistics.median(v) for label, v in parts.items()}}
+    print(f"  {name} breakdown: " + ", ".join(f"{label} {statistics.median(v):.0f} us" for label, v in parts.items()),
+          flush=True)
+    return row
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--graphs", default="amsterdam,seattle")
     ap.add_argument("--roots", type=int, default=16)
     ap.add_argument("--variants", default="default")
     ap.add_argument("--json", type=Path)
+    ap.add_argument("--breakdown", action="store_true",
+                    help="also time the parts of a default regions call outside its kernel (median of the roots)")
     args = ap.parse_args(argv)
     import cupy
     from scipy.sparse.csgraph import dijkstra
@@ -105,10 +145,12 @@ def main(argv=None) -> int:
             rows.append(row)
             print(f"  {name} {label}: {row['median_ms']:.3f} ms" + (
                 f" (kernel {row['kernel_ms']:.3f} ms; {row['counters']})" if "kernel_ms" in row else ""), flush=True)
+        if args.breakdown:
+            rows.append(breakdown(g, name, roots))
     print_table(f"region SSSP against delta-stepping, {cupy.cuda.runtime.getDeviceProperties(0)['name'].decode()}",
                 ["graph", "n", "method", "median ms", "kernel ms"],
                 [[r["graph"], r["n"], r["method"], f"{r['median_ms']:.3f}",
-                  f"{r['kernel_ms']:.3f}" if "kernel_ms" in r else ""] for r in rows])
+                  f"{r['kernel_ms']:.3f}" if "kernel_ms" in r else ""] for r in rows if "n" in r])
     if args.json:
         args.json.write_text(json.dumps(rows, indent=1))
     return 0

@@ -86,7 +86,7 @@ ASYNC_CTL_WORDS = 16
 CTL_ITERATIONS = 11  # control word: trace rows written (both persistent kernels)
 ASYNC_QUEUE_WORDS = 64  # ring counters (uint64), each on its own 128-byte line
 ASYNC_QUEUE_RELAXED = 48  # ring counter: vertices whose arcs were relaxed (AS_STATS counters follow)
-REGION_DIRTY_STRIDE = 32  # ints between two regions' dirty words (sssp_regions.cu: one 128-byte line each)
+REGION_TAIL_STRIDE = 32  # words between two regions' inbox tails (sssp_regions.cu: one 128-byte line each)
 REGION_CTL_WORDS = 8  # control words (int32) of the region SSSP
 REGION_CTL_WORK = 0  # control word: busy blocks plus messages not yet taken
 REGION_STAT_WORDS = 8  # statistics (uint64) of the region SSSP:
@@ -149,7 +149,7 @@ _FILES = {
                       "AS_MIN_BLOCKS": ASYNC_MAX_BLOCKS_PER_SM, "CTL_WORDS": ASYNC_CTL_WORDS,
                       "CTL_ITERATIONS": CTL_ITERATIONS, "Q_WORDS": ASYNC_QUEUE_WORDS,
                       "Q_RELAXED": ASYNC_QUEUE_RELAXED},
-    "sssp_regions.cu": {**_PERSISTENT, **_SSSP_COMMON, "RG_DIRTY_STRIDE": REGION_DIRTY_STRIDE,
+    "sssp_regions.cu": {**_PERSISTENT, **_SSSP_COMMON, "RG_TAIL_STRIDE": REGION_TAIL_STRIDE,
                         "RG_CTL_WORK": REGION_CTL_WORK, "RG_STAT_ITERATIONS": REGION_STAT_ITERATIONS,
                         "RG_STAT_RELAXED": REGION_STAT_RELAXED, "RG_STAT_SENT": REGION_STAT_SENT,
                         "RG_STAT_TAKEN": REGION_STAT_TAKEN, "RG_STAT_WAKEUPS": REGION_STAT_WAKEUPS,

@@ -5,7 +5,7 @@ level-structure bisection (:mod:`wavefront.graph.regions`) is a contiguous
 range, one region per SM; a search runs one persistent kernel in which each
 block keeps its region's distances (and arcs, when they fit) in shared
 memory and exchanges only boundary updates with the other blocks. The
-renumbered graph, the boundary lists and the per-search buffers are kept
+renumbered graph, the region inboxes and the per-search buffers are kept
 with the graph (:class:`RegionWorkspace`); a search resets them, launches
 once, maps the distances back and finds predecessors like every method.
 """
@@ -20,13 +20,13 @@ from ...results import SSSPResult, Trace
 from .abi import (
     REGION_CTL_WORDS,
     REGION_CTL_WORK,
-    REGION_DIRTY_STRIDE,
     REGION_STAT_ITERATIONS,
     REGION_STAT_MOST_ITERATIONS,
     REGION_STAT_RELAXED,
     REGION_STAT_SENT,
     REGION_STAT_WAKEUPS,
     REGION_STAT_WORDS,
+    REGION_TAIL_STRIDE,
     SSSP_WEIGHT_NONE,
 )
 from .memory import check_fits
@@ -94,7 +94,8 @@ class RegionWorkspace:
         self.shared = with_arcs if self.arc_cap else plain
         check_fits("region SSSP renumbered graph and buffers",
                    8 * (n + 1) + (vid_size + weight_size) * graph.m + n * (dist_size + 8 + 4 + 4)
-                   + len(layout.boundary) * vid_size + self.regions * (4 * REGION_DIRTY_STRIDE + 16))
+                   + (2 * len(layout.boundary) + 64 * self.regions) * vid_size
+                   + self.regions * (4 * REGION_TAIL_STRIDE + 16))
         self.rank = cupy.asarray(layout.rank)
         self.indptr = cupy.asarray(layout.indptr)
         self.indices = cupy.asarray(layout.indices.astype(idx, copy=False))
@@ -102,11 +103,12 @@ class RegionWorkspace:
         self.region_start = cupy.asarray(layout.starts.astype(idx))
         self.region_of = cupy.asarray(layout.region_of)
         self.boundary_start = cupy.asarray(layout.boundary_start)
-        self.boundary = cupy.asarray(layout.boundary.astype(idx, copy=False))
+        # Region r's inbox: 2 B_r + 64 slots (kernels/sssp_regions.cu), -1 when free.
+        self.inbox = cupy.full(2 * len(layout.boundary) + 64 * self.regions, -1, dtype=idx)
         self.cut_arcs = layout.cut_arcs()
         self.dist = cupy.empty(n, dtype=ar.dist_dtype)
         self.flag = cupy.zeros(n, dtype=np.int32)
-        self.dirty = cupy.zeros(self.regions * REGION_DIRTY_STRIDE, dtype=np.int32)
+        self.tails = cupy.zeros(self.regions * REGION_TAIL_STRIDE, dtype=np.uint32)
         self.ctl = cupy.zeros(REGION_CTL_WORDS, dtype=np.int32)
         self.stats = cupy.zeros(REGION_STAT_WORDS, dtype=np.uint64)
         self.minima = cupy.empty(self.regions, dtype=ar.dist_dtype)
@@ -124,7 +126,8 @@ class RegionWorkspace:
         self.dist.fill(infinity)
         self.minima.fill(infinity)
         self.flag.fill(0)
-        self.dirty.fill(0)
+        self.tails.fill(0)
+        self.inbox.fill(-1)
         self.ctl.fill(0)
         self.ctl[REGION_CTL_WORK] = self.regions  # every block starts busy
         self.stats.fill(0)
@@ -160,8 +163,8 @@ def region_sssp(graph, source, ar, k, weights, in_weights, cut, tuning: SSSPTuni
     start.record()
     k.region_sssp(RegionArgs(
         indptr=ws.indptr, indices=ws.indices, weights=ws.weights, region_start=ws.region_start,
-        region_of=ws.region_of, boundary_start=ws.boundary_start, boundary=ws.boundary, dist=ws.dist,
-        flag=ws.flag, dirty=ws.dirty, ctl=ws.ctl, seeds=seeds, seed_count=seeds.size, cutoff=cut,
+        region_of=ws.region_of, boundary_start=ws.boundary_start, inbox=ws.inbox, dist=ws.dist,
+        flag=ws.flag, tails=ws.tails, ctl=ws.ctl, seeds=seeds, seed_count=seeds.size, cutoff=cut,
         delta=delta_value, minima=ws.minima,
         cap=ws.cap, arc_cap=ws.arc_cap, stats=ws.stats), ws.regions, ws.shared)
     end.record()

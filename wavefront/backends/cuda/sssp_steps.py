@@ -166,9 +166,10 @@ class AsyncDeltaArgs(NamedTuple):
 
 class RegionArgs(NamedTuple):
     """``region_sssp``'s parameters, in order: the graph renumbered by
-    regions, the regions' starts, each vertex's region, the boundary lists;
-    ``dist`` all infinity, ``flag`` zeros (one per vertex), ``dirty`` zeros
-    (REGION_DIRTY_STRIDE per region), ``ctl`` the control words (work = the
+    regions, the regions' starts, each vertex's region, the boundary counts
+    (``boundary_start``: region r's inbox is 2 B + 64 slots), the inboxes all
+    -1; ``dist`` all infinity, ``flag`` zeros (one per vertex), ``tails``
+    zeros (REGION_TAIL_STRIDE per region), ``ctl`` the control words (work = the
     number of blocks), ``seeds`` the sources (renumbered, distinct), ``cap`` /
     ``arc_cap`` the shared-memory capacities (``arc_cap`` 0: arcs read from
     global memory), ``delta`` the bucket width (distance type), ``minima``
@@ -180,10 +181,10 @@ class RegionArgs(NamedTuple):
     region_start: object
     region_of: object
     boundary_start: object
-    boundary: object
+    inbox: object
     dist: object
     flag: object
-    dirty: object
+    tails: object
     ctl: object
     seeds: object
     seed_count: int

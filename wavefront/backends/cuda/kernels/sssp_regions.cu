@@ -23,18 +23,23 @@
 //   * the mail warp (the first) sends what the outbox holds and takes what
 //     other blocks sent, so global latency stays off the relaxing path.
 // Sending (rg_send): lower the target's global distance; if it improved,
-// set the target's message flag 0 -> 1, raise the work count and set the
-// owner's dirty word. Taking: the mail warp clears its dirty word, then for
-// every flagged boundary vertex of its region: flag 1 -> 0, read the global
-// distance, lower the shared one, and hand the vertex to the relaxing warps
-// through the incoming ring.
+// set the target's message flag 0 -> 1, raise the work count and append the
+// target to its owner's inbox (a ring in global memory: reserve with the
+// owner's tail counter, then write the id into the slot). Taking: the mail
+// warp sees its tail move, waits for each slot's id, frees the slot, clears
+// the flag (1 -> 0), reads the global distance, lowers the shared one and
+// hands the vertex to the relaxing warps through the incoming ring. The flag
+// keeps a vertex in an inbox at most once, so an inbox of 2 B + 64 slots (B:
+// the region's boundary vertices) is never overwritten unread: a slot comes
+// round again only after B + 64 later messages were taken, a whole batch of
+// 32 and its fence later.
 // Termination: `work` counts busy blocks plus flags set and not yet taken.
 // It starts at the number of blocks. The mail warp leaves (work -= 1) when
 // the relaxing warps are idle, the incoming ring is empty and the outbox is
-// sent; it comes back (work += 1) when its dirty word is set, before taking
-// anything; work == 0 ends the search. A sender raises work before it sets
-// the dirty word and while its block is still counted busy, so work never
-// reads 0 while an update is pending.
+// sent (after a fence on every lane, so its sends' work increments land
+// first); it comes back (work += 1) when its inbox tail moves, before taking
+// anything; work == 0 ends the search. A sender raises work while its block
+// is still counted busy, so work never reads 0 while an update is pending.
 // Order: without it a region floods its vertices with distances that a
 // later message undercuts, and relaxes them again (16-200 relaxations a
 // vertex on roads). Each block publishes the least distance it holds
@@ -62,7 +67,7 @@
 #ifndef RG_OUTBOX
 #define RG_OUTBOX 1024
 #endif
-// An idle block's mail warp polls its dirty word and the work count with
+// An idle block's mail warp polls its inbox tail and the work count with
 // exponential back-off from RG_MIN_BACKOFF up to RG_IDLE_BACKOFF ns.
 #ifndef RG_MIN_BACKOFF
 #define RG_MIN_BACKOFF 32u
@@ -70,10 +75,10 @@
 #ifndef RG_IDLE_BACKOFF
 #define RG_IDLE_BACKOFF 256u
 #endif
-// ABI (wavefront.backends.cuda.abi): ints between two regions' dirty words
+// ABI (wavefront.backends.cuda.abi): ints between two regions' inbox tails
 // (one 128-byte line each), the control words, the statistics words.
-#ifndef RG_DIRTY_STRIDE
-#define RG_DIRTY_STRIDE 32
+#ifndef RG_TAIL_STRIDE
+#define RG_TAIL_STRIDE 32
 #endif
 #ifndef RG_CTL_WORK
 #define RG_CTL_WORK 0
@@ -91,7 +96,7 @@
 #define RG_STAT_TAKEN 3       // messages taken
 #endif
 #ifndef RG_STAT_WAKEUPS
-#define RG_STAT_WAKEUPS 4     // idle blocks woken by their dirty word
+#define RG_STAT_WAKEUPS 4     // idle blocks woken by a message
 #endif
 #ifndef RG_STAT_MOST_ITERATIONS
 #define RG_STAT_MOST_ITERATIONS 5  // the most iterations one block ran
@@ -125,18 +130,29 @@ __device__ __forceinline__ bool rg_lower(dist_t* sdist, unsigned int* bits, dist
 
 __device__ __forceinline__ dist_t rg_min(dist_t a, dist_t b) { return b < a ? b : a; }
 
+// Region r's inbox: 2 B + 64 slots from 2 boundary_start[r] + 64 r (see the header).
+__device__ __forceinline__ long long rg_inbox_begin(const long long* boundary_start, int r) {
+    return 2 * boundary_start[r] + 64LL * r;
+}
+
 // Send nd to vertex t of another region (see the header). Returns 1 when a
-// message was raised.
-__device__ __forceinline__ int rg_send(vid_t t, dist_t nd, dist_t* dist, int* flag, int* work, int* dirty,
-                                       const int* __restrict__ region_of) {
+// message was raised. `fence`: make the work increment land before this lane
+// goes on (the mail warp fences all its lanes once, before it leaves instead).
+__device__ __forceinline__ int rg_send(vid_t t, dist_t nd, dist_t* dist, int* flag, int* work, unsigned int* tails,
+                                       vid_t* inbox, const long long* __restrict__ boundary_start,
+                                       const int* __restrict__ region_of, bool fence) {
     if (!(nd < load_volatile(dist + t))) return 0;
+    const int owner = region_of[t];
     const dist_t before = atomic_min_dist(dist + t, nd);
     if (!(nd < before)) return 0;
     __threadfence();
     if (atomicExch(flag + t, 1) != 0) return 0;  // a message is already waiting
     atomicAdd(work, 1);
-    __threadfence();
-    atomicExch(dirty + (long long)region_of[t] * RG_DIRTY_STRIDE, 1);
+    const long long begin = rg_inbox_begin(boundary_start, owner);
+    const unsigned int slots = (unsigned int)(rg_inbox_begin(boundary_start, owner + 1) - begin);
+    const unsigned int pos = atomicAdd(tails + (long long)owner * RG_TAIL_STRIDE, 1u);
+    store_volatile(inbox + begin + pos % slots, t);
+    if (fence) __threadfence();
     return 1;
 }
 
@@ -144,7 +160,7 @@ extern "C" __global__ void __launch_bounds__(RG_BLOCK, 1)
 region_sssp(const eid_t* __restrict__ indptr, const vid_t* __restrict__ indices,
             const weight_t* __restrict__ weights, const vid_t* __restrict__ region_start,
             const int* __restrict__ region_of, const long long* __restrict__ boundary_start,
-            const vid_t* __restrict__ boundary, dist_t* dist, int* flag, int* dirty, int* ctl,
+            vid_t* inbox, dist_t* dist, int* flag, unsigned int* tails, int* ctl,
             const vid_t* __restrict__ seeds, long long seed_count, dist_t cutoff, dist_t delta,
             dist_t* minima, int cap, long long arc_cap, unsigned long long* stats) {
     extern __shared__ __align__(16) unsigned char smem[];
@@ -220,19 +236,22 @@ region_sssp(const eid_t* __restrict__ indptr, const vid_t* __restrict__ indices,
     }
     __syncthreads();
 
-    int* my_dirty = dirty + (long long)r * RG_DIRTY_STRIDE;
+    unsigned int* my_tail = tails + (long long)r * RG_TAIL_STRIDE;
     int* work = ctl + RG_CTL_WORK;
     const unsigned int lane = tid & 31u;
 
     if (tid < 32) {
         // ---- the mail warp -------------------------------------------------
-        const long long b_begin = boundary_start[r], b_end = boundary_start[r + 1];
-        unsigned int head = 0, itail = 0;
+        const long long in_begin = rg_inbox_begin(boundary_start, r);
+        const unsigned int in_slots = (unsigned int)(rg_inbox_begin(boundary_start, r + 1) - in_begin);
+        unsigned int head = 0, itail = 0, in_head = 0;
         bool counted = true;  // this block is counted busy in work
         unsigned int backoff = RG_MIN_BACKOFF;
         unsigned long long sent = 0, taken_total = 0, wakeups = 0;
         for (;;) {
             bool active = false;
+            // The inbox tail, loaded together with the minima below (one round trip for both).
+            unsigned int in_tail = lane == 0 ? load_volatile(my_tail) : 0;
             // 0. The floor: the least distance any block holds queued.
             dist_t least = dist_infinity();
             for (unsigned int i = lane; i < gridDim.x; i += 32) least = rg_min(least, load_volatile(minima + i));
@@ -245,7 +264,8 @@ region_sssp(const eid_t* __restrict__ indptr, const vid_t* __restrict__ indices,
                 const unsigned int n = min(32u, ready - head);
                 if (lane < n) {
                     const unsigned int slot = (head + lane) % RG_OUTBOX;
-                    sent += rg_send(out_vertex[slot], out_dist[slot], dist, flag, work, dirty, region_of);
+                    sent += rg_send(out_vertex[slot], out_dist[slot], dist, flag, work, tails, inbox, boundary_start,
+                                    region_of, false);
                 }
                 head += n;
                 active = true;
@@ -253,32 +273,27 @@ region_sssp(const eid_t* __restrict__ indptr, const vid_t* __restrict__ indices,
             __syncwarp();
             if (lane == 0) store_volatile(&out_head, head);
             // 2. Take the messages to this region.
-            int flagged = lane == 0 ? load_volatile(my_dirty) : 0;
-            flagged = __shfl_sync(SSSP_FULL_MASK, flagged, 0);
-            if (flagged) {
-                if (lane == 0) {
-                    if (!counted) {
-                        atomicAdd(work, 1);
-                        ++wakeups;
-                    }
-                    atomicExch(my_dirty, 0);
-                    __threadfence();
+            in_tail = __shfl_sync(SSSP_FULL_MASK, in_tail, 0);
+            if (in_tail != in_head) {
+                if (lane == 0 && !counted) {
+                    atomicAdd(work, 1);
+                    ++wakeups;
                 }
                 counted = true;
-                __syncwarp();
-                unsigned int taken = 0;
-                for (long long base = b_begin; base < b_end; base += 32) {
-                    const long long j = base + lane;
+                for (unsigned int base = in_head; base != in_tail;) {
+                    const unsigned int n = min(32u, in_tail - base);
                     bool push = false;
                     int local = 0;
-                    if (j < b_end) {
-                        const vid_t b = boundary[j];
-                        if (load_volatile(flag + b) != 0 && atomicExch(flag + b, 0) != 0) {
-                            __threadfence();
-                            ++taken;
-                            local = (int)(b - start);
-                            push = rg_lower(sdist, bits, &inc_min, local, load_volatile(dist + b));
+                    if (lane < n) {
+                        vid_t* slot = inbox + in_begin + (base + lane) % in_slots;
+                        vid_t t;
+                        while ((t = load_volatile(slot)) < 0) {  // reserved, not yet written
                         }
+                        store_volatile(slot, (vid_t)-1);
+                        atomicExch(flag + t, 0);
+                        __threadfence();
+                        local = (int)(t - start);
+                        push = rg_lower(sdist, bits, &inc_min, local, load_volatile(dist + t));
                     }
                     // The incoming ring holds 2 cap slots: an entry is read before
                     // its vertex's bit is cleared, and at most cap bits are set, so
@@ -286,12 +301,14 @@ region_sssp(const eid_t* __restrict__ indptr, const vid_t* __restrict__ indices,
                     const unsigned int want = __ballot_sync(SSSP_FULL_MASK, push);
                     if (push) incoming[(itail + __popc(want & ((1u << lane) - 1u))) % ring] = (unsigned short)local;
                     itail += __popc(want);
+                    base += n;
                 }
                 __threadfence_block();
-                const unsigned int total = (unsigned int)warp_sum(taken);
+                const unsigned int total = in_tail - in_head;
+                in_head = in_tail;
                 if (lane == 0) {
                     store_volatile(&inc_tail, itail);
-                    if (total) atomicSub(work, (int)total);
+                    atomicSub(work, (int)total);
                 }
                 taken_total += total;
                 active = true;
@@ -308,17 +325,18 @@ region_sssp(const eid_t* __restrict__ indptr, const vid_t* __restrict__ indices,
                     // them in the other order (see their loop), so idle here is idle.
                     const bool idle = load_volatile(&inc_head) == itail && load_volatile(&relax_idle) &&
                                       load_volatile(&out_ready) == head;
-                    if (idle) {
-                        __threadfence();  // the sends' work increments land before this decrement
-                        atomicSub(work, 1);
-                    }
                     verdict = idle ? 2 : 0;
                 } else if (load_volatile(work) == 0) {
                     verdict = 1;
                 }
             }
             verdict = __shfl_sync(SSSP_FULL_MASK, verdict, 0);
-            if (verdict == 2) counted = false;
+            if (verdict == 2) {
+                __threadfence();  // every lane's work increments land before the decrement
+                __syncwarp();
+                if (lane == 0) atomicSub(work, 1);
+                counted = false;
+            }
             if (verdict == 1) {
                 if (lane == 0) store_volatile(&done, 1);
                 break;
@@ -430,7 +448,7 @@ region_sssp(const eid_t* __restrict__ indptr, const vid_t* __restrict__ indices,
                         out_vertex[slot] = t;
                         out_dist[slot] = nd;
                     } else {
-                        direct += rg_send(t, nd, dist, flag, work, dirty, region_of);
+                        direct += rg_send(t, nd, dist, flag, work, tails, inbox, boundary_start, region_of, true);
                     }
                 }
             }
