@@ -584,8 +584,9 @@ MANY_REGIONS = SSSPTuning(region_min_vertices=3)
 
 @pytest.mark.parametrize("variant", [{}, {"region_shared_arcs": False},
                                      {"region_threads": 64, "region_outbox": 128},
-                                     {"region_delta_scale": 1e-4}, {"region_delta_scale": math.inf}],
-                         ids=["shared-arcs", "global-arcs", "full-outbox", "narrow-buckets", "no-order"])
+                                     {"region_delta_scale": 1e-4}, {"region_delta_scale": math.inf},
+                                     {"region_stats": True}],
+                         ids=["shared-arcs", "global-arcs", "full-outbox", "narrow-buckets", "no-order", "stats"])
 @pytest.mark.parametrize("directed", [False, True])
 @pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: "unweighted" if d is None else np.dtype(d).name)
 def test_regions_across_many_regions(dtype, directed, variant):
@@ -601,6 +602,7 @@ def test_regions_across_many_regions(dtype, directed, variant):
         np.testing.assert_array_equal(dist, oracle(g, source), err_msg=f"source {source}")
         check_parents(g, source, dist, parents)
         assert r.method == "regions" and "regions (" in r.trace[0].reason
+        assert ("per iteration" in r.trace[0].reason) == bool(variant.get("region_stats"))
 
 
 def test_regions_many_sources_and_cutoff():

@@ -89,13 +89,21 @@ ASYNC_QUEUE_RELAXED = 48  # ring counter: vertices whose arcs were relaxed (AS_S
 REGION_TAIL_STRIDE = 32  # words between two regions' inbox tails (sssp_regions.cu: one 128-byte line each)
 REGION_CTL_WORDS = 8  # control words (int32) of the region SSSP
 REGION_CTL_WORK = 0  # control word: busy blocks plus messages not yet taken
-REGION_STAT_WORDS = 8  # statistics (uint64) of the region SSSP:
+REGION_STAT_WORDS = 16  # statistics (uint64) of the region SSSP:
 REGION_STAT_ITERATIONS = 0  # relaxing iterations, summed over blocks
 REGION_STAT_RELAXED = 1  # vertices whose arcs were relaxed
 REGION_STAT_SENT = 2  # messages to other regions
 REGION_STAT_TAKEN = 3  # messages taken
 REGION_STAT_WAKEUPS = 4  # idle blocks woken by a message
 REGION_STAT_MOST_ITERATIONS = 5  # the most iterations one block ran
+# with RG_STATS (SSSPTuning.region_stats), clock64 cycles:
+REGION_STAT_RELAX_CYCLES = 6  # relaxing phases, summed over blocks
+REGION_STAT_TOP_CYCLES = 7  # between iterations, waits excluded
+REGION_STAT_WAIT_CYCLES = 8  # relaxing warps waiting with nothing queued
+REGION_STAT_SEND_CYCLES = 9  # mail warps sending
+REGION_STAT_TAKE_CYCLES = 10  # mail warps taking
+REGION_STAT_BUSIEST_CYCLES = 11  # the most relaxing + between-iteration cycles of one block
+REGION_STAT_KERNEL_CYCLES = 12  # the longest block
 PARENT_BLOCK = 256
 PARENT_CHUNK = 2048  # in-lists this long are confirmed a warp per chunk
 # SSSP_WEIGHT, the arithmetic a build computes in (sssp_common.cuh): arc weight -> distance type.
@@ -153,7 +161,12 @@ _FILES = {
                         "RG_CTL_WORK": REGION_CTL_WORK, "RG_STAT_ITERATIONS": REGION_STAT_ITERATIONS,
                         "RG_STAT_RELAXED": REGION_STAT_RELAXED, "RG_STAT_SENT": REGION_STAT_SENT,
                         "RG_STAT_TAKEN": REGION_STAT_TAKEN, "RG_STAT_WAKEUPS": REGION_STAT_WAKEUPS,
-                        "RG_STAT_MOST_ITERATIONS": REGION_STAT_MOST_ITERATIONS, "RG_STAT_WORDS": REGION_STAT_WORDS},
+                        "RG_STAT_MOST_ITERATIONS": REGION_STAT_MOST_ITERATIONS, "RG_STAT_WORDS": REGION_STAT_WORDS,
+                        "RG_STAT_RELAX_CYCLES": REGION_STAT_RELAX_CYCLES, "RG_STAT_TOP_CYCLES": REGION_STAT_TOP_CYCLES,
+                        "RG_STAT_WAIT_CYCLES": REGION_STAT_WAIT_CYCLES, "RG_STAT_SEND_CYCLES": REGION_STAT_SEND_CYCLES,
+                        "RG_STAT_TAKE_CYCLES": REGION_STAT_TAKE_CYCLES,
+                        "RG_STAT_BUSIEST_CYCLES": REGION_STAT_BUSIEST_CYCLES,
+                        "RG_STAT_KERNEL_CYCLES": REGION_STAT_KERNEL_CYCLES},
     "sssp_parents.cu": {**_SSSP_COMMON, "PARENT_BLOCK": PARENT_BLOCK, "PARENT_CHUNK": PARENT_CHUNK},
     "sssp_one_column.cu": {**_SSSP_COMMON, "OC_BLOCK": ONE_COLUMN_BLOCK, "OC_CHUNK": ONE_COLUMN_CHUNK,
                            "OC_NEAR": OC_NEAR, "OC_FAR": OC_FAR, "OC_SETTLED": OC_SETTLED, "OC_CHUNKS": OC_CHUNKS,

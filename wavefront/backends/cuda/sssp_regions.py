@@ -20,10 +20,17 @@ from ...results import SSSPResult, Trace
 from .abi import (
     REGION_CTL_WORDS,
     REGION_CTL_WORK,
+    REGION_STAT_BUSIEST_CYCLES,
     REGION_STAT_ITERATIONS,
+    REGION_STAT_KERNEL_CYCLES,
     REGION_STAT_MOST_ITERATIONS,
+    REGION_STAT_RELAX_CYCLES,
     REGION_STAT_RELAXED,
+    REGION_STAT_SEND_CYCLES,
     REGION_STAT_SENT,
+    REGION_STAT_TAKE_CYCLES,
+    REGION_STAT_TOP_CYCLES,
+    REGION_STAT_WAIT_CYCLES,
     REGION_STAT_WAKEUPS,
     REGION_STAT_WORDS,
     REGION_TAIL_STRIDE,
@@ -178,4 +185,26 @@ def region_sssp(graph, source, ar, k, weights, in_weights, cut, tuning: SSSPTuni
               f"{int(stats[REGION_STAT_ITERATIONS])} block iterations "
               f"(most {int(stats[REGION_STAT_MOST_ITERATIONS])} in one region), "
               f"{int(stats[REGION_STAT_SENT])} messages, {int(stats[REGION_STAT_WAKEUPS])} wake-ups")
+    if tuning.region_stats:
+        trace[0].reason += "; " + _cycle_report(stats, ws.regions)
     return finish_search(graph, source, dist, ar, k, in_weights, trace, "regions")
+
+
+def _cycle_report(stats, regions: int) -> str:
+    """The RG_STATS phase times (us, at the SM clock): per relaxing iteration,
+    per block, and the busiest and longest block."""
+    import cupy
+
+    mhz = int(cupy.cuda.Device().attributes["ClockRate"]) / 1e3
+    iterations = max(int(stats[REGION_STAT_ITERATIONS]), 1)
+
+    def us(word, per=1):
+        return int(stats[word]) / mhz / per
+
+    return (f"per iteration {us(REGION_STAT_RELAX_CYCLES, iterations):.2f} us relaxing + "
+            f"{us(REGION_STAT_TOP_CYCLES, iterations):.2f} us between; per block "
+            f"{us(REGION_STAT_RELAX_CYCLES, regions):.0f} us relaxing, {us(REGION_STAT_TOP_CYCLES, regions):.0f} "
+            f"between, {us(REGION_STAT_WAIT_CYCLES, regions):.0f} waiting, mail "
+            f"{us(REGION_STAT_SEND_CYCLES, regions):.0f} sending, {us(REGION_STAT_TAKE_CYCLES, regions):.0f} taking; "
+            f"busiest block {us(REGION_STAT_BUSIEST_CYCLES):.0f} us relaxing + between, "
+            f"longest {us(REGION_STAT_KERNEL_CYCLES):.0f} us")

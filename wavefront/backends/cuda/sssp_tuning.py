@@ -118,6 +118,8 @@ class SSSPTuning:
     region_delta_scale: float = 4.0
     """Regions relax only vertices within this multiple of Davidson et al.'s delta of the least queued
     distance of all blocks (inf: no order, every queued vertex at once)."""
+    region_stats: bool = False
+    """clock64 timing of the region kernel's phases, reported in the trace (RG_STATS; diagnostics only)."""
     region_min_backoff_ns: int = 32
     """An idle region polls for messages with exponential back-off from this (RG_MIN_BACKOFF) ..."""
     region_idle_backoff_ns: int = 256
@@ -187,7 +189,8 @@ _MACROS = {
                       ("async_stats", "AS_STATS", _number)),
     "sssp_regions.cu": (("region_threads", "RG_BLOCK", _number), ("region_outbox", "RG_OUTBOX", _number),
                         ("region_min_backoff_ns", "RG_MIN_BACKOFF", _unsigned),
-                        ("region_idle_backoff_ns", "RG_IDLE_BACKOFF", _unsigned)),
+                        ("region_idle_backoff_ns", "RG_IDLE_BACKOFF", _unsigned),
+                        ("region_stats", "RG_STATS", _number)),
     "sssp_parents.cu": (_WARP_COOP,),
 }
 

@@ -101,8 +101,33 @@
 #ifndef RG_STAT_MOST_ITERATIONS
 #define RG_STAT_MOST_ITERATIONS 5  // the most iterations one block ran
 #endif
+#ifndef RG_STAT_RELAX_CYCLES
+#define RG_STAT_RELAX_CYCLES 6   // RG_STATS: relaxing-phase cycles (first relaxing thread), summed over blocks
+#endif
+#ifndef RG_STAT_TOP_CYCLES
+#define RG_STAT_TOP_CYCLES 7     // RG_STATS: cycles between iterations, waits excluded
+#endif
+#ifndef RG_STAT_WAIT_CYCLES
+#define RG_STAT_WAIT_CYCLES 8    // RG_STATS: cycles the relaxing warps waited with nothing queued
+#endif
+#ifndef RG_STAT_SEND_CYCLES
+#define RG_STAT_SEND_CYCLES 9    // RG_STATS: mail warp cycles sending
+#endif
+#ifndef RG_STAT_TAKE_CYCLES
+#define RG_STAT_TAKE_CYCLES 10   // RG_STATS: mail warp cycles taking
+#endif
+#ifndef RG_STAT_BUSIEST_CYCLES
+#define RG_STAT_BUSIEST_CYCLES 11  // RG_STATS: the most relaxing + between-iteration cycles of one block
+#endif
+#ifndef RG_STAT_KERNEL_CYCLES
+#define RG_STAT_KERNEL_CYCLES 12   // RG_STATS: the longest block, in cycles
+#endif
 #ifndef RG_STAT_WORDS
-#define RG_STAT_WORDS 8
+#define RG_STAT_WORDS 16
+#endif
+// 1: time the phases with clock64 (the RG_STAT_*_CYCLES words; a tuning choice, diagnostics only).
+#ifndef RG_STATS
+#define RG_STATS 0
 #endif
 
 __device__ __forceinline__ void relax_barrier() {
@@ -177,6 +202,9 @@ region_sssp(const eid_t* __restrict__ indptr, const vid_t* __restrict__ indices,
 
     const int tid = threadIdx.x;
     const int r = blockIdx.x;
+#if RG_STATS
+    const long long kernel_begin = clock64();
+#endif
     const vid_t start = region_start[r];
     const int size = (int)(region_start[r + 1] - start);
     const eid_t arc0 = indptr[start];
@@ -248,6 +276,7 @@ region_sssp(const eid_t* __restrict__ indptr, const vid_t* __restrict__ indices,
         bool counted = true;  // this block is counted busy in work
         unsigned int backoff = RG_MIN_BACKOFF;
         unsigned long long sent = 0, taken_total = 0, wakeups = 0;
+        long long send_cycles = 0, take_cycles = 0;
         for (;;) {
             bool active = false;
             // The inbox tail, loaded together with the minima below (one round trip for both).
@@ -260,6 +289,10 @@ region_sssp(const eid_t* __restrict__ indptr, const vid_t* __restrict__ indices,
             if (lane == 0) store_volatile(&floor_s, least);
             // 1. Send what the relaxing warps published.
             const unsigned int ready = __shfl_sync(SSSP_FULL_MASK, load_volatile(&out_ready), 0);
+#if RG_STATS
+            const long long send_begin = clock64();
+            const bool sending = head != ready;
+#endif
             while (head != ready) {
                 const unsigned int n = min(32u, ready - head);
                 if (lane < n) {
@@ -272,9 +305,15 @@ region_sssp(const eid_t* __restrict__ indptr, const vid_t* __restrict__ indices,
             }
             __syncwarp();
             if (lane == 0) store_volatile(&out_head, head);
+#if RG_STATS
+            if (sending && lane == 0) send_cycles += clock64() - send_begin;
+#endif
             // 2. Take the messages to this region.
             in_tail = __shfl_sync(SSSP_FULL_MASK, in_tail, 0);
             if (in_tail != in_head) {
+#if RG_STATS
+                const long long take_begin = clock64();
+#endif
                 if (lane == 0 && !counted) {
                     atomicAdd(work, 1);
                     ++wakeups;
@@ -312,6 +351,9 @@ region_sssp(const eid_t* __restrict__ indptr, const vid_t* __restrict__ indices,
                 }
                 taken_total += total;
                 active = true;
+#if RG_STATS
+                if (lane == 0) take_cycles += clock64() - take_begin;
+#endif
             }
             if (active) {
                 backoff = RG_MIN_BACKOFF;
@@ -351,6 +393,8 @@ region_sssp(const eid_t* __restrict__ indptr, const vid_t* __restrict__ indices,
             atomicAdd(&s_stats[RG_STAT_SENT], sent);
             s_stats[RG_STAT_TAKEN] = taken_total;
             s_stats[RG_STAT_WAKEUPS] = wakeups;
+            s_stats[RG_STAT_SEND_CYCLES] = send_cycles;
+            s_stats[RG_STAT_TAKE_CYCLES] = take_cycles;
         }
     } else {
         // ---- the relaxing warps --------------------------------------------
@@ -358,8 +402,19 @@ region_sssp(const eid_t* __restrict__ indptr, const vid_t* __restrict__ indices,
         int cur = 0;
         unsigned int lo = 0, hi = 0;
         unsigned long long iterations = 0, relaxed = 0, direct = 0;
+        long long relax_cycles = 0, top_cycles = 0, wait_cycles = 0;
+#if RG_STATS
+        long long mark = 0;
+#endif
         for (;;) {
             relax_barrier();
+#if RG_STATS
+            if (rt == 0) {
+                const long long now = clock64();
+                if (iterations) relax_cycles += now - mark;
+                mark = now;
+            }
+#endif
             if (rt == 0) {
                 qlen[cur ^ 1] = 0;
                 qmin[cur ^ 1] = dist_infinity();
@@ -378,6 +433,9 @@ region_sssp(const eid_t* __restrict__ indptr, const vid_t* __restrict__ indices,
                     // block's vertices beyond it forever.
                     store_volatile(minima + r, dist_infinity());
                     store_volatile(&relax_idle, 1);
+#if RG_STATS
+                    const long long wait_begin = clock64();
+#endif
                     for (;;) {
                         hi = load_volatile(&inc_tail);
                         if (hi != lo) {
@@ -391,6 +449,10 @@ region_sssp(const eid_t* __restrict__ indptr, const vid_t* __restrict__ indices,
                         }
                         __nanosleep(32);
                     }
+#if RG_STATS
+                    wait_cycles += clock64() - wait_begin;
+                    mark += clock64() - wait_begin;
+#endif
                 }
                 // Publish this block's least queued distance; the threshold follows the floor.
                 const dist_t least = exit ? dist_infinity() : rg_min(qmin[cur], load_volatile(&inc_min));
@@ -404,6 +466,13 @@ region_sssp(const eid_t* __restrict__ indptr, const vid_t* __restrict__ indices,
                 s_exit = exit;
             }
             relax_barrier();
+#if RG_STATS
+            if (rt == 0) {
+                const long long now = clock64();
+                top_cycles += now - mark;
+                mark = now;
+            }
+#endif
             if (s_exit) break;
             lo = s_lo;
             hi = s_hi;
@@ -458,7 +527,12 @@ region_sssp(const eid_t* __restrict__ indptr, const vid_t* __restrict__ indices,
         }
         if (relaxed) atomicAdd(&s_stats[RG_STAT_RELAXED], relaxed);
         if (direct) atomicAdd(&s_stats[RG_STAT_SENT], direct);
-        if (rt == 0) s_stats[RG_STAT_ITERATIONS] = iterations;
+        if (rt == 0) {
+            s_stats[RG_STAT_ITERATIONS] = iterations;
+            s_stats[RG_STAT_RELAX_CYCLES] = relax_cycles;
+            s_stats[RG_STAT_TOP_CYCLES] = top_cycles;
+            s_stats[RG_STAT_WAIT_CYCLES] = wait_cycles;
+        }
     }
     __syncthreads();
     for (int i = tid; i < size; i += RG_BLOCK) dist[start + i] = sdist[i];
@@ -469,5 +543,10 @@ region_sssp(const eid_t* __restrict__ indptr, const vid_t* __restrict__ indices,
         atomicAdd(stats + RG_STAT_TAKEN, s_stats[RG_STAT_TAKEN]);
         atomicAdd(stats + RG_STAT_WAKEUPS, s_stats[RG_STAT_WAKEUPS]);
         atomicMax(stats + RG_STAT_MOST_ITERATIONS, s_stats[RG_STAT_ITERATIONS]);
+#if RG_STATS
+        for (int w = RG_STAT_RELAX_CYCLES; w <= RG_STAT_TAKE_CYCLES; ++w) atomicAdd(stats + w, s_stats[w]);
+        atomicMax(stats + RG_STAT_BUSIEST_CYCLES, s_stats[RG_STAT_RELAX_CYCLES] + s_stats[RG_STAT_TOP_CYCLES]);
+        atomicMax(stats + RG_STAT_KERNEL_CYCLES, (unsigned long long)(clock64() - kernel_begin));
+#endif
     }
 }
