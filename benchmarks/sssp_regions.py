@@ -102,6 +102,8 @@ def main(argv=None) -> int:
     ap.add_argument("--roots", type=int, default=16)
     ap.add_argument("--variants", default="default")
     ap.add_argument("--json", type=Path)
+    ap.add_argument("--float32", action="store_true",
+                    help="search the graphs with their weights cast to float32 (32-bit distances)")
     ap.add_argument("--breakdown", action="store_true",
                     help="also time the parts of a default regions call outside its kernel (median of the roots)")
     args = ap.parse_args(argv)
@@ -113,6 +115,11 @@ def main(argv=None) -> int:
     rows = []
     for name in args.graphs.split(","):
         host = build(name)
+        if args.float32:
+            from wavefront.graph.build import from_edges
+
+            tails = np.repeat(np.arange(host.n), np.diff(host.indptr))
+            host = from_edges(tails, host.indices, weights=host.weights.astype(np.float32), n=host.n, directed=True)
         g = host.to("cuda")
         matrix = host.to_scipy().astype(np.float64)
         roots = pick_roots(host, args.roots)
