@@ -34,7 +34,6 @@ from .abi import (
     REGION_STAT_WAKEUPS,
     REGION_STAT_WORDS,
     REGION_TAIL_STRIDE,
-    SSSP_WEIGHT_FLOAT32,
     SSSP_WEIGHT_NONE,
 )
 from .memory import check_fits
@@ -43,25 +42,19 @@ from .sssp_steps import RegionArgs
 from .sssp_tuning import SSSPTuning
 
 MOST_REGION_VERTICES = 1 << 16  # queues hold 16-bit local ids
-PACKED_INTEGER_LIMIT = 2**32 - 1  # the RG_PACKED build's integer infinity key
 
 
 def _align(x: int) -> int:
     return (x + 15) & ~15
 
 
-def shared_bytes(cap: int, arc_cap: int, dist_size: int, vid_size: int, weight_size: int,
-                 packed: bool = False) -> int:
+def shared_bytes(cap: int, arc_cap: int, dist_size: int, vid_size: int, weight_size: int) -> int:
     """Dynamic shared memory of one block, carved as kernels/sssp_regions.cu
-    does: distances and queue bits (``packed``: one 8-byte word a vertex),
-    two 16-bit queues and the 16-bit incoming ring (2 cap), then
-    (``arc_cap`` > 0) the region's offsets, targets and weights
-    (``weight_size`` 0: none)."""
-    if packed:
-        at = _align(8 * cap)
-    else:
-        at = _align(dist_size * cap)
-        at = _align(at + 4 * ((cap + 31) // 32))
+    does: distances, queue bits, two 16-bit queues and the 16-bit incoming
+    ring (2 cap), then (``arc_cap`` > 0) the region's offsets, targets and
+    weights (``weight_size`` 0: none)."""
+    at = _align(dist_size * cap)
+    at = _align(at + 4 * ((cap + 31) // 32))
     at = _align(at + 2 * cap)
     at = _align(at + 2 * cap)
     at = _align(at + 2 * 2 * cap)
@@ -70,36 +63,6 @@ def shared_bytes(cap: int, arc_cap: int, dist_size: int, vid_size: int, weight_s
         at = _align(at + vid_size * arc_cap)
         at += weight_size * arc_cap
     return at
-
-
-def distance_bound(graph) -> int:
-    """An upper bound of every shortest distance of an integer-weighted graph:
-    a shortest path passes each vertex at most once and leaves it by one arc,
-    so it weighs at most the sum over vertices of their heaviest out-arc
-    (unweighted: n - 1). Cached with the graph."""
-    import cupy
-
-    key = "cuda.sssp.region_distance_bound"
-    if key not in graph.derived:
-        if graph.weights is None:
-            bound = max(graph.n - 1, 0)
-        else:
-            indptr = cupy.asnumpy(graph.indptr)
-            weights = cupy.asnumpy(graph.weights).astype(np.int64, copy=False)
-            rows = np.flatnonzero(np.diff(indptr) > 0)
-            bound = int(np.maximum.reduceat(weights, indptr[rows]).sum()) if rows.size else 0
-        graph.derived[key] = bound
-    return graph.derived[key]
-
-
-def packs_distances(graph, ar) -> bool:
-    """Whether distances fit the RG_PACKED build's 32-bit keys: float32
-    weights, or integer weights whose :func:`distance_bound` is below 2^32 - 1."""
-    if ar.weight_code == SSSP_WEIGHT_FLOAT32:
-        return True
-    if ar.dist_dtype != np.int64:
-        return False
-    return distance_bound(graph) < PACKED_INTEGER_LIMIT
 
 
 def region_count(n: int, sm_count: int, tuning: SSSPTuning) -> int:
@@ -125,16 +88,15 @@ class RegionWorkspace:
         vid_size = np.dtype(idx).itemsize
         weight_size = 0 if ar.weight_code == SSSP_WEIGHT_NONE else weights.dtype.itemsize
         self.cap = layout.most_vertices()
-        self.packed = packs_distances(graph, ar)
         # What a block may take dynamically: the opt-in maximum less the kernel's static outbox.
         limit = (int(cupy.cuda.Device().attributes["MaxSharedMemoryPerBlockOptin"])
                  - int(k.region_sssp_k.shared_size_bytes))
-        plain = shared_bytes(self.cap, 0, dist_size, vid_size, weight_size, self.packed)
+        plain = shared_bytes(self.cap, 0, dist_size, vid_size, weight_size)
         if self.cap > MOST_REGION_VERTICES or plain > limit:
             raise MethodLimitError(
                 f"regions: {n} vertices make regions of up to {self.cap} vertices on {parts} SMs, "
                 f"{plain} bytes of shared memory a block against {limit}; use method='delta-stepping'")
-        with_arcs = shared_bytes(self.cap, layout.most_arcs(), dist_size, vid_size, weight_size, self.packed)
+        with_arcs = shared_bytes(self.cap, layout.most_arcs(), dist_size, vid_size, weight_size)
         self.arc_cap = layout.most_arcs() if tuning.region_shared_arcs and with_arcs <= limit else 0
         self.shared = with_arcs if self.arc_cap else plain
         check_fits("region SSSP renumbered graph and buffers",
@@ -203,8 +165,6 @@ def region_sssp(graph, source, ar, k, weights, in_weights, cut, tuning: SSSPTuni
     ws = RegionWorkspace.for_graph(graph, weights, ar, k, tuning)
     ws.reset(ar.infinity)
     seeds = ws.rank[cupy.asarray(np.atleast_1d(np.asarray(source, dtype=np.int64)))].astype(k.index_dtype)
-    if ws.packed and ar.dist_dtype == np.int64:  # no shortest distance exceeds the bound: keys stay below 2^32 - 1
-        cut = min(cut, np.int64(distance_bound(graph)))
     start = cupy.cuda.Event()
     end = cupy.cuda.Event()
     start.record()
@@ -213,13 +173,12 @@ def region_sssp(graph, source, ar, k, weights, in_weights, cut, tuning: SSSPTuni
         region_of=ws.region_of, boundary_start=ws.boundary_start, inbox=ws.inbox, dist=ws.dist,
         flag=ws.flag, tails=ws.tails, ctl=ws.ctl, seeds=seeds, seed_count=seeds.size, cutoff=cut,
         delta=delta_value, minima=ws.minima,
-        cap=ws.cap, arc_cap=ws.arc_cap, stats=ws.stats), ws.regions, ws.shared, ws.packed)
+        cap=ws.cap, arc_cap=ws.arc_cap, stats=ws.stats), ws.regions, ws.shared)
     end.record()
     dist = ws.dist[ws.rank]  # back to the graph's numbering
     stats = ws.stats.get()
     trace = Trace()
-    arcs_at = ("arcs in shared memory" if ws.arc_cap else "arcs in global memory") + (
-        ", 32-bit keys" if ws.packed else "")
+    arcs_at = "arcs in shared memory" if ws.arc_cap else "arcs in global memory"
     trace.add(0, "regions", int(seeds.size), -1, cupy.cuda.get_elapsed_time(start, end) * 1e-3,
               f"{ws.regions} regions (delta {float(delta_value):g}, {arcs_at}, "
               f"{ws.cut_arcs} arcs between regions): {int(stats[REGION_STAT_RELAXED])} vertex relaxations, "

@@ -225,10 +225,6 @@ class SSSPKernels:
         self.records_parents = records_parents(index64, weight_code, tuning)
         self.async_delta_k = build("sssp_async.cu").get_function("async_delta")
         self.region_sssp_k = build("sssp_regions.cu").get_function("region_sssp")
-        # The packed build (32-bit distance keys beside the queued bit) where distances can be 32-bit keys.
-        self.region_sssp_packed_k = None if weight_code == SSSP_WEIGHT_FLOAT64 else module(
-            "sssp_regions.cu", {**kernel_defines("sssp_regions.cu", index64, weight_code, tuning), "RG_PACKED": 1}
-        ).get_function("region_sssp")
         self.region_threads = tuning.region_threads
         self.relax_all_k = harish.get_function("relax_all")
         self.update_all_k = harish.get_function("update_all")
@@ -326,10 +322,9 @@ class SSSPKernels:
             ring_mask=np.uint64(args.ring_mask),
             chain=np.int32(args.chain), trace_capacity=np.int32(args.trace_capacity))))
 
-    def region_sssp(self, args: "RegionArgs", blocks: int, shared_bytes: int, packed: bool) -> None:
-        """The region SSSP (kernels/sssp_regions.cu): one block per region, every block resident;
-        ``packed``: the RG_PACKED build (the caller checked that distances fit 32-bit keys)."""
-        kernel = self.region_sssp_packed_k if packed else self.region_sssp_k
+    def region_sssp(self, args: "RegionArgs", blocks: int, shared_bytes: int) -> None:
+        """The region SSSP (kernels/sssp_regions.cu): one block per region, every block resident."""
+        kernel = self.region_sssp_k
         if kernel.max_dynamic_shared_size_bytes < shared_bytes:
             kernel.max_dynamic_shared_size_bytes = shared_bytes
         kernel((blocks,), (self.region_threads,), tuple(args._replace(

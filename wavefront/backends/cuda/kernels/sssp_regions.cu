@@ -141,91 +141,17 @@ __device__ __forceinline__ void relax_barrier() {
 // [cap + 1], targets [arc_cap], weights [arc_cap] (none for unweighted graphs).
 __device__ __forceinline__ size_t rg_align(size_t x) { return (x + 15) & ~size_t(15); }
 
-// 1: a region vertex's distance and its queued bit share one 64-bit word
-// (the distance as a 32-bit key above the bit), so lowering a distance and
-// queueing its vertex is one shared-memory atomic, and so is taking it off
-// the queue (0: a distance array and a bit array, two atomics each). The
-// host sets it when every distance fits 32 bits: float32 weights, or integer
-// weights whose shortest distances cannot reach 2^32 - 1 (it then passes a
-// cutoff no larger: a longer tentative distance is never a final one).
-#ifndef RG_PACKED
-#define RG_PACKED 0
-#endif
-
-#if RG_PACKED
-#if SSSP_WEIGHT == SSSP_WEIGHT_FLOAT32
-#define RG_INF_KEY 0x7f800000u
-__device__ __forceinline__ unsigned int rg_key(dist_t d) { return __float_as_uint(d); }
-__device__ __forceinline__ dist_t rg_value(unsigned int k) { return __uint_as_float(k); }
-#else
-#define RG_INF_KEY 0xffffffffu
-__device__ __forceinline__ unsigned int rg_key(dist_t d) {
-    return d >= (dist_t)RG_INF_KEY ? RG_INF_KEY : (unsigned int)d;
+// Lower a local vertex's shared distance to d; when it improved, lower the
+// queue's least distance `qmin` too. True when the vertex was not queued
+// yet: the caller queues it.
+__device__ __forceinline__ bool rg_lower(dist_t* sdist, unsigned int* bits, dist_t* qmin, int local, dist_t d) {
+    if (!(d < load_volatile(sdist + local))) return false;
+    const dist_t before = atomic_min_dist(sdist + local, d);
+    if (!(d < before)) return false;
+    if (d < load_volatile(qmin)) atomic_min_dist(qmin, d);
+    const unsigned int mask = 1u << (local & 31);
+    return !(atomicOr(bits + (local >> 5), mask) & mask);
 }
-__device__ __forceinline__ dist_t rg_value(unsigned int k) { return k == RG_INF_KEY ? dist_infinity() : (dist_t)k; }
-#endif
-#endif
-
-// The region's distances and queued bits in shared memory.
-struct RegionDist {
-#if RG_PACKED
-    unsigned long long* word;  // key << 32 | queued
-#else
-    dist_t* dist;
-    unsigned int* bits;
-#endif
-
-    __device__ __forceinline__ void init(int i) {
-#if RG_PACKED
-        word[i] = (unsigned long long)RG_INF_KEY << 32;
-#else
-        dist[i] = dist_infinity();
-        if ((i & 31) == 0) bits[i >> 5] = 0;
-#endif
-    }
-    // A source: distance 0, queued. True when it was not queued yet.
-    __device__ __forceinline__ bool seed(int i) {
-#if RG_PACKED
-        return !(atomicExch(word + i, 1ull) & 1ull);  // key 0, queued
-#else
-        dist[i] = 0;
-        return !(atomicOr(bits + (i >> 5), 1u << (i & 31)) & (1u << (i & 31)));
-#endif
-    }
-    __device__ __forceinline__ dist_t current(int i) const {
-#if RG_PACKED
-        return rg_value((unsigned int)(load_volatile(word + i) >> 32));
-#else
-        return load_volatile(dist + i);
-#endif
-    }
-    // Lower i's distance to d: 0 not lower, 1 lowered (already queued), 2 lowered and queued now.
-    __device__ __forceinline__ int lower(int i, dist_t d) {
-#if RG_PACKED
-        const unsigned long long want = ((unsigned long long)rg_key(d) << 32) | 1ull;
-        if ((want >> 32) >= (load_volatile(word + i) >> 32)) return 0;
-        const unsigned long long before = atomicMin(word + i, want);
-        if ((want >> 32) >= (before >> 32)) return 0;
-        return (before & 1ull) ? 1 : 2;
-#else
-        if (!(d < load_volatile(dist + i))) return 0;
-        const dist_t before = atomic_min_dist(dist + i, d);
-        if (!(d < before)) return 0;
-        const unsigned int mask = 1u << (i & 31);
-        return (atomicOr(bits + (i >> 5), mask) & mask) ? 1 : 2;
-#endif
-    }
-    // Take i off the queue; its distance now.
-    __device__ __forceinline__ dist_t pop(int i) {
-#if RG_PACKED
-        return rg_value((unsigned int)(atomicAnd(word + i, ~1ull) >> 32));
-#else
-        atomicAnd(bits + (i >> 5), ~(1u << (i & 31)));
-        __threadfence_block();
-        return load_volatile(dist + i);
-#endif
-    }
-};
 
 __device__ __forceinline__ dist_t rg_min(dist_t a, dist_t b) { return b < a ? b : a; }
 
@@ -286,16 +212,10 @@ region_sssp(const eid_t* __restrict__ indptr, const vid_t* __restrict__ indices,
     const bool shared_arcs = arc_cap > 0;
 
     size_t at = 0;
-    RegionDist ds;
-#if RG_PACKED
-    ds.word = reinterpret_cast<unsigned long long*>(smem + at);
-    at = rg_align(at + sizeof(unsigned long long) * cap);
-#else
-    ds.dist = reinterpret_cast<dist_t*>(smem + at);
+    dist_t* sdist = reinterpret_cast<dist_t*>(smem + at);
     at = rg_align(at + sizeof(dist_t) * cap);
-    ds.bits = reinterpret_cast<unsigned int*>(smem + at);
+    unsigned int* bits = reinterpret_cast<unsigned int*>(smem + at);
     at = rg_align(at + sizeof(unsigned int) * ((cap + 31) / 32));
-#endif
     unsigned short* queues[2];
     queues[0] = reinterpret_cast<unsigned short*>(smem + at);
     at = rg_align(at + sizeof(unsigned short) * cap);
@@ -312,7 +232,8 @@ region_sssp(const eid_t* __restrict__ indptr, const vid_t* __restrict__ indices,
     weight_t* sweight = reinterpret_cast<weight_t*>(smem + at);
 #endif
 
-    for (int i = tid; i < size; i += RG_BLOCK) ds.init(i);
+    for (int i = tid; i < size; i += RG_BLOCK) sdist[i] = dist_infinity();
+    for (int i = tid; i < (size + 31) / 32; i += RG_BLOCK) bits[i] = 0;
     if (shared_arcs) {
         for (int i = tid; i <= size; i += RG_BLOCK) soff[i] = (int)(indptr[start + i] - arc0);
         for (long long e = tid; e < arcs; e += RG_BLOCK) {
@@ -336,8 +257,10 @@ region_sssp(const eid_t* __restrict__ indptr, const vid_t* __restrict__ indices,
         const vid_t seed = seeds[i];
         if (seed < start || seed >= start + size) continue;
         const int local = (int)(seed - start);
+        sdist[local] = 0;
         qmin[0] = 0;
-        if (ds.seed(local)) queues[0][atomicAdd(&qlen[0], 1)] = (unsigned short)local;
+        atomicOr(bits + (local >> 5), 1u << (local & 31));
+        queues[0][atomicAdd(&qlen[0], 1)] = (unsigned short)local;
     }
     __syncthreads();
 
@@ -409,10 +332,7 @@ region_sssp(const eid_t* __restrict__ indptr, const vid_t* __restrict__ indices,
                         atomicExch(flag + t, 0);
                         __threadfence();
                         local = (int)(t - start);
-                        const dist_t d = load_volatile(dist + t);
-                        const int lowered = ds.lower(local, d);
-                        if (lowered && d < load_volatile(&inc_min)) atomic_min_dist(&inc_min, d);
-                        push = lowered == 2;
+                        push = rg_lower(sdist, bits, &inc_min, local, load_volatile(dist + t));
                     }
                     // The incoming ring holds 2 cap slots: an entry is read before
                     // its vertex's bit is cleared, and at most cap bits are set, so
@@ -563,17 +483,16 @@ region_sssp(const eid_t* __restrict__ indptr, const vid_t* __restrict__ indices,
             dist_t* next_min = &qmin[cur ^ 1];
             const dist_t threshold = s_threshold;
             int relaxed_here = 0;
-            dist_t least = dist_infinity();  // a lower bound of what this lane queues next
             for (int i = rt; i < total; i += RG_RELAX) {
                 const int u = i < count ? queues[cur][i] : incoming[(lo + (unsigned int)(i - count)) % ring];
-                const dist_t now = ds.current(u);
-                if (now > threshold) {  // beyond the bucket: stays queued
+                if (load_volatile(sdist + u) > threshold) {  // beyond the bucket: stays queued
                     next[atomicAdd(next_len, 1)] = (unsigned short)u;
-                    least = rg_min(least, now);
+                    atomic_min_dist(next_min, load_volatile(sdist + u));
                     continue;
                 }
-                const dist_t du = ds.pop(u);
-                least = rg_min(least, du);  // every distance it queues is du + w >= du
+                atomicAnd(bits + (u >> 5), ~(1u << (u & 31)));
+                __threadfence_block();
+                const dist_t du = load_volatile(sdist + u);
                 ++relaxed;
                 ++relaxed_here;
                 const long long e_begin = shared_arcs ? soff[u] : indptr[start + u] - arc0;
@@ -588,7 +507,7 @@ region_sssp(const eid_t* __restrict__ indptr, const vid_t* __restrict__ indices,
                     if (!(nd <= cutoff)) continue;
                     if (t >= start && t < start + size) {
                         const int local = (int)(t - start);
-                        if (ds.lower(local, nd) == 2) next[atomicAdd(next_len, 1)] = (unsigned short)local;
+                        if (rg_lower(sdist, bits, next_min, local, nd)) next[atomicAdd(next_len, 1)] = (unsigned short)local;
                         continue;
                     }
                     // At most RG_RELAX lanes pass this check before reserving, so the
@@ -603,7 +522,6 @@ region_sssp(const eid_t* __restrict__ indptr, const vid_t* __restrict__ indices,
                 }
             }
             if (relaxed_here) atomicOr(&s_relaxed, 1);
-            if (least < load_volatile(next_min)) atomic_min_dist(next_min, least);
             ++iterations;
             cur ^= 1;
         }
@@ -617,7 +535,7 @@ region_sssp(const eid_t* __restrict__ indptr, const vid_t* __restrict__ indices,
         }
     }
     __syncthreads();
-    for (int i = tid; i < size; i += RG_BLOCK) dist[start + i] = ds.current(i);
+    for (int i = tid; i < size; i += RG_BLOCK) dist[start + i] = sdist[i];
     if (tid == 0) {
         atomicAdd(stats + RG_STAT_ITERATIONS, s_stats[RG_STAT_ITERATIONS]);
         atomicAdd(stats + RG_STAT_RELAXED, s_stats[RG_STAT_RELAXED]);
