@@ -585,8 +585,10 @@ MANY_REGIONS = SSSPTuning(region_min_vertices=3)
 @pytest.mark.parametrize("variant", [{}, {"region_shared_arcs": False},
                                      {"region_threads": 64, "region_outbox": 128},
                                      {"region_delta_scale": 1e-4}, {"region_delta_scale": math.inf},
-                                     {"region_stats": True}],
-                         ids=["shared-arcs", "global-arcs", "full-outbox", "narrow-buckets", "no-order", "stats"])
+                                     {"region_stats": True}, {"region_group_lanes": 1},
+                                     {"region_group_lanes": 32, "region_threads": 64, "region_outbox": 128}],
+                         ids=["shared-arcs", "global-arcs", "full-outbox", "narrow-buckets", "no-order", "stats",
+                              "lane-per-vertex", "warp-per-vertex"])
 @pytest.mark.parametrize("directed", [False, True])
 @pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: "unweighted" if d is None else np.dtype(d).name)
 def test_regions_across_many_regions(dtype, directed, variant):

@@ -341,7 +341,7 @@ def test_region_tuning_checks_its_values():
 
     for bad in ({"region_threads": 32}, {"region_threads": 100}, {"region_outbox": 100},
                 {"region_threads": 256, "region_outbox": 256}, {"region_delta_scale": 0},
-                {"region_min_vertices": 0}):
+                {"region_min_vertices": 0}, {"region_group_lanes": 3}, {"region_group_lanes": 64}):
         with pytest.raises(ValueError):
             SSSPTuning(**bad)
     assert SSSPTuning(region_threads=64, region_outbox=128).defines("sssp_regions.cu")["RG_OUTBOX"] == 128

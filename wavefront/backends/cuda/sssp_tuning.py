@@ -108,6 +108,8 @@ class SSSPTuning:
     # -- kernels/sssp_regions.cu (the ``regions`` method)
     region_threads: int = 256
     """Threads of a region's block, its mail warp included (RG_BLOCK)."""
+    region_group_lanes: int = 4
+    """Lanes that relax one queued vertex's arcs together (RG_GROUP: 1, 2, 4, 8, 16 or 32)."""
     region_outbox: int = 1024
     """Arcs leaving the region that a block's outbox holds for its mail warp (RG_OUTBOX, a power of two)."""
     region_min_vertices: int = 256
@@ -147,6 +149,8 @@ class SSSPTuning:
             raise ValueError(f"region_delta_scale must be > 0, got {self.region_delta_scale!r}")
         if self.region_threads % 32 or not 64 <= self.region_threads <= 1024:
             raise ValueError(f"region_threads must be a multiple of 32 in 64..1024, got {self.region_threads!r}")
+        if self.region_group_lanes not in (1, 2, 4, 8, 16, 32):
+            raise ValueError(f"region_group_lanes must be 1, 2, 4, 8, 16 or 32, got {self.region_group_lanes!r}")
         if self.region_outbox < 2 * self.region_threads or self.region_outbox & (self.region_outbox - 1):
             raise ValueError(f"region_outbox must be a power of two >= 2 x region_threads, got {self.region_outbox!r}")
         # Computed once: the tuning keys the kernel cache at every search.
@@ -188,6 +192,7 @@ _MACROS = {
                       ("async_hand_to_idle_lanes", "AS_LOCAL", _number),
                       ("async_stats", "AS_STATS", _number)),
     "sssp_regions.cu": (("region_threads", "RG_BLOCK", _number), ("region_outbox", "RG_OUTBOX", _number),
+                        ("region_group_lanes", "RG_GROUP", _number),
                         ("region_min_backoff_ns", "RG_MIN_BACKOFF", _unsigned),
                         ("region_idle_backoff_ns", "RG_IDLE_BACKOFF", _unsigned),
                         ("region_stats", "RG_STATS", _number)),

@@ -63,6 +63,10 @@
 #define RG_BLOCK 256
 #endif
 #define RG_RELAX (RG_BLOCK - 32)
+// Lanes that relax one queued vertex's arcs together (a tuning choice: 1, 2, 4, 8, 16 or 32).
+#ifndef RG_GROUP
+#define RG_GROUP 4
+#endif
 // Outbox entries (a tuning choice): arcs leaving the region, waiting for the mail warp.
 #ifndef RG_OUTBOX
 #define RG_OUTBOX 1024
@@ -483,21 +487,44 @@ region_sssp(const eid_t* __restrict__ indptr, const vid_t* __restrict__ indices,
             dist_t* next_min = &qmin[cur ^ 1];
             const dist_t threshold = s_threshold;
             int relaxed_here = 0;
-            for (int i = rt; i < total; i += RG_RELAX) {
-                const int u = i < count ? queues[cur][i] : incoming[(lo + (unsigned int)(i - count)) % ring];
-                if (load_volatile(sdist + u) > threshold) {  // beyond the bucket: stays queued
-                    next[atomicAdd(next_len, 1)] = (unsigned short)u;
-                    atomic_min_dist(next_min, load_volatile(sdist + u));
-                    continue;
+            // RG_GROUP lanes per queued vertex: its first lane takes it off the queue,
+            // then the group relaxes its arcs RG_GROUP at a time (a road vertex has
+            // 2-4 arcs, so an iteration waits for one arc's chain of shared-memory
+            // atomics, not for the longest out-list walked arc by arc).
+            const int member = rt % RG_GROUP;
+#if RG_GROUP > 1
+            const unsigned int group_mask = RG_GROUP == 32 ? SSSP_FULL_MASK
+                : ((1u << (RG_GROUP % 32)) - 1u) << ((unsigned int)tid & 31u & ~(RG_GROUP - 1u));
+#endif
+            for (int i = rt / RG_GROUP; i < total; i += RG_RELAX / RG_GROUP) {
+                int u = 0;
+                dist_t du = 0;
+                int take = 0;
+                if (member == 0) {
+                    u = i < count ? queues[cur][i] : incoming[(lo + (unsigned int)(i - count)) % ring];
+                    if (load_volatile(sdist + u) > threshold) {  // beyond the bucket: stays queued
+                        next[atomicAdd(next_len, 1)] = (unsigned short)u;
+                        atomic_min_dist(next_min, load_volatile(sdist + u));
+                    } else {
+                        atomicAnd(bits + (u >> 5), ~(1u << (u & 31)));
+                        __threadfence_block();
+                        du = load_volatile(sdist + u);
+                        take = 1;
+                        ++relaxed;
+                        ++relaxed_here;
+                    }
                 }
-                atomicAnd(bits + (u >> 5), ~(1u << (u & 31)));
-                __threadfence_block();
-                const dist_t du = load_volatile(sdist + u);
-                ++relaxed;
-                ++relaxed_here;
+#if RG_GROUP > 1
+                take = __shfl_sync(group_mask, take, 0, RG_GROUP);
+                if (!take) continue;
+                u = __shfl_sync(group_mask, u, 0, RG_GROUP);
+                du = __shfl_sync(group_mask, du, 0, RG_GROUP);
+#else
+                if (!take) continue;
+#endif
                 const long long e_begin = shared_arcs ? soff[u] : indptr[start + u] - arc0;
                 const long long e_end = shared_arcs ? soff[u + 1] : indptr[start + u + 1] - arc0;
-                for (long long e = e_begin; e < e_end; ++e) {
+                for (long long e = e_begin + member; e < e_end; e += RG_GROUP) {
                     const vid_t t = shared_arcs ? starget[e] : indices[arc0 + e];
 #if SSSP_WEIGHT == SSSP_WEIGHT_NONE
                     const dist_t nd = du + 1;
