@@ -109,7 +109,8 @@ class SSSPTuning:
     region_threads: int = 256
     """Threads of a region's block, its mail warp included (RG_BLOCK)."""
     region_group_lanes: int = 4
-    """Lanes that relax one queued vertex's arcs together (RG_GROUP: 1, 2, 4, 8, 16 or 32)."""
+    """The most lanes that relax one queued vertex's arcs together, while the queue is short enough to give
+    every vertex its lanes in one round (RG_GROUP: 1, 2, 4, 8, 16 or 32)."""
     region_outbox: int = 1024
     """Arcs leaving the region that a block's outbox holds for its mail warp (RG_OUTBOX, a power of two)."""
     region_min_vertices: int = 256

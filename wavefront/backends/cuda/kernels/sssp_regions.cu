@@ -63,7 +63,8 @@
 #define RG_BLOCK 256
 #endif
 #define RG_RELAX (RG_BLOCK - 32)
-// Lanes that relax one queued vertex's arcs together (a tuning choice: 1, 2, 4, 8, 16 or 32).
+// The most lanes that relax one queued vertex's arcs together, on short
+// queues (a tuning choice: 1, 2, 4, 8, 16 or 32).
 #ifndef RG_GROUP
 #define RG_GROUP 4
 #endif
@@ -487,16 +488,18 @@ region_sssp(const eid_t* __restrict__ indptr, const vid_t* __restrict__ indices,
             dist_t* next_min = &qmin[cur ^ 1];
             const dist_t threshold = s_threshold;
             int relaxed_here = 0;
-            // RG_GROUP lanes per queued vertex: its first lane takes it off the queue,
-            // then the group relaxes its arcs RG_GROUP at a time (a road vertex has
-            // 2-4 arcs, so an iteration waits for one arc's chain of shared-memory
-            // atomics, not for the longest out-list walked arc by arc).
-            const int member = rt % RG_GROUP;
-#if RG_GROUP > 1
-            const unsigned int group_mask = RG_GROUP == 32 ? SSSP_FULL_MASK
-                : ((1u << (RG_GROUP % 32)) - 1u) << ((unsigned int)tid & 31u & ~(RG_GROUP - 1u));
-#endif
-            for (int i = rt / RG_GROUP; i < total; i += RG_RELAX / RG_GROUP) {
+            // Up to RG_GROUP lanes per queued vertex while the queue is short enough
+            // to give every vertex its group in one round: the group's first lane
+            // takes the vertex off the queue, then the group relaxes its arcs
+            // `group` at a time, so the iteration waits for one arc's chain of
+            // shared-memory atomics instead of a whole out-list walked arc by arc.
+            // A long queue keeps a lane per vertex (more vertices a round).
+            int group = 1;
+            while (group < RG_GROUP && total * group * 2 <= RG_RELAX) group *= 2;
+            const int member = rt & (group - 1);
+            const unsigned int group_mask = group == 32 ? SSSP_FULL_MASK
+                : ((1u << (group & 31)) - 1u) << ((unsigned int)tid & 31u & ~(unsigned int)(group - 1));
+            for (int i = rt / group; i < total; i += RG_RELAX / group) {
                 int u = 0;
                 dist_t du = 0;
                 int take = 0;
@@ -514,17 +517,15 @@ region_sssp(const eid_t* __restrict__ indptr, const vid_t* __restrict__ indices,
                         ++relaxed_here;
                     }
                 }
-#if RG_GROUP > 1
-                take = __shfl_sync(group_mask, take, 0, RG_GROUP);
+                if (group > 1) {
+                    take = __shfl_sync(group_mask, take, 0, group);
+                    u = __shfl_sync(group_mask, u, 0, group);
+                    du = __shfl_sync(group_mask, du, 0, group);
+                }
                 if (!take) continue;
-                u = __shfl_sync(group_mask, u, 0, RG_GROUP);
-                du = __shfl_sync(group_mask, du, 0, RG_GROUP);
-#else
-                if (!take) continue;
-#endif
                 const long long e_begin = shared_arcs ? soff[u] : indptr[start + u] - arc0;
                 const long long e_end = shared_arcs ? soff[u + 1] : indptr[start + u + 1] - arc0;
-                for (long long e = e_begin + member; e < e_end; e += RG_GROUP) {
+                for (long long e = e_begin + member; e < e_end; e += group) {
                     const vid_t t = shared_arcs ? starget[e] : indices[arc0 + e];
 #if SSSP_WEIGHT == SSSP_WEIGHT_NONE
                     const dist_t nd = du + 1;
