@@ -33,29 +33,6 @@ def _symmetric(indptr, indices, n: int):
     return s
 
 
-def _breadth_first_order(sub) -> np.ndarray:
-    """All vertices of ``sub`` (symmetric CSR), component by component, each
-    breadth-first from a pseudo-peripheral vertex."""
-    from scipy.sparse.csgraph import breadth_first_order, connected_components
-
-    count, labels = connected_components(sub, directed=False)
-    if count == 1:
-        far = breadth_first_order(sub, 0, directed=False, return_predecessors=False)[-1]
-        return breadth_first_order(sub, far, directed=False, return_predecessors=False)
-    pieces = []
-    # Components largest first; each from its own lowest vertex, then its far end.
-    sizes = np.bincount(labels, minlength=count)
-    firsts = np.full(count, -1, dtype=np.int64)
-    firsts[labels[::-1]] = np.arange(len(labels) - 1, -1, -1)
-    for c in np.argsort(-sizes, kind="stable"):
-        if sizes[c] == 1:
-            pieces.append(np.array([firsts[c]]))
-            continue
-        far = breadth_first_order(sub, firsts[c], directed=False, return_predecessors=False)[-1]
-        pieces.append(breadth_first_order(sub, far, directed=False, return_predecessors=False))
-    return np.concatenate(pieces)
-
-
 def region_order(indptr, indices, n: int, parts: int) -> tuple[np.ndarray, np.ndarray]:
     """(order, starts): ``order[i]`` is the old id of new vertex ``i``;
     region ``r`` is new vertices ``starts[r]:starts[r + 1]``. ``parts``
@@ -66,23 +43,10 @@ def region_order(indptr, indices, n: int, parts: int) -> tuple[np.ndarray, np.nd
     parts = max(1, min(int(parts), int(n)))
     if n == 0:
         return np.zeros(0, dtype=np.int64), np.zeros(1, dtype=np.int64)
+    from ._regions_numba import bisect
+
     s = _symmetric(indptr, indices, n)
-    done: list[np.ndarray] = []
-    stack = [(np.arange(n, dtype=np.int64), parts)]
-    while stack:  # depth first, left part first: regions come out in a spatial order
-        vertices, k = stack.pop()
-        if k == 1:
-            done.append(vertices)
-            continue
-        order = vertices[_breadth_first_order(s[vertices][:, vertices])]
-        left = k // 2
-        cut = (len(vertices) * left + k // 2) // k
-        stack.append((order[cut:], k - left))
-        stack.append((order[:cut], left))
-    sizes = np.array([len(v) for v in done], dtype=np.int64)
-    starts = np.zeros(len(done) + 1, dtype=np.int64)
-    np.cumsum(sizes, out=starts[1:])
-    return np.concatenate(done), starts
+    return bisect(s.indptr.astype(np.int64), s.indices.astype(np.int64), int(n), parts)
 
 
 @dataclass(frozen=True)
