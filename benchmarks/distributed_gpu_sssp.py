@@ -45,7 +45,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scale", type=int, required=True)
     parser.add_argument("--roots", type=int, default=4)
-    parser.add_argument("--delta", type=float, default=None, help="bucket width (default: sssp2d.default_delta)")
+    parser.add_argument("--delta", type=float, default=None,
+                        help="bucket width (default: gpu_sssp_delta_scale x sssp2d.default_delta)")
     parser.add_argument("--transport", default="auto", choices=("auto", "nccl", "mpi"))
     parser.add_argument("--grid", metavar="Rx1", default=None, help="the process grid (default: one column, P x 1)")
     parser.add_argument("--validate", action="store_true",
@@ -84,16 +85,20 @@ def main() -> None:
                                          lambda root: gpu_sssp.sssp(block, root, delta, measure_wait=False),
                                          gpu_sssp.validate if validate else None, lambda result: len(result.trace))
 
+    from wavefront.distributed.tuning import DEFAULT_TUNING
+
+    default_width = prepared.delta * DEFAULT_TUNING.gpu_sssp_delta_scale  # what gpu_sssp.sssp uses at P > 1
+
     def header(delta) -> str:
         return (f"SCALE {args.scale}, P = {grid.size} ({grid.rows}x{grid.cols}), transport {block.transport}, "
-                f"delta {delta if delta is not None else prepared.delta:.4g}: build {build:.1f} s, "
+                f"delta {delta if delta is not None else default_width:.4g}: build {build:.1f} s, "
                 f"to GPU {prepare:.1f} s")
 
     report(grid, header(args.delta), "back to back", *timed(False))
     if args.validate:  # as Graph500 runs them: each search after the last one's validation
         report(grid, header(args.delta), "each after a validation", *timed(True))
     if args.ab_delta:
-        base = args.delta if args.delta is not None else prepared.delta
+        base = args.delta if args.delta is not None else prepared.delta  # multiples of sssp2d.default_delta
         for run in (1, 2):
             for factor in args.ab_delta:
                 delta = factor * base

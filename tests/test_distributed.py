@@ -257,6 +257,9 @@ def test_fold_tuning_is_checked():
         wd.DistributedTuning(fold_dedupe="sometimes")
     with pytest.raises(ValueError, match="dedupe_ratio"):
         wd.DistributedTuning(dedupe_ratio=0)
+    for bad in (0, -1.0, float("nan"), float("inf")):
+        with pytest.raises(ValueError, match="gpu_sssp_delta_scale"):
+            wd.DistributedTuning(gpu_sssp_delta_scale=bad)
 
 
 def test_self_transport_scan_and_uneven_sendrecv():

@@ -333,9 +333,10 @@ def sssp(gpu, source: int, delta: float | None = None, measure_wait: bool = True
     sb = prepare(gpu)
     from .tuning import DEFAULT_TUNING
 
-    if g.grid.world.size == 1 and g.weighted and (DEFAULT_TUNING if tuning is None else tuning).whole_graph_search:
+    tuning = DEFAULT_TUNING if tuning is None else tuning
+    if g.grid.world.size == 1 and g.weighted and tuning.whole_graph_search:
         return _whole_graph_sssp(sb, source, delta)
-    delta = sb.delta if delta is None else delta
+    delta = sb.delta * tuning.gpu_sssp_delta_scale if delta is None else delta
     with cupy.cuda.Device(gpu.device):
         work = sb.work
         start = time.perf_counter()

@@ -5,6 +5,7 @@ The defaults are the winners recorded in ``docs/decisions/distributed.md``.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from numbers import Integral, Real
 
@@ -66,10 +67,20 @@ class DistributedTuning:
       P (its tests in one process, and the A/B in
       ``docs/decisions/distributed.md``: BFS SCALE 26 3.16 against 2.11 ms,
       SSSP SCALE 22 34.6 against 8.6 ms, on H200s).
+
+    GPU SSSP over a grid (:mod:`.gpu_sssp`):
+
+    * ``gpu_sssp_delta_scale``: the bucket width is this multiple of
+      :func:`.sssp2d.default_delta` (the CPU ranks keep 1x). Each bucket
+      costs a fixed ~0.3 ms of collectives and launches on GPU ranks, so
+      fewer, wider buckets pay despite more arcs relaxed: 2 x H100, SCALE 22,
+      2x1: 1x 42.80 ms (109-114 buckets), 2x 37.08, 4x 33.62 (52-55)
+      (docs/decisions/distributed.md).
     """
 
     fold_dedupe: str = "auto"
     dedupe_ratio: float = 1.0
+    gpu_sssp_delta_scale: float = 4.0
     pack_pairs: bool = True
     cpu_share: float | str = 0.0
     cpu_share_probe: float = 0.0625
@@ -82,6 +93,8 @@ class DistributedTuning:
             raise ValueError(f"fold_dedupe must be one of {', '.join(FOLD_DEDUPE)}, got {self.fold_dedupe!r}")
         if not self.dedupe_ratio > 0:
             raise ValueError(f"dedupe_ratio must be positive, got {self.dedupe_ratio!r}")
+        if not (self.gpu_sssp_delta_scale > 0 and math.isfinite(self.gpu_sssp_delta_scale)):
+            raise ValueError(f"gpu_sssp_delta_scale must be a positive finite number, got {self.gpu_sssp_delta_scale!r}")
         object.__setattr__(self, "cpu_share", check_cpu_share(self.cpu_share))
         if not 0 < self.cpu_share_probe < 1:
             raise ValueError(f"cpu_share_probe must lie in (0, 1), got {self.cpu_share_probe!r}")
