@@ -44,6 +44,11 @@ step "SSSP: where the asynchronous kernel's time goes (roads)"
 python3 benchmarks/sssp_async_stats.py --graphs seattle,road > "$OUT/sssp_async_stats.log" 2>&1
 echo "exit $?"; cat "$OUT/sssp_async_stats.log"
 
+step "SSSP: the region kernel against delta-stepping (roads; kernel phase times)"
+python3 benchmarks/sssp_regions.py --graphs amsterdam,seattle,road200k --roots 8 --breakdown \
+    --variants "default;region_stats=True" --json "$OUT/sssp_regions.json" > "$OUT/sssp_regions.log" 2>&1
+echo "exit $?"; grep "^  " "$OUT/sssp_regions.log"
+
 step "SSSP: seed 001 fig. 6 (phases of bellman-ford, frontier, adaptive on road-like 1.4 M)"
 python3 benchmarks/plot_phases.py --json "$OUT/sssp_phases.json" --png "$OUT/sssp_phases.png" > "$OUT/sssp_phases.log" 2>&1
 echo "exit $?"; tail -5 "$OUT/sssp_phases.log"

@@ -32,7 +32,8 @@ echo "exit $?"; tail -3 "$OUT/pytest_cpu.log"
 
 for part in $PARTS; do
     case $part in
-        roads) graphs=roads,road1.4m,road4m,grid; extra=(--roots 4 --repeat 3 --cpu-methods sssp:dijkstra); limit=540 ;;
+        roads) graphs=roads,road1.4m,road4m,grid
+               extra=(--roots 4 --repeat 3 --cpu-methods sssp:dijkstra --cuda-methods sssp:regions); limit=540 ;;
         kron)  graphs=kron22; extra=(--kron-roots 2 --repeat 3); limit=560 ;;
         *) echo "unknown part $part (roads, kron)"; continue ;;
     esac
