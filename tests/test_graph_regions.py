@@ -51,7 +51,8 @@ def test_grid_regions_are_compact(parts):
     """Square pieces of a k x k grid cut 4 k (sqrt(p) - 1) arcs, slabs 2 k (p - 1)
     (1 200 and 5 040 arcs for k = 40, p = 16 and 64). Level-structure cuts run
     diagonally: within 2x of the squares (measured 890 and 1 834)."""
-    layout = region_layout(*(lambda g: (g.indptr, g.indices, g.n))(grid(40)), parts)
+    g = grid(40)
+    layout = region_layout(g.indptr, g.indices, g.n, parts)
     assert layout.cut_arcs() <= 2 * 4 * 40 * (np.sqrt(parts) - 1)
 
 

@@ -14,7 +14,7 @@ the pieces come out compact (what coordinate bisection gives, measured in
 
 :func:`region_order` returns the new order of the vertices (each region a
 contiguous range) and the regions' starts; :func:`region_layout` adds the
-boundary lists the kernel reads.
+renumbered graph and each region's boundary (the kernel sizes its inboxes by it).
 """
 from __future__ import annotations
 

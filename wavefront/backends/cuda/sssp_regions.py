@@ -122,8 +122,10 @@ class RegionWorkspace:
 
     @classmethod
     def for_graph(cls, graph, weights, ar, k, tuning: SSSPTuning) -> "RegionWorkspace":
+        # Everything the layout and its shared-memory sizes depend on (the kernel's static
+        # outbox follows tuning.region_outbox and narrows what a block may take dynamically).
         key = ("cuda.sssp.regions", tuning.region_min_vertices, tuning.region_shared_arcs,
-               weights.dtype.str, k.sm_count)
+               weights.dtype.str, k.sm_count, int(k.region_sssp_k.shared_size_bytes))
         ws = graph.derived.get(key)
         if ws is None:
             ws = graph.derived[key] = cls(graph, weights, ar, k, tuning)
@@ -138,11 +140,6 @@ class RegionWorkspace:
         self.ctl.fill(0)
         self.ctl[REGION_CTL_WORK] = self.regions  # every block starts busy
         self.stats.fill(0)
-
-
-def prepare(graph, weights, ar, k, tuning: SSSPTuning) -> None:
-    """Untimed set-up: the renumbering and the buffers."""
-    RegionWorkspace.for_graph(graph, weights, ar, k, tuning)
 
 
 def region_delta(graph, ar, tuning: SSSPTuning, delta=None):
