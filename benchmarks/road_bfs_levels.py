@@ -1,12 +1,16 @@
-"""Road BFS per level: the single block's edge- and vertex-balanced kernels
-against the latency floors, measured in one run on one GPU.
+"""Road BFS per level: the hybrid's multi-level kernels (the single block's
+edge- and vertex-balanced forms, the grid levels) against the latency
+floors, measured in one run on one GPU.
 
     PYTHONPATH=. python benchmarks/road_bfs_levels.py [--roots 8] [--repeats 5] \
-        [--graphs amsterdam,seattle,grid,road1.4m] [--modes edges,vertices] [--json out.json]
+        [--graphs amsterdam,seattle,grid,road1.4m] [--modes edges,vertices,per-level] [--json out.json]
 
 For each graph (the DIMACS roads in ``--data``, default ``.data`` then
-``../shared/data``, and a ``--grid-side`` square 4-neighbour grid) and each
-``BFSTuning.single_block_balance`` mode, times the CUDA hybrid
+``../shared/data``, the road-like graphs of benchmarks/roads.py by name, and
+a ``--grid-side`` square 4-neighbour grid) and each mode (a BFSTuning:
+``edges`` and ``vertices``, the single block's balance with everything else
+default; ``per-level``, the grid-levels kernel off; ``grid2``, two of its
+blocks per SM), times the CUDA hybrid
 (``wavefront.bfs(g, root, method="hybrid", tuning=...)``) from ``--roots``
 random roots of degree >= 1, ``--repeats`` times each, the modes interleaved
 root by root; every result's levels are checked against SciPy's BFS
@@ -24,7 +28,10 @@ The floors, measured in the same process (CuPy RawKernels below):
   ``ld.global.cg`` loads (L1 bypassed, a random cycle through a 16 MiB
   array that stays in L2), __syncthreads}, in microseconds per iteration:
   the per-level floor of a level that must read a vertex's row and then its
-  neighbours (two dependent L2 trips) before the next level may start.
+  neighbours (two dependent L2 trips) before the next level may start;
+* ``grid barrier``, ``grid barrier + 2 L2 trips``: the same on every SM (one
+  256-thread block each) with persistent.cuh's software grid barrier in
+  place of __syncthreads: the floor of a grid-levels level.
 
 Prints one table per run (graph, depth, mode, median and best ms, us per
 level end to end and inside the block, levels in the block / on the grid)
@@ -51,6 +58,8 @@ from benchmarks._common import pick_roots, timed_on_gpu
 from benchmarks.roads import ROAD_SIZES
 
 FLOOR_SOURCE = r"""
+#include "persistent.cuh"
+
 extern "C" __global__ void empty_kernel() {}
 
 // One block; each thread follows its own random cycle through `next`,
@@ -78,8 +87,44 @@ extern "C" __global__ void __launch_bounds__(1024) chase2(const unsigned int* ne
                                                          int iterations, unsigned int* out) {
     chase<2>(next, n, iterations, out);
 }
+
+// Every block resident (one per SM): CHAIN dependent L2 loads, then the grid barrier.
+template <int CHAIN>
+__device__ void chase_grid(const unsigned int* next, unsigned int n, int iterations, unsigned int* arrived,
+                           unsigned int* out) {
+    unsigned int p = ((blockIdx.x * blockDim.x + threadIdx.x) * 2654435761u) % n;
+    for (int i = 0; i < iterations; ++i) {
+#pragma unroll
+        for (int c = 0; c < CHAIN; ++c) p = __ldcg(next + p);
+        grid_barrier(arrived, gridDim.x * (unsigned int)(i + 1));
+    }
+    out[blockIdx.x * blockDim.x + threadIdx.x] = p;
+}
+
+extern "C" __global__ void __launch_bounds__(256) grid_chase0(const unsigned int* next, unsigned int n,
+                                                              int iterations, unsigned int* arrived,
+                                                              unsigned int* out) {
+    chase_grid<0>(next, n, iterations, arrived, out);
+}
+extern "C" __global__ void __launch_bounds__(256) grid_chase2(const unsigned int* next, unsigned int n,
+                                                              int iterations, unsigned int* arrived,
+                                                              unsigned int* out) {
+    chase_grid<2>(next, n, iterations, arrived, out);
+}
 """
 FLOOR_WORDS = 1 << 22  # 16 MiB of uint32: in L2 (50 MB on an H100/H200), not in L1
+KERNEL_DIR = ROOT / "wavefront" / "backends" / "cuda" / "kernels"
+
+
+def mode_tuning(mode: str):
+    """The BFSTuning a ``--modes`` name stands for."""
+    from wavefront.backends.cuda.bfs_tuning import BFSTuning
+
+    modes = {"edges": BFSTuning(single_block_balance="edges"), "vertices": BFSTuning(single_block_balance="vertices"),
+             "per-level": BFSTuning(grid_levels=False), "grid2": BFSTuning(grid_levels_blocks_per_sm=2)}
+    if mode not in modes:
+        raise SystemExit(f"unknown mode {mode!r}; choose from {sorted(modes)}")
+    return modes[mode]
 
 
 class CheckFailed(AssertionError):
@@ -143,7 +188,7 @@ def scipy_levels(graph, root: int) -> np.ndarray:
 def measure_floors(iterations: int, launches: int) -> dict:
     import cupy
 
-    module = cupy.RawModule(code=FLOOR_SOURCE, options=("-std=c++17",))
+    module = cupy.RawModule(code=FLOOR_SOURCE, options=("-std=c++17", f"-I{KERNEL_DIR}"))
     empty = module.get_function("empty_kernel")
     stream = cupy.cuda.get_current_stream()
     for _ in range(20):
@@ -177,16 +222,35 @@ def measure_floors(iterations: int, launches: int) -> dict:
             end.synchronize()
             times.append(cupy.cuda.get_elapsed_time(begin, end) * 1e3 / iterations)  # us per iteration
         floors[f"chain{chain}_us_per_iteration"] = statistics.median(times)
+    sms = cupy.cuda.Device().attributes["MultiProcessorCount"]
+    arrived = cupy.zeros(1, dtype=cupy.uint32)
+    wide_out = cupy.empty(sms * 256, dtype=cupy.uint32)
+    for chain in (0, 2):
+        fn = module.get_function(f"grid_chase{chain}")
+        times = []
+        for _ in range(6):
+            arrived.fill(0)
+            begin, end = cupy.cuda.Event(), cupy.cuda.Event()
+            begin.record()
+            fn((sms,), (256,), (device_next, np.uint32(FLOOR_WORDS), np.int32(iterations), arrived, wide_out))
+            end.record()
+            end.synchronize()
+            times.append(cupy.cuda.get_elapsed_time(begin, end) * 1e3 / iterations)
+        floors[f"grid_chain{chain}_us_per_iteration"] = statistics.median(times[1:])  # the first one warms L2
     return floors
 
 
 # -- the BFS runs ---------------------------------------------------------------------------
 
 
-def block_split(result) -> tuple[int, int, float]:
-    """(levels run in the single block, levels run grid-wide, GPU-timer seconds inside the block)."""
-    block = [row for row in result.trace if "single block" in row.reason]
-    return len(block), len(result.trace) - len(block), sum(row.seconds for row in block)
+def block_split(result) -> dict:
+    """Levels run in the single block, in the grid-levels kernel and one launch
+    each, with the GPU-timer seconds inside the two kernels."""
+    block = [row for row in result.trace if "[single block]" in row.reason]
+    grid = [row for row in result.trace if "[grid levels]" in row.reason]
+    return {"block_levels": len(block), "grid_kernel_levels": len(grid),
+            "grid_levels": len(result.trace) - len(block) - len(grid),
+            "block_seconds": sum(row.seconds for row in block), "grid_kernel_seconds": sum(row.seconds for row in grid)}
 
 
 def bench_graph(label, graph, roots, modes, repeats) -> list[dict]:
@@ -195,7 +259,7 @@ def bench_graph(label, graph, roots, modes, repeats) -> list[dict]:
     from wavefront.backends.cuda.bfs_tuning import BFSTuning
 
     gd = graph.to("cuda")
-    tunings = {mode: BFSTuning(single_block_balance=mode) for mode in modes}
+    tunings = {mode: mode_tuning(mode) for mode in modes}
     auto = single_block_balance(gd, BFSTuning())
     start = time.perf_counter()
     expected = [scipy_levels(graph, root) for root in roots]
@@ -214,22 +278,23 @@ def bench_graph(label, graph, roots, modes, repeats) -> list[dict]:
                     bad = np.flatnonzero(got != expected[i])
                     raise CheckFailed(f"{label} {mode} from {root}: levels differ from SciPy's at {bad.size} "
                                       f"vertices (first {bad[0]}: {got[bad[0]]} vs {expected[i][bad[0]]})")
-                in_block, on_grid, block_seconds = block_split(result)
                 runs[mode].append({"root": int(root), "depth": depths[i], "seconds": seconds,
-                                   "block_levels": in_block, "grid_levels": on_grid,
-                                   "block_seconds": block_seconds})
+                                   **block_split(result)})
     rows = []
     for mode, mine in runs.items():
         seconds = [r["seconds"] for r in mine]
         per_level = [r["seconds"] / r["depth"] for r in mine if r["depth"]]
         block = [r["block_seconds"] / r["block_levels"] for r in mine if r["block_levels"]]
+        grid = [r["grid_kernel_seconds"] / r["grid_kernel_levels"] for r in mine if r["grid_kernel_levels"]]
         rows.append({
             "graph": label, "n": graph.n, "m": graph.m, "mode": mode, "auto": auto,
             "depth_median": statistics.median(depths), "runs": len(mine),
             "ms_median": statistics.median(seconds) * 1e3, "ms_best": min(seconds) * 1e3,
             "us_per_level": statistics.median(per_level) * 1e6 if per_level else float("nan"),
             "block_us_per_level": statistics.median(block) * 1e6 if block else float("nan"),
+            "grid_kernel_us_per_level": statistics.median(grid) * 1e6 if grid else float("nan"),
             "block_levels": statistics.median(r["block_levels"] for r in mine),
+            "grid_kernel_levels": statistics.median(r["grid_kernel_levels"] for r in mine),
             "grid_levels": statistics.median(r["grid_levels"] for r in mine),
             "per_run": mine,
         })
@@ -256,26 +321,31 @@ def device_facts() -> dict:
 
 def table(rows, floors, facts) -> str:
     lines = [f"GPU {facts['gpu']}, commit {facts['commit']}, {facts['date']}", "",
-             "| graph | levels | mode | ms median | ms best | us/level | block us/level | block / grid levels |",
-             "|---|---:|---|---:|---:|---:|---:|---|"]
+             "| graph | levels | mode | ms median | ms best | us/level | block us/level | grid kernel us/level | "
+             "levels: block / grid kernel / one launch each |",
+             "|---|---:|---|---:|---:|---:|---:|---:|---|"]
     for r in rows:
-        mode = r["mode"] + (" (auto)" if r["mode"] == r["auto"] else "")
+        mode = r["mode"] + (" (auto balance)" if r["mode"] == r["auto"] else "")
         lines.append(f"| {r['graph']} | {r['depth_median']:g} | {mode} | {r['ms_median']:.3f} | {r['ms_best']:.3f} | "
                      f"{r['us_per_level']:.2f} | {r['block_us_per_level']:.2f} | "
-                     f"{r['block_levels']:g} / {r['grid_levels']:g} |")
+                     f"{r['grid_kernel_us_per_level']:.2f} | "
+                     f"{r['block_levels']:g} / {r['grid_kernel_levels']:g} / {r['grid_levels']:g} |")
     lines += ["", "| floor | us |", "|---|---:|",
               (f"| empty launch + sync (median / best) | {floors['launch_sync_us']:.1f} / "
                f"{floors['launch_sync_best_us']:.1f} |"),
               f"| barrier alone, per iteration | {floors['chain0_us_per_iteration']:.3f} |",
               f"| 1 L2 load + barrier, per iteration | {floors['chain1_us_per_iteration']:.3f} |",
-              f"| 2 dependent L2 loads + barrier, per iteration | {floors['chain2_us_per_iteration']:.3f} |"]
+              f"| 2 dependent L2 loads + barrier, per iteration | {floors['chain2_us_per_iteration']:.3f} |",
+              f"| grid barrier alone (a block per SM), per iteration | {floors['grid_chain0_us_per_iteration']:.3f} |",
+              (f"| 2 dependent L2 loads + grid barrier, per iteration | "
+               f"{floors['grid_chain2_us_per_iteration']:.3f} |")]
     return "\n".join(lines)
 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--graphs", default="amsterdam,seattle,grid")
-    parser.add_argument("--modes", default="edges,vertices")
+    parser.add_argument("--modes", default="edges,per-level")
     parser.add_argument("--roots", type=int, default=8)
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--grid-side", type=int, default=1024)

@@ -25,6 +25,7 @@ queueing the next bottom-up level ahead.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import NamedTuple
@@ -48,6 +49,16 @@ class LevelState:
     direction: str  # the direction of the level just run (TOP_DOWN at the root)
 
 
+class TopDownBound(NamedTuple):
+    """Where a policy keeps a search that went top-down going top-down: while
+    the frontier's out-edges m_f <= ``edges``, or m_f <= m_u /
+    ``unexplored_alpha`` (m_u: the unexplored edges; 0: no such term). A
+    persistent kernel evaluates it between levels it runs without the host."""
+
+    edges: int = 0
+    unexplored_alpha: float = 0.0
+
+
 class DirectionPolicy:
     """Base class: ``choose(state) -> (direction, reason)``."""
 
@@ -55,6 +66,12 @@ class DirectionPolicy:
 
     def choose(self, state: LevelState) -> tuple[str, str]:  # pragma: no cover - abstract
         raise NotImplementedError
+
+    def top_down_bound(self, n: int, m: int) -> TopDownBound | None:
+        """The rule that keeps top-down going, as :class:`TopDownBound`
+        numbers, on a graph of ``n`` vertices and ``m`` arcs; None where it
+        cannot be stated so (a kernel then runs one level at a time)."""
+        return None
 
     def __repr__(self) -> str:
         params = ", ".join(f"{k}={v}" for k, v in vars(self).items())
@@ -92,6 +109,10 @@ class Seed000Policy(_ThresholdPolicy):
             return TOP_DOWN, f"n_f={s.frontier_vertices} < n^2/(beta m)={limit:.0f}"
         return BOTTOM_UP, f"n_f={s.frontier_vertices} >= n^2/(beta m)={limit:.0f}"
 
+    def top_down_bound(self, n: int, m: int) -> TopDownBound:
+        # m_f > m / alpha (a float) fails exactly for the integers m_f <= floor(m / alpha).
+        return TopDownBound(edges=math.floor(m / self.alpha))
+
 
 class GAPPolicy(_ThresholdPolicy):
     """The GAP benchmark suite's switch, alpha=15, beta=18."""
@@ -111,6 +132,9 @@ class GAPPolicy(_ThresholdPolicy):
             return TOP_DOWN, f"shrinking and n_f={s.frontier_vertices} < n/beta={limit:.0f}"
         return BOTTOM_UP, f"n_f={s.frontier_vertices}, n/beta={limit:.0f}, shrinking={shrinking}"
 
+    def top_down_bound(self, n: int, m: int) -> TopDownBound:
+        return TopDownBound(unexplored_alpha=self.alpha)
+
 
 class FixedPolicy(DirectionPolicy):
     """Always the same direction (top-down-only or bottom-up-only BFS)."""
@@ -123,6 +147,9 @@ class FixedPolicy(DirectionPolicy):
 
     def choose(self, s: LevelState) -> tuple[str, str]:
         return self.direction, "fixed"
+
+    def top_down_bound(self, n: int, m: int) -> TopDownBound | None:
+        return TopDownBound(edges=2**62) if self.direction == TOP_DOWN else None
 
 
 POLICIES = {"seed000": Seed000Policy, "gap": GAPPolicy}
@@ -164,6 +191,7 @@ class Decision(NamedTuple):
     reason: str
     single_block: bool = False  # a top-down level run in the single-block kernel
     queue_next: bool = False  # also queue the next level's bottom-up step now
+    grid_levels: bool = False  # a top-down level run in the grid-levels kernel, with those after it the rules keep
 
 
 @dataclass(frozen=True)
@@ -187,6 +215,11 @@ class CUDAHybridPolicy:
       queues the next level's bottom-up step, and a level whose step is
       already queued runs bottom-up whatever the rules say (any direction
       gives the same level).
+    * With ``grid_levels``, a top-down level that does not fit the single
+      block runs in the grid-levels kernel, which goes on with the levels
+      after it while :meth:`grid_levels_rule` (these rules, for a frontier
+      found top-down) keeps them top-down and outside the single block.
+      Needs the base policy's :meth:`DirectionPolicy.top_down_bound`.
     """
 
     base: DirectionPolicy
@@ -195,6 +228,7 @@ class CUDAHybridPolicy:
     bottom_up_min_edges: int = 0
     stay_margin: int | None = None
     bottom_up_ahead: bool = False
+    grid_levels: bool = False
 
     def choose(self, s: LevelState, queued: bool = False, last_level: int | None = None) -> Decision:
         """The direction of level ``s.level``; ``queued``: its bottom-up step is
@@ -217,4 +251,33 @@ class CUDAHybridPolicy:
             direction, reason = BOTTOM_UP, reason + "; its bottom-up step was already queued"
         queue_next = (self.bottom_up_ahead and chosen_bottom_up
                       and (last_level is None or s.level < last_level))
-        return Decision(direction, reason, direction == TOP_DOWN and fits, queue_next)
+        grid = (self.grid_levels and direction == TOP_DOWN and not fits and s.unexplored_edges is not None
+                and self.base.top_down_bound(s.n, s.m) is not None)
+        return Decision(direction, reason, direction == TOP_DOWN and fits, queue_next, grid)
+
+    def grid_levels_rule(self, n: int, m: int) -> "GridLevelsRule":
+        """:meth:`choose` for the level after a top-down one, as numbers the
+        grid-levels kernel compares (kernels/bfs_grid_levels.cu,
+        ``gl_next_runs``): that level runs top-down outside the single block
+        exactly when its frontier is not empty, does not fit the single
+        block, and the base bound or ``bottom_up_min_edges`` keeps it
+        top-down (the stay-bottom-up rule and a queued level concern a
+        search that went bottom-up)."""
+        bound = self.base.top_down_bound(n, m)
+        if bound is None:
+            raise ValueError(f"{self.base!r} states no top-down bound: the grid-levels kernel cannot follow it")
+        return GridLevelsRule(self.single_block_vertices, self.single_block_edges, self.bottom_up_min_edges,
+                              int(bound.edges), float(bound.unexplored_alpha))
+
+
+class GridLevelsRule(NamedTuple):
+    """The next level runs in the grid-levels kernel while its frontier
+    (n_f vertices, m_f out-edges, m_u unexplored edges) has n_f > 0, does not
+    fit the single block (n_f <= block_vertices and m_f <= block_edges), and
+    m_f < min_edges, m_f <= edges or m_f <= m_u / unexplored_alpha."""
+
+    block_vertices: int
+    block_edges: int
+    min_edges: int
+    edges: int
+    unexplored_alpha: float

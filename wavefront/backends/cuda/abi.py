@@ -43,6 +43,8 @@ BALANCED_CHUNK = BALANCED_BLOCK * BALANCED_ITEMS  # edge slots per block
 SINGLE_BLOCK_THREADS = 1024
 SINGLE_BLOCK_STATS_FIELDS = 3  # per level run: frontier, edges, end time (ns)
 SINGLE_BLOCK_MAX_LEVELS = 4096  # levels one single-block launch may run (stats buffer rows)
+GRID_LEVELS_THREADS = 256  # kernels/bfs_grid_levels.cu: threads per resident block
+GRID_LEVELS_CTL_WORDS = 8  # its control words (uint64): barrier arrivals, new vertices and m_f of 3 levels
 
 
 def single_block_capacity(index64: bool) -> int:
@@ -147,6 +149,8 @@ _FILES = {
     "bfs_bottom_up.cu": {**_COMMON, "BU_BLOCK": BOTTOM_UP_BLOCK, "BU_LARGE_BLOCK": BOTTOM_UP_LARGE_BLOCK},
     "bfs_single_block.cu": {**_COMMON, **_PERSISTENT, "SB_THREADS": SINGLE_BLOCK_THREADS,
                             "SB_STATS_FIELDS": SINGLE_BLOCK_STATS_FIELDS},
+    "bfs_grid_levels.cu": {**_COMMON, **_PERSISTENT, "GL_THREADS": GRID_LEVELS_THREADS,
+                           "SB_STATS_FIELDS": SINGLE_BLOCK_STATS_FIELDS},
     "bfs_fold_2d.cu": {**_COMMON, "FOLD_MAX_OWNERS": FOLD_MAX_OWNERS},
     "sssp_harish.cu": {**_SSSP_COMMON, "HARISH_BLOCK": SSSP_BLOCK},
     "sssp_near_far.cu": {**_PERSISTENT, **_SSSP_COMMON, **_SSSP_TRACE, "NF_BLOCK": NEAR_FAR_BLOCK,

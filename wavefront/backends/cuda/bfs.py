@@ -25,12 +25,14 @@ single-block           PMPP 15.7: small-frontier levels in one block,
 hybrid (= auto)        seed 000 / Beamer direction optimization: the policy
                        of ``wavefront.bfs.policy`` picks the direction per
                        level; small top-down stretches run in the single
-                       block; queue <-> bitmap conversions on the GPU
+                       block, larger ones on low-degree graphs (roads) in
+                       one persistent grid launch (``bfs_grid_levels.cu``);
+                       queue <-> bitmap conversions on the GPU
 =====================  =====================================================
 
 The hybrid's default policy for CUDA is GAP's (alpha=15, beta=18): seed 000's
 measured the same within run-to-run spread (docs/decisions/cuda-bfs.md). The
-rules a GPU adds on top of it (single-block small frontiers,
+rules a GPU adds on top of it (single-block small frontiers, grid levels,
 ``bottom_up_min_edges``, ``stay_bottom_up``, ``bottom_up_ahead``) are one
 object, :class:`wavefront.bfs.policy.CUDAHybridPolicy`; the steps and the
 state they share are :class:`.bfs_search.BFSSearch`; every tuning choice is a
@@ -203,6 +205,10 @@ def run_levels(graph, source, depth_limit, policy: CUDAHybridPolicy, tuning: BFS
             last = min(limit, level + SINGLE_BLOCK_MAX_LEVELS - 1)
             level += search.single_block(level, last, decision.reason)  # 0: too big, asked again
             continue
+        if decision.grid_levels:
+            last = min(limit, level + SINGLE_BLOCK_MAX_LEVELS - 1)
+            level += search.grid_levels(level, last, policy.grid_levels_rule(graph.n, graph.m), decision.reason)
+            continue
         count = search.count
         t0 = time.perf_counter()
         if decision.direction == TOP_DOWN:
@@ -218,12 +224,14 @@ def _cuda_policy(graph, base, tuning: BFSTuning, bottom_up_min_edges=None) -> CU
     """The CUDA rules of ``tuning`` around ``base`` for this graph."""
     if bottom_up_min_edges is not None and int(bottom_up_min_edges) < 0:
         raise ValueError(f"bottom_up_min_edges must be >= 0, got {bottom_up_min_edges}")
+    grid = tuning.grid_levels and steps.grid_levels_apply(graph, tuning)
     return _rules(base, tuning, graph.n, graph.directed, graph.indices.dtype.itemsize == 8,
-                  None if bottom_up_min_edges is None else int(bottom_up_min_edges))
+                  None if bottom_up_min_edges is None else int(bottom_up_min_edges), grid)
 
 
 @lru_cache(maxsize=256)
-def _rules(base, tuning: BFSTuning, n: int, directed: bool, wide: bool, bottom_up_min_edges) -> CUDAHybridPolicy:
+def _rules(base, tuning: BFSTuning, n: int, directed: bool, wide: bool, bottom_up_min_edges,
+           grid_levels: bool = False) -> CUDAHybridPolicy:
     # Cached: a policy is pure, and a road search is short enough that
     # building it per search shows.
     if bottom_up_min_edges is None:
@@ -238,6 +246,7 @@ def _rules(base, tuning: BFSTuning, n: int, directed: bool, wide: bool, bottom_u
         bottom_up_min_edges=bottom_up_min_edges,
         stay_margin=n // tuning.stay_bottom_up_ratio if stay else None,
         bottom_up_ahead=tuning.bottom_up_ahead,
+        grid_levels=grid_levels,
     )
 
 

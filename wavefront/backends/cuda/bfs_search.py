@@ -152,10 +152,32 @@ class BFSSearch:
         if self.unexplored is None:
             self.unexplored = self.graph.m - (returned_degree if run == 0 else int(rows[0, 1]))
         if run:
-            _add_single_block_rows(self.trace, level, start_ns, rows, reason)
+            _add_kernel_rows(self.trace, level, start_ns, rows, reason, "[single block]")
             self.unexplored -= int(rows[1:, 1].sum()) + returned_degree
             self.previous_count = int(rows[-1, 0])
             self.direction = TOP_DOWN
+        self.degree = returned_degree
+        return run
+
+    def grid_levels(self, level: int, last: int, rule, reason: str) -> int:
+        """Top-down levels from ``level`` (to ``last`` at most) in one persistent
+        grid launch, as long as ``rule`` (the policy's
+        :class:`~wavefront.bfs.policy.GridLevelsRule`) keeps them there; the
+        levels run (at least one)."""
+        ws = self.ws
+        self._pay_due_levels()
+        self._to_queue()
+        steps.grid_levels(self.graph, ws, self.tuning, self.count, self.degree, self.unexplored, level, last, rule,
+                          self._levels, self._parents)
+        c, start_ns, rows = steps.read_single_block(ws)
+        run = int(c[CNT_LEVELS_RUN])
+        if run % 2:  # the frontier alternates between the queues, starting in queue_in
+            ws.swap_queues()
+        self.count, returned_degree = int(c[CNT_NEXT_COUNT]), int(c[CNT_NEXT_DEGREE])
+        _add_kernel_rows(self.trace, level, start_ns, rows, reason, "[grid levels]")
+        self.unexplored -= int(rows[1:, 1].sum()) + returned_degree
+        self.previous_count = int(rows[-1, 0])
+        self.direction = TOP_DOWN
         self.degree = returned_degree
         return run
 
@@ -257,15 +279,16 @@ class BFSSearch:
         return whole
 
 
-def _add_single_block_rows(trace, first_level, start_ns, rows, reason) -> None:
-    """One trace row per level the single-block kernel ran (GPU-timer durations),
-    built when the trace is first read: a road network adds hundreds of rows
-    per search, which took 0.13 ms of a 1.5 ms seattle search to build."""
+def _add_kernel_rows(trace, first_level, start_ns, rows, reason, kernel: str) -> None:
+    """One trace row per level a multi-level kernel (the single block, the grid
+    levels) ran, GPU-timer durations, each reason ending in ``kernel``; built
+    when the trace is first read: a road network adds hundreds of rows per
+    search, which took 0.13 ms of a 1.5 ms seattle search to build."""
 
     def make_rows():
         count = rows.shape[0]
         seconds = (np.diff(rows[:, 2], prepend=start_ns) * 1e-9).tolist()
-        reasons = [reason + " [single block]"] + ["[single block]"] * (count - 1)
+        reasons = [f"{reason} {kernel}"] + [kernel] * (count - 1)
         return map(TraceRow, range(first_level, first_level + count), [TOP_DOWN] * count,
                    rows[:, 0].tolist(), rows[:, 1].tolist(), seconds, reasons)
 

@@ -91,6 +91,19 @@ class BFSTuning:
     single_block_auto_max_degree: int = 8
     """``single_block_balance="auto"`` balances vertices on graphs whose
     maximum out-degree is at most this and ``single_block_vertex_degree``."""
+    grid_levels: bool = True
+    """Top-down levels too big for the single block run in one persistent
+    grid launch (kernels/bfs_grid_levels.cu), as many in a row as the
+    direction rules keep top-down, on graphs whose out-degrees are all at
+    most ``grid_levels_max_degree``: no launch or host round trip between
+    them, a grid barrier instead."""
+    grid_levels_max_degree: int = 8
+    """The largest out-degree the grid-levels kernel takes (GL_DEGREE, 1..32):
+    each thread holds one frontier vertex's neighbours in registers."""
+    grid_levels_blocks_per_sm: int = 1
+    """Resident blocks per SM of the grid-levels kernel (GL_MIN_BLOCKS, 1..3:
+    its launch bounds keep that many resident; every block must be, for the
+    grid barrier)."""
     shared_visited_bytes: int = 160 * 1024
     """The single block keeps the visited bitmap in shared memory up to this
     size (graphs up to 1.3 M vertices)."""
@@ -124,6 +137,10 @@ class BFSTuning:
                              f"got {self.single_block_vertex_degree}")
         if int(self.single_block_auto_max_degree) < 0:
             raise ValueError(f"single_block_auto_max_degree must be >= 0, got {self.single_block_auto_max_degree}")
+        if not 1 <= int(self.grid_levels_max_degree) <= 32:
+            raise ValueError(f"grid_levels_max_degree must be in [1, 32], got {self.grid_levels_max_degree}")
+        if not 1 <= int(self.grid_levels_blocks_per_sm) <= 3:
+            raise ValueError(f"grid_levels_blocks_per_sm must be in [1, 3], got {self.grid_levels_blocks_per_sm}")
         if self.bottom_up_small_unroll not in (1, 2, 3, 4):
             raise ValueError(f"bottom_up_small_unroll must be 1..4, got {self.bottom_up_small_unroll}")
         if self.bottom_up_large_probe not in (8, 16, 24, 32):
@@ -141,6 +158,8 @@ class BFSTuning:
                     "BU_LARGE_PROBE": int(self.bottom_up_large_probe)}
         if filename == "bfs_single_block.cu":
             return {"SB_VERTEX_DEGREE": int(self.single_block_vertex_degree)}
+        if filename == "bfs_grid_levels.cu":
+            return {"GL_DEGREE": int(self.grid_levels_max_degree), "GL_MIN_BLOCKS": int(self.grid_levels_blocks_per_sm)}
         return {}
 
     def single_block_kernel(self, max_degree: int) -> str:

@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .abi import CNT_SLOTS, SCAN_CHUNK, SINGLE_BLOCK_MAX_LEVELS, SINGLE_BLOCK_STATS_FIELDS
+from .abi import CNT_SLOTS, GRID_LEVELS_CTL_WORDS, SCAN_CHUNK, SINGLE_BLOCK_MAX_LEVELS, SINGLE_BLOCK_STATS_FIELDS
 from .memory import check_fits
 
 
@@ -105,6 +105,7 @@ class BFSWorkspace:
         # event): a bottom-up level queued ahead of time counts into the spare.
         self.counters, self.host_counters, self.counters_copied = _counter_set()
         self._spare_counters = _counter_set()
+        self.grid_ctl = cupy.zeros(GRID_LEVELS_CTL_WORDS, dtype=np.uint64)  # the grid-levels kernel's control words
         self.level_stats = cupy.zeros(1 + SINGLE_BLOCK_STATS_FIELDS * SINGLE_BLOCK_MAX_LEVELS, dtype=np.int64)
         stats_pinned = cupy.cuda.alloc_pinned_memory(self.level_stats.nbytes)
         self.host_level_stats = np.frombuffer(stats_pinned, dtype=np.int64, count=self.level_stats.size)
