@@ -117,14 +117,26 @@ KERNEL_DIR = ROOT / "wavefront" / "backends" / "cuda" / "kernels"
 
 
 def mode_tuning(mode: str):
-    """The BFSTuning a ``--modes`` name stands for."""
+    """The BFSTuning a ``--modes`` entry stands for: a name, or BFSTuning
+    fields as ``field=value`` joined by ``+`` (``single_block_edges=2048+grid_levels_blocks_per_sm=2``)."""
+    import ast
+
     from wavefront.backends.cuda.bfs_tuning import BFSTuning
 
     modes = {"edges": BFSTuning(single_block_balance="edges"), "vertices": BFSTuning(single_block_balance="vertices"),
              "per-level": BFSTuning(grid_levels=False), "grid2": BFSTuning(grid_levels_blocks_per_sm=2)}
-    if mode not in modes:
-        raise SystemExit(f"unknown mode {mode!r}; choose from {sorted(modes)}")
-    return modes[mode]
+    if mode in modes:
+        return modes[mode]
+    if "=" not in mode:
+        raise SystemExit(f"unknown mode {mode!r}; choose from {sorted(modes)} or give field=value+...")
+    fields = {}
+    for item in mode.split("+"):
+        key, _, value = item.partition("=")
+        try:
+            fields[key.strip()] = ast.literal_eval(value.strip())
+        except (ValueError, SyntaxError):
+            fields[key.strip()] = value.strip()
+    return BFSTuning().with_options(**fields)
 
 
 class CheckFailed(AssertionError):
@@ -248,7 +260,10 @@ def block_split(result) -> dict:
     each, with the GPU-timer seconds inside the two kernels."""
     block = [row for row in result.trace if "[single block]" in row.reason]
     grid = [row for row in result.trace if "[grid levels]" in row.reason]
-    return {"block_levels": len(block), "grid_kernel_levels": len(grid),
+    kinds = ["block" if "[single block]" in r.reason else "grid" if "[grid levels]" in r.reason else "launch"
+             for r in result.trace]
+    return {"switches": sum(a != b for a, b in zip(kinds, kinds[1:])),
+            "block_levels": len(block), "grid_kernel_levels": len(grid),
             "grid_levels": len(result.trace) - len(block) - len(grid),
             "block_seconds": sum(row.seconds for row in block), "grid_kernel_seconds": sum(row.seconds for row in grid)}
 
@@ -296,6 +311,7 @@ def bench_graph(label, graph, roots, modes, repeats) -> list[dict]:
             "block_levels": statistics.median(r["block_levels"] for r in mine),
             "grid_kernel_levels": statistics.median(r["grid_kernel_levels"] for r in mine),
             "grid_levels": statistics.median(r["grid_levels"] for r in mine),
+            "switches": statistics.median(r["switches"] for r in mine),
             "per_run": mine,
         })
         log(f"  {mode}: {rows[-1]['ms_median']:.3f} ms median, {rows[-1]['us_per_level']:.2f} us/level, checked")
@@ -322,14 +338,15 @@ def device_facts() -> dict:
 def table(rows, floors, facts) -> str:
     lines = [f"GPU {facts['gpu']}, commit {facts['commit']}, {facts['date']}", "",
              "| graph | levels | mode | ms median | ms best | us/level | block us/level | grid kernel us/level | "
-             "levels: block / grid kernel / one launch each |",
-             "|---|---:|---|---:|---:|---:|---:|---:|---|"]
+             "levels: block / grid kernel / one launch each | kernel switches |",
+             "|---|---:|---|---:|---:|---:|---:|---:|---|---:|"]
     for r in rows:
         mode = r["mode"] + (" (auto balance)" if r["mode"] == r["auto"] else "")
         lines.append(f"| {r['graph']} | {r['depth_median']:g} | {mode} | {r['ms_median']:.3f} | {r['ms_best']:.3f} | "
                      f"{r['us_per_level']:.2f} | {r['block_us_per_level']:.2f} | "
                      f"{r['grid_kernel_us_per_level']:.2f} | "
-                     f"{r['block_levels']:g} / {r['grid_kernel_levels']:g} / {r['grid_levels']:g} |")
+                     f"{r['block_levels']:g} / {r['grid_kernel_levels']:g} / {r['grid_levels']:g} | "
+                     f"{r['switches']:g} |")
     lines += ["", "| floor | us |", "|---|---:|",
               (f"| empty launch + sync (median / best) | {floors['launch_sync_us']:.1f} / "
                f"{floors['launch_sync_best_us']:.1f} |"),

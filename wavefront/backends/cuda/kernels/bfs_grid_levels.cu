@@ -14,8 +14,8 @@
 // in all). For each it reads the row, issues every neighbour load before its
 // first claim, tests every visited bit, claims the unvisited ones, reads the
 // winners' rows (the next frontier's out-degree sum m_f, which the rules
-// below need) and appends its winners through one warp scan and one global
-// atomic per warp.
+// below need) and appends its winners through a warp scan, a scan of the
+// block's warp totals and one global atomic per block for each sum.
 //
 // Which levels run is the host policy's rule, evaluated on the device after
 // each barrier (CUDAHybridPolicy.grid_levels_rule gives the numbers): the
@@ -50,6 +50,18 @@
 #ifndef GL_DEGREE
 #define GL_DEGREE 8
 #endif
+// Test a neighbour's visited bit before claiming it (BFSTuning.grid_levels_test_first):
+// a load instead of an atomic for the neighbours already visited, one
+// dependent trip more for the others.
+#ifndef GL_TEST_FIRST
+#define GL_TEST_FIRST 1
+#endif
+// Append a pass's winners with one global atomic per block (1) or per warp (0)
+// (BFSTuning.grid_levels_block_append).
+#ifndef GL_BLOCK_APPEND
+#define GL_BLOCK_APPEND 1
+#endif
+#define GL_WARPS (GL_THREADS / 32)
 #ifndef SB_STATS_FIELDS
 #define SB_STATS_FIELDS 3
 #endif
@@ -80,9 +92,10 @@ grid_levels(vid_t* queue_a, vid_t* queue_b, long long count, long long frontier_
     const bool reporter = blockIdx.x == 0 && threadIdx.x == 0;
     if (reporter) level_stats[0] = (long long)global_timer_ns();
 
-    const int lane = threadIdx.x & 31;
+    __shared__ unsigned long long warp_totals[GL_WARPS];  // (degrees << 32 | wins) of each warp, this pass
+    __shared__ unsigned long long block_base_slot;  // the block's first slot in `out`, this pass
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     const long long threads = (long long)gridDim.x * GL_THREADS;
-    const long long warp_first = (long long)blockIdx.x * GL_THREADS + (threadIdx.x & ~31);
     vid_t* in = queue_a;
     vid_t* out = queue_b;
     unsigned long long size = (unsigned long long)count, m_f = (unsigned long long)frontier_edges;
@@ -97,8 +110,11 @@ grid_levels(vid_t* queue_a, vid_t* queue_b, long long count, long long frontier_
             ctl[GL_CTL_FOUND + after] = 0;
             ctl[GL_CTL_DEGREE + after] = 0;
         }
-        for (long long base = warp_first; base < (long long)size; base += threads) {
-            const long long k = base + lane;
+        // Block-uniform: every thread of a block takes part in each pass (the
+        // block-wide append needs its barriers).
+        for (long long block_base = (long long)blockIdx.x * GL_THREADS; block_base < (long long)size;
+             block_base += threads) {
+            const long long k = block_base + threadIdx.x;
             vid_t u = 0;
             eid_t row = 0;
             unsigned int degree = 0;
@@ -115,7 +131,7 @@ grid_levels(vid_t* queue_a, vid_t* queue_b, long long count, long long frontier_
             unsigned int open = 0;
 #pragma unroll
             for (int e = 0; e < GL_DEGREE; ++e)
-                if (e < (int)degree && !bit_test(visited, w[e])) open |= 1u << e;
+                if (e < (int)degree && (!GL_TEST_FIRST || !bit_test(visited, w[e]))) open |= 1u << e;
             unsigned int wins = 0;
 #pragma unroll
             for (int e = 0; e < GL_DEGREE; ++e)
@@ -127,8 +143,9 @@ grid_levels(vid_t* queue_a, vid_t* queue_b, long long count, long long frontier_
                     record_visit(levels, parents, w[e], level, u);
                     won_degree += (unsigned int)vertex_degree(indptr, w[e]);
                 }
-            // Append: one inclusive warp scan of (degrees << 32 | wins), one
-            // global atomic per warp for each sum.
+            // Append: an inclusive warp scan of (degrees << 32 | wins), then
+            // the warps' totals, and one global atomic per block for each sum
+            // (per warp, many warps' atomics on one word queue up in L2).
             const unsigned int won = __popc(wins);
             unsigned long long inclusive = ((unsigned long long)won_degree << 32) | won;
 #pragma unroll
@@ -136,6 +153,22 @@ grid_levels(vid_t* queue_a, vid_t* queue_b, long long count, long long frontier_
                 const unsigned long long up = __shfl_up_sync(WF_FULL_MASK, inclusive, offset);
                 if (lane >= offset) inclusive += up;
             }
+#if GL_BLOCK_APPEND
+            if (lane == 31) warp_totals[warp] = inclusive;
+            __syncthreads();
+            unsigned long long before = 0, total = 0;
+#pragma unroll
+            for (int i = 0; i < GL_WARPS; ++i) {
+                const unsigned long long t = warp_totals[i];
+                before += i < warp ? t : 0ull;
+                total += t;
+            }
+            if (threadIdx.x == 0 && (unsigned int)total)
+                block_base_slot = atomicAdd(&ctl[GL_CTL_FOUND + at], (unsigned long long)(unsigned int)total);
+            if (threadIdx.x == 32 && (total >> 32)) atomicAdd(&ctl[GL_CTL_DEGREE + at], total >> 32);
+            __syncthreads();  // every warp total read before a later pass rewrites them
+            const unsigned long long first = block_base_slot + (unsigned int)before;
+#else
             unsigned long long first = 0;
             if (lane == 31) {
                 const unsigned int warp_won = (unsigned int)inclusive, warp_degree = (unsigned int)(inclusive >> 32);
@@ -143,6 +176,7 @@ grid_levels(vid_t* queue_a, vid_t* queue_b, long long count, long long frontier_
                 if (warp_degree) atomicAdd(&ctl[GL_CTL_DEGREE + at], (unsigned long long)warp_degree);
             }
             first = __shfl_sync(WF_FULL_MASK, first, 31);
+#endif
             if (wins) {
                 unsigned long long position = first + (unsigned int)inclusive - won;
 #pragma unroll
