@@ -262,7 +262,7 @@ def block_split(result) -> dict:
     grid = [row for row in result.trace if "[grid levels]" in row.reason]
     kinds = ["block" if "[single block]" in r.reason else "grid" if "[grid levels]" in r.reason else "launch"
              for r in result.trace]
-    return {"switches": sum(a != b for a, b in zip(kinds, kinds[1:])),
+    return {"switches": sum(a != b for a, b in zip(kinds, kinds[1:], strict=False)),
             "block_levels": len(block), "grid_kernel_levels": len(grid),
             "grid_levels": len(result.trace) - len(block) - len(grid),
             "block_seconds": sum(row.seconds for row in block), "grid_kernel_seconds": sum(row.seconds for row in grid)}
