@@ -99,8 +99,7 @@ def test_policies_without_a_bound_never_ask_for_the_kernel():
 def test_tuning_fields_are_checked_and_reach_the_kernel():
     source = (KERNEL_DIR / "bfs_grid_levels.cu").read_text()
     default = int(re.search(r"#ifndef GL_DEGREE\n#define GL_DEGREE (\d+)\n", source).group(1))
-    assert ON.defines("bfs_grid_levels.cu") == {"GL_DEGREE": default, "GL_MIN_BLOCKS": 1, "GL_TEST_FIRST": 1,
-                                                "GL_BLOCK_APPEND": 1}
+    assert ON.defines("bfs_grid_levels.cu") == {"GL_DEGREE": default, "GL_MIN_BLOCKS": 1, "GL_QUEUE_ROWS": 1}
     assert BFSTuning(grid_levels_max_degree=16, grid_levels_blocks_per_sm=2).defines("bfs_grid_levels.cu")[
         "GL_DEGREE"] == 16
     for bad in ({"grid_levels_max_degree": 0}, {"grid_levels_max_degree": 33}, {"grid_levels_blocks_per_sm": 0},
@@ -154,9 +153,12 @@ def test_levels_go_back_and_forth_between_the_block_and_the_grid(edges):
     grid kernel and takes them back several times in one search."""
     g = grid(80, 80)
     result = on_and_off(g, 37, single_block_edges=edges)
-    kinds = ["grid" if "[grid levels]" in r.reason else "block" if "[single block]" in r.reason else "launch"
+    kinds = ["grid" if "[grid levels]" in r.reason else "block" if "[single block]" in r.reason else r.kind
              for r in result.trace]
-    assert "block" in kinds and "grid" in kinds and "launch" not in kinds[1:]
+    assert "block" in kinds and "grid" in kinds
+    assert set(kinds) <= {"block", "grid", "bottom-up"}  # no top-down level runs alone
+    switches = sum(a != b for a, b in zip(kinds, kinds[1:], strict=False))
+    assert switches >= 2
 
 
 @gpu
@@ -198,8 +200,7 @@ def test_several_sources_and_blocks_per_sm():
     on_and_off(g, sources, single_block=False)
     for per_sm in (2, 3):
         on_and_off(g, 17, single_block=False, grid_levels_blocks_per_sm=per_sm)
-    on_and_off(g, 17, single_block=False, grid_levels_test_first=False)
-    on_and_off(g, 17, single_block=False, grid_levels_block_append=False)
+    on_and_off(g, 17, single_block=False, grid_levels_queue_rows=False)
 
 
 @gpu

@@ -368,7 +368,7 @@ def single_block(graph, ws: BFSWorkspace, tuning: BFSTuning, count: int, level: 
 
 # -- the grid-levels kernel ---------------------------------------------------------------------
 GridLevelsArgs = NamedTuple("GridLevelsArgs", [
-    ("queue_a", Any), ("queue_b", Any), ("count", np.int64), ("frontier_edges", np.int64),
+    ("queue_a", Any), ("queue_b", Any), ("rows_a", Any), ("rows_b", Any), ("count", np.int64), ("frontier_edges", np.int64),
     ("unexplored", np.int64), ("first_level", np.int32), ("max_level", np.int32), ("block_vertices", np.int64),
     ("block_edges", np.int64), ("min_edges", np.int64), ("edges", np.int64), ("unexplored_alpha", np.float64),
     ("indptr", Any), ("indices", Any), ("levels", Any), ("parents", Any), ("visited", Any), ("counters", Any),
@@ -379,6 +379,18 @@ def grid_levels_apply(graph, tuning: BFSTuning) -> bool:
     """Whether the grid-levels kernel takes ``graph``: every out-degree at
     most ``tuning.grid_levels_max_degree`` (one reduction, cached)."""
     return graph.m > 0 and max_out_degree(graph) <= tuning.grid_levels_max_degree
+
+
+def _queue_rows(graph, ws: BFSWorkspace):
+    """The grid-levels kernel's two row queues (uint64 per vertex), made on first use."""
+    rows = graph.derived.get("cuda.bfs.queue_rows")
+    if rows is None:
+        import cupy
+
+        check_fits(lambda: f"the grid-levels row queues for {graph!r}", 16 * max(graph.n, 1))
+        rows = (cupy.empty(max(graph.n, 1), dtype=np.uint64), cupy.empty(max(graph.n, 1), dtype=np.uint64))
+        graph.derived["cuda.bfs.queue_rows"] = rows
+    return rows
 
 
 @lru_cache(maxsize=None)
@@ -404,10 +416,11 @@ def grid_levels(graph, ws: BFSWorkspace, tuning: BFSTuning, count: int, frontier
                          f"{tuning.grid_levels_max_degree}; this graph has one of {max_out_degree(graph)}")
     device_id = cupy.cuda.Device().id
     fn = _function("bfs_grid_levels.cu", "grid_levels", ws.index64, device_id, tuning)
+    rows = _queue_rows(graph, ws) if tuning.grid_levels_queue_rows else (np.uint64(0), np.uint64(0))
     stream = cupy.cuda.get_current_stream()
     cupy.cuda.runtime.memsetAsync(ws.grid_ctl.data.ptr, 0, ws.grid_ctl.nbytes, stream.ptr)
     args = GridLevelsArgs(
-        queue_a=ws.queue_in, queue_b=ws.queue_out, count=i64(count), frontier_edges=i64(frontier_edges),
+        queue_a=ws.queue_in, queue_b=ws.queue_out, rows_a=rows[0], rows_b=rows[1], count=i64(count), frontier_edges=i64(frontier_edges),
         unexplored=i64(unexplored), first_level=np.int32(level), max_level=np.int32(max_level),
         block_vertices=i64(rule.block_vertices), block_edges=i64(rule.block_edges), min_edges=i64(rule.min_edges),
         edges=i64(min(rule.edges, 2**62)), unexplored_alpha=np.float64(rule.unexplored_alpha),

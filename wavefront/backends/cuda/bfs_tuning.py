@@ -104,12 +104,10 @@ class BFSTuning:
     """Resident blocks per SM of the grid-levels kernel (GL_MIN_BLOCKS, 1..3:
     its launch bounds keep that many resident; every block must be, for the
     grid barrier)."""
-    grid_levels_test_first: bool = True
-    """The grid-levels kernel tests a neighbour's visited bit before it claims
-    it (GL_TEST_FIRST): a load instead of an atomic for visited neighbours."""
-    grid_levels_block_append: bool = True
-    """The grid-levels kernel appends a pass's winners with one global atomic
-    per block (GL_BLOCK_APPEND) instead of one per warp."""
+    grid_levels_queue_rows: bool = True
+    """The grid-levels kernel queues each new vertex with its row (start and
+    degree, read anyway for m_f; GL_QUEUE_ROWS), so the next level skips one
+    dependent ``indptr`` trip; costs 16 bytes per vertex of GPU memory."""
     shared_visited_bytes: int = 160 * 1024
     """The single block keeps the visited bitmap in shared memory up to this
     size (graphs up to 1.3 M vertices)."""
@@ -166,8 +164,7 @@ class BFSTuning:
             return {"SB_VERTEX_DEGREE": int(self.single_block_vertex_degree)}
         if filename == "bfs_grid_levels.cu":
             return {"GL_DEGREE": int(self.grid_levels_max_degree), "GL_MIN_BLOCKS": int(self.grid_levels_blocks_per_sm),
-                    "GL_TEST_FIRST": int(self.grid_levels_test_first),
-                    "GL_BLOCK_APPEND": int(self.grid_levels_block_append)}
+                    "GL_QUEUE_ROWS": int(self.grid_levels_queue_rows)}
         return {}
 
     def single_block_kernel(self, max_degree: int) -> str:

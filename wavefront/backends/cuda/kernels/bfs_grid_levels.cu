@@ -14,8 +14,11 @@
 // in all). For each it reads the row, issues every neighbour load before its
 // first claim, tests every visited bit, claims the unvisited ones, reads the
 // winners' rows (the next frontier's out-degree sum m_f, which the rules
-// below need) and appends its winners through a warp scan, a scan of the
-// block's warp totals and one global atomic per block for each sum.
+// below need) and appends its winners through one warp scan and one global
+// atomic per warp for each sum. With GL_QUEUE_ROWS each queued vertex
+// carries its row (start << 8 | degree) in a parallel queue, so the next
+// level reads it with the vertex instead of one dependent trip later; the
+// first level, whose frontier came from elsewhere, reads indptr.
 //
 // Which levels run is the host policy's rule, evaluated on the device after
 // each barrier (CUDAHybridPolicy.grid_levels_rule gives the numbers): the
@@ -31,7 +34,8 @@
 // and one row (frontier vertices, edges examined, end time) per level, as
 // the single block writes them.
 //
-// ctl (uint64, zeroed before the launch): [0] the barrier's arrival count
+// Measured against the per-level loop and the floors: docs/decisions/cuda-bfs.md,
+// "Grid levels". ctl (uint64, zeroed before the launch): [0] the barrier's arrival count
 // (its low 32 bits), [1 + L mod 3] level L's new vertices, [4 + L mod 3]
 // their out-degree sum. Words another block wrote during the launch are read
 // with __ldcg (from L2): a block's L1 may still hold the line from three
@@ -50,18 +54,10 @@
 #ifndef GL_DEGREE
 #define GL_DEGREE 8
 #endif
-// Test a neighbour's visited bit before claiming it (BFSTuning.grid_levels_test_first):
-// a load instead of an atomic for the neighbours already visited, one
-// dependent trip more for the others.
-#ifndef GL_TEST_FIRST
-#define GL_TEST_FIRST 1
+// Rows carried in the queue (BFSTuning.grid_levels_queue_rows).
+#ifndef GL_QUEUE_ROWS
+#define GL_QUEUE_ROWS 1
 #endif
-// Append a pass's winners with one global atomic per block (1) or per warp (0)
-// (BFSTuning.grid_levels_block_append).
-#ifndef GL_BLOCK_APPEND
-#define GL_BLOCK_APPEND 1
-#endif
-#define GL_WARPS (GL_THREADS / 32)
 #ifndef SB_STATS_FIELDS
 #define SB_STATS_FIELDS 3
 #endif
@@ -69,6 +65,7 @@ static_assert(GL_DEGREE >= 1 && GL_DEGREE <= 32, "a thread's neighbours must fit
 
 #define GL_CTL_FOUND 1
 #define GL_CTL_DEGREE 4
+#define GL_ROW_SHIFT 8  // a queued row word: start << 8 | degree (degree <= GL_DEGREE < 256)
 
 // Whether the policy keeps a frontier of n_f vertices, m_f out-edges and
 // m_u unexplored edges top-down outside the single block.
@@ -83,21 +80,22 @@ __device__ __forceinline__ bool gl_next_runs(unsigned long long n_f, unsigned lo
 }
 
 extern "C" __global__ void __launch_bounds__(GL_THREADS, GL_MIN_BLOCKS)
-grid_levels(vid_t* queue_a, vid_t* queue_b, long long count, long long frontier_edges, long long unexplored,
-            int first_level, int max_level, long long block_vertices, long long block_edges,
-            long long min_edges, long long edges, double unexplored_alpha, const eid_t* indptr,
-            const vid_t* indices, int* levels, long long* parents, word_t* visited, counter_t* counters,
-            long long* level_stats, unsigned long long* ctl) {
+grid_levels(vid_t* queue_a, vid_t* queue_b, unsigned long long* rows_a, unsigned long long* rows_b,
+            long long count, long long frontier_edges, long long unexplored, int first_level, int max_level,
+            long long block_vertices, long long block_edges, long long min_edges, long long edges,
+            double unexplored_alpha, const eid_t* indptr, const vid_t* indices, int* levels, long long* parents,
+            word_t* visited, counter_t* counters, long long* level_stats, unsigned long long* ctl) {
     unsigned int* arrived = reinterpret_cast<unsigned int*>(ctl);
     const bool reporter = blockIdx.x == 0 && threadIdx.x == 0;
     if (reporter) level_stats[0] = (long long)global_timer_ns();
 
-    __shared__ unsigned long long warp_totals[GL_WARPS];  // (degrees << 32 | wins) of each warp, this pass
-    __shared__ unsigned long long block_base_slot;  // the block's first slot in `out`, this pass
-    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const int lane = threadIdx.x & 31;
     const long long threads = (long long)gridDim.x * GL_THREADS;
+    const long long warp_first = (long long)blockIdx.x * GL_THREADS + (threadIdx.x & ~31);
     vid_t* in = queue_a;
     vid_t* out = queue_b;
+    unsigned long long* rows_in = rows_a;
+    unsigned long long* rows_out = rows_b;
     unsigned long long size = (unsigned long long)count, m_f = (unsigned long long)frontier_edges;
     long long m_u = unexplored;
     unsigned int barriers = 0;
@@ -105,23 +103,27 @@ grid_levels(vid_t* queue_a, vid_t* queue_b, long long count, long long frontier_
     int level = first_level;
     for (;; ++level) {
         const int after = at == 2 ? 0 : at + 1;
+        const bool rows_queued = GL_QUEUE_ROWS && level > first_level;
         // Level L + 1's words were last read before the barrier ending L - 1.
         if (reporter) {
             ctl[GL_CTL_FOUND + after] = 0;
             ctl[GL_CTL_DEGREE + after] = 0;
         }
-        // Block-uniform: every thread of a block takes part in each pass (the
-        // block-wide append needs its barriers).
-        for (long long block_base = (long long)blockIdx.x * GL_THREADS; block_base < (long long)size;
-             block_base += threads) {
-            const long long k = block_base + threadIdx.x;
+        for (long long base = warp_first; base < (long long)size; base += threads) {  // warp-uniform
+            const long long k = base + lane;
             vid_t u = 0;
             eid_t row = 0;
             unsigned int degree = 0;
             if (k < (long long)size) {
                 u = __ldcg(in + k);
-                row = indptr[u];
-                degree = (unsigned int)(indptr[u + 1] - row);
+                if (rows_queued) {
+                    const unsigned long long word = __ldcg(rows_in + k);
+                    row = (eid_t)(word >> GL_ROW_SHIFT);
+                    degree = (unsigned int)(word & ((1u << GL_ROW_SHIFT) - 1));
+                } else {
+                    row = indptr[u];
+                    degree = (unsigned int)(indptr[u + 1] - row);
+                }
             }
             // Every neighbour load before any claim: the claims' atomics would
             // otherwise keep the loads one L2 round trip apart.
@@ -131,21 +133,27 @@ grid_levels(vid_t* queue_a, vid_t* queue_b, long long count, long long frontier_
             unsigned int open = 0;
 #pragma unroll
             for (int e = 0; e < GL_DEGREE; ++e)
-                if (e < (int)degree && (!GL_TEST_FIRST || !bit_test(visited, w[e]))) open |= 1u << e;
+                if (e < (int)degree && !bit_test(visited, w[e])) open |= 1u << e;
             unsigned int wins = 0;
 #pragma unroll
             for (int e = 0; e < GL_DEGREE; ++e)
                 if ((open & (1u << e)) && bit_claim(visited, w[e])) wins |= 1u << e;
+            // The winners' rows: the next frontier's m_f (and, queued, its rows).
             unsigned int won_degree = 0;
+            unsigned long long won_row[GL_DEGREE];  // start << GL_ROW_SHIFT | degree
 #pragma unroll
-            for (int e = 0; e < GL_DEGREE; ++e)
+            for (int e = 0; e < GL_DEGREE; ++e) {
+                won_row[e] = 0;
                 if (wins & (1u << e)) {
                     record_visit(levels, parents, w[e], level, u);
-                    won_degree += (unsigned int)vertex_degree(indptr, w[e]);
+                    const eid_t start = indptr[w[e]];
+                    const unsigned int d = (unsigned int)(indptr[w[e] + 1] - start);
+                    won_row[e] = ((unsigned long long)start << GL_ROW_SHIFT) | d;
+                    won_degree += d;
                 }
-            // Append: an inclusive warp scan of (degrees << 32 | wins), then
-            // the warps' totals, and one global atomic per block for each sum
-            // (per warp, many warps' atomics on one word queue up in L2).
+            }
+            // Append: one inclusive warp scan of (degrees << 32 | wins), one
+            // global atomic per warp for each sum.
             const unsigned int won = __popc(wins);
             unsigned long long inclusive = ((unsigned long long)won_degree << 32) | won;
 #pragma unroll
@@ -153,22 +161,6 @@ grid_levels(vid_t* queue_a, vid_t* queue_b, long long count, long long frontier_
                 const unsigned long long up = __shfl_up_sync(WF_FULL_MASK, inclusive, offset);
                 if (lane >= offset) inclusive += up;
             }
-#if GL_BLOCK_APPEND
-            if (lane == 31) warp_totals[warp] = inclusive;
-            __syncthreads();
-            unsigned long long before = 0, total = 0;
-#pragma unroll
-            for (int i = 0; i < GL_WARPS; ++i) {
-                const unsigned long long t = warp_totals[i];
-                before += i < warp ? t : 0ull;
-                total += t;
-            }
-            if (threadIdx.x == 0 && (unsigned int)total)
-                block_base_slot = atomicAdd(&ctl[GL_CTL_FOUND + at], (unsigned long long)(unsigned int)total);
-            if (threadIdx.x == 32 && (total >> 32)) atomicAdd(&ctl[GL_CTL_DEGREE + at], total >> 32);
-            __syncthreads();  // every warp total read before a later pass rewrites them
-            const unsigned long long first = block_base_slot + (unsigned int)before;
-#else
             unsigned long long first = 0;
             if (lane == 31) {
                 const unsigned int warp_won = (unsigned int)inclusive, warp_degree = (unsigned int)(inclusive >> 32);
@@ -176,12 +168,15 @@ grid_levels(vid_t* queue_a, vid_t* queue_b, long long count, long long frontier_
                 if (warp_degree) atomicAdd(&ctl[GL_CTL_DEGREE + at], (unsigned long long)warp_degree);
             }
             first = __shfl_sync(WF_FULL_MASK, first, 31);
-#endif
             if (wins) {
                 unsigned long long position = first + (unsigned int)inclusive - won;
 #pragma unroll
                 for (int e = 0; e < GL_DEGREE; ++e)
-                    if (wins & (1u << e)) out[position++] = w[e];
+                    if (wins & (1u << e)) {
+                        out[position] = w[e];
+                        if (GL_QUEUE_ROWS) rows_out[position] = won_row[e];
+                        ++position;
+                    }
             }
         }
         grid_barrier(arrived, gridDim.x * ++barriers);
@@ -200,6 +195,9 @@ grid_levels(vid_t* queue_a, vid_t* queue_b, long long count, long long frontier_
         vid_t* swap = out;
         out = in;
         in = swap;
+        unsigned long long* swap_rows = rows_out;
+        rows_out = rows_in;
+        rows_in = swap_rows;
         at = after;
         if (level + 1 > max_level ||
             !gl_next_runs(size, m_f, m_u, block_vertices, block_edges, min_edges, edges, unexplored_alpha))
