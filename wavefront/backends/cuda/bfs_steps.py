@@ -370,7 +370,8 @@ def single_block(graph, ws: BFSWorkspace, tuning: BFSTuning, count: int, level: 
 GridLevelsArgs = NamedTuple("GridLevelsArgs", [
     ("queue_a", Any), ("queue_b", Any), ("rows_a", Any), ("rows_b", Any), ("count", np.int64),
     ("frontier_edges", np.int64), ("unexplored", np.int64), ("first_level", np.int32), ("max_level", np.int32),
-    ("block_vertices", np.int64),    ("block_edges", np.int64), ("min_edges", np.int64), ("edges", np.int64), ("unexplored_alpha", np.float64),
+    ("block_vertices", np.int64),
+    ("block_edges", np.int64), ("min_edges", np.int64), ("edges", np.int64), ("unexplored_alpha", np.float64),
     ("indptr", Any), ("indices", Any), ("levels", Any), ("parents", Any), ("visited", Any), ("counters", Any),
     ("level_stats", Any), ("ctl", Any)])
 
@@ -422,7 +423,8 @@ def grid_levels(graph, ws: BFSWorkspace, tuning: BFSTuning, count: int, frontier
     args = GridLevelsArgs(
         queue_a=ws.queue_in, queue_b=ws.queue_out, rows_a=rows[0], rows_b=rows[1], count=i64(count),
         frontier_edges=i64(frontier_edges), unexplored=i64(unexplored), first_level=np.int32(level),
-        max_level=np.int32(max_level),        block_vertices=i64(rule.block_vertices), block_edges=i64(rule.block_edges), min_edges=i64(rule.min_edges),
+        max_level=np.int32(max_level),
+        block_vertices=i64(rule.block_vertices), block_edges=i64(rule.block_edges), min_edges=i64(rule.min_edges),
         edges=i64(min(rule.edges, 2**62)), unexplored_alpha=np.float64(rule.unexplored_alpha),
         indptr=graph.indptr, indices=graph.indices, levels=levels, parents=parents, visited=ws.visited,
         counters=ws.counters, level_stats=ws.level_stats, ctl=ws.grid_ctl)
