@@ -103,7 +103,7 @@ def test_tuning_fields_are_checked_and_reach_the_kernel():
     assert BFSTuning(grid_levels_max_degree=16, grid_levels_blocks_per_sm=2).defines("bfs_grid_levels.cu")[
         "GL_DEGREE"] == 16
     for bad in ({"grid_levels_max_degree": 0}, {"grid_levels_max_degree": 33}, {"grid_levels_blocks_per_sm": 0},
-                {"grid_levels_blocks_per_sm": 4}):
+                {"grid_levels_blocks_per_sm": 4}, {"grid_levels_blocks": -1}):
         with pytest.raises(ValueError, match=next(iter(bad))):
             BFSTuning(**bad)
 
@@ -123,8 +123,9 @@ def on_and_off(graph, source, min_grid_levels=1, **options):
     """The hybrid with the kernel on and off: both checked against SciPy, the
     same trace rows; returns the search with the kernel on."""
     gd = graph.to("cuda")
-    on = wf.bfs(gd, source, method="hybrid", tuning=ON.with_options(**options))
-    off = wf.bfs(gd, source, method="hybrid", tuning=OFF.with_options(**options))
+    where = {"source": source} if np.ndim(source) == 0 else {"sources": source}
+    on = wf.bfs(gd, method="hybrid", tuning=ON.with_options(**options), **where)
+    off = wf.bfs(gd, method="hybrid", tuning=OFF.with_options(**options), **where)
     if np.ndim(source) == 0:
         check_result(graph, on, source)
         check_result(graph, off, source)
@@ -175,10 +176,13 @@ def test_road_like_graph_with_both_policies_and_bottom_up_switches():
         off = wf.bfs(gd, 11, method="hybrid", policy=policy, alpha=alpha, tuning=OFF.with_options(single_block=False))
         check_result(g, on, 11)
         assert trace_rows(on) == trace_rows(off)
-    switched = wf.bfs(gd, 11, method="hybrid", policy="gap", alpha=3000.0,
-                      tuning=ON.with_options(single_block=False, bottom_up_min_edges_ratio=0))
-    check_result(g, switched, 11)
-    assert any(r.kind == "bottom-up" for r in switched.trace) and grid_kernel_levels(switched)
+    both = 0
+    for alpha in (30.0, 100.0, 300.0, 1000.0, 3000.0):
+        switched = wf.bfs(gd, 11, method="hybrid", policy="gap", alpha=alpha,
+                          tuning=ON.with_options(single_block=False, bottom_up_min_edges_ratio=0))
+        check_result(g, switched, 11)
+        both += any(r.kind == "bottom-up" for r in switched.trace) and grid_kernel_levels(switched) > 0
+    assert both  # some search went bottom-up and came back to the kernel
 
 
 @gpu
@@ -201,6 +205,8 @@ def test_several_sources_and_blocks_per_sm():
     for per_sm in (2, 3):
         on_and_off(g, 17, single_block=False, grid_levels_blocks_per_sm=per_sm)
     on_and_off(g, 17, single_block=False, grid_levels_queue_rows=False)
+    on_and_off(g, 17, single_block=False, grid_levels_blocks=1)
+    on_and_off(g, 17, single_block=False, grid_levels_blocks=7)
 
 
 @gpu

@@ -431,4 +431,6 @@ def grid_levels(graph, ws: BFSWorkspace, tuning: BFSTuning, count: int, frontier
     # Every block resident at once (the grid barrier waits for all): its
     # launch bounds keep grid_levels_blocks_per_sm blocks on each SM.
     grid = _sm_count(device_id) * tuning.grid_levels_blocks_per_sm
+    if tuning.grid_levels_blocks:
+        grid = min(grid, int(tuning.grid_levels_blocks))
     fn((grid,), (GRID_LEVELS_THREADS,), tuple(args))

@@ -104,6 +104,10 @@ class BFSTuning:
     """Resident blocks per SM of the grid-levels kernel (GL_MIN_BLOCKS, 1..3:
     its launch bounds keep that many resident; every block must be, for the
     grid barrier)."""
+    grid_levels_blocks: int = 0
+    """Blocks of the grid-levels kernel: 0 for every resident one (SMs x
+    ``grid_levels_blocks_per_sm``), else at most that many (fewer blocks
+    arrive at each grid barrier)."""
     grid_levels_queue_rows: bool = True
     """The grid-levels kernel queues each new vertex with its row (start and
     degree, read anyway for m_f; GL_QUEUE_ROWS), so the next level skips one
@@ -143,6 +147,8 @@ class BFSTuning:
             raise ValueError(f"single_block_auto_max_degree must be >= 0, got {self.single_block_auto_max_degree}")
         if not 1 <= int(self.grid_levels_max_degree) <= 32:
             raise ValueError(f"grid_levels_max_degree must be in [1, 32], got {self.grid_levels_max_degree}")
+        if int(self.grid_levels_blocks) < 0:
+            raise ValueError(f"grid_levels_blocks must be >= 0, got {self.grid_levels_blocks}")
         if not 1 <= int(self.grid_levels_blocks_per_sm) <= 3:
             raise ValueError(f"grid_levels_blocks_per_sm must be in [1, 3], got {self.grid_levels_blocks_per_sm}")
         if self.bottom_up_small_unroll not in (1, 2, 3, 4):
