@@ -9,8 +9,8 @@ For each graph (the DIMACS roads in ``--data``, default ``.data`` then
 ``../shared/data``, the road-like graphs of benchmarks/roads.py by name, and
 a ``--grid-side`` square 4-neighbour grid) and each mode (a BFSTuning:
 ``edges`` and ``vertices``, the single block's balance with everything else
-default; ``per-level``, the grid-levels kernel off; ``grid2``, two of its
-blocks per SM), times the CUDA hybrid
+default; ``per-level``, the grid-levels kernel off, as before it; or BFSTuning
+fields), times the CUDA hybrid
 (``wavefront.bfs(g, root, method="hybrid", tuning=...)``) from ``--roots``
 random roots of degree >= 1, ``--repeats`` times each, the modes interleaved
 root by root; every result's levels are checked against SciPy's BFS
@@ -118,13 +118,13 @@ KERNEL_DIR = ROOT / "wavefront" / "backends" / "cuda" / "kernels"
 
 def mode_tuning(mode: str):
     """The BFSTuning a ``--modes`` entry stands for: a name, or BFSTuning
-    fields as ``field=value`` joined by ``+`` (``single_block_edges=2048+grid_levels_blocks_per_sm=2``)."""
+    fields as ``field=value`` joined by ``+`` (``grid_levels_block_edges=1024+grid_levels_blocks=16``)."""
     import ast
 
     from wavefront.backends.cuda.bfs_tuning import BFSTuning
 
     modes = {"edges": BFSTuning(single_block_balance="edges"), "vertices": BFSTuning(single_block_balance="vertices"),
-             "per-level": BFSTuning(grid_levels=False), "grid2": BFSTuning(grid_levels_blocks_per_sm=2)}
+             "per-level": BFSTuning(grid_levels=False)}
     if mode in modes:
         return modes[mode]
     if "=" not in mode:

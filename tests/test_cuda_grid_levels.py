@@ -99,13 +99,24 @@ def test_policies_without_a_bound_never_ask_for_the_kernel():
 def test_tuning_fields_are_checked_and_reach_the_kernel():
     source = (KERNEL_DIR / "bfs_grid_levels.cu").read_text()
     default = int(re.search(r"#ifndef GL_DEGREE\n#define GL_DEGREE (\d+)\n", source).group(1))
-    assert ON.defines("bfs_grid_levels.cu") == {"GL_DEGREE": default, "GL_MIN_BLOCKS": 1, "GL_QUEUE_ROWS": 1}
-    assert BFSTuning(grid_levels_max_degree=16, grid_levels_blocks_per_sm=2).defines("bfs_grid_levels.cu")[
-        "GL_DEGREE"] == 16
-    for bad in ({"grid_levels_max_degree": 0}, {"grid_levels_max_degree": 33}, {"grid_levels_blocks_per_sm": 0},
-                {"grid_levels_blocks_per_sm": 4}, {"grid_levels_blocks": -1}):
+    assert ON.defines("bfs_grid_levels.cu") == {"GL_DEGREE": default}
+    assert BFSTuning(grid_levels_max_degree=16).defines("bfs_grid_levels.cu") == {"GL_DEGREE": 16}
+    for bad in ({"grid_levels_max_degree": 0}, {"grid_levels_max_degree": 33}, {"grid_levels_blocks": 0},
+                {"grid_levels_block_edges": -1}, {"grid_levels_block_edges": 2**20 + 1}):
         with pytest.raises(ValueError, match=next(iter(bad))):
             BFSTuning(**bad)
+
+
+def test_the_block_edge_limit_follows_the_kernel():
+    """Graphs the kernel takes get ``grid_levels_block_edges`` as the single
+    block's limit; others (and the kernel switched off) keep ``single_block_edges``."""
+    from wavefront.backends.cuda.bfs import _rules
+    from wavefront.bfs.policy import make_policy
+
+    base, tuning = make_policy("gap"), BFSTuning(single_block_edges=9000, grid_levels_block_edges=700)
+    assert _rules(base, tuning, 100, False, False, None, True).single_block_edges == 700
+    assert _rules(base, tuning, 100, False, False, None, False).single_block_edges == 9000
+    assert _rules(base, tuning, 100, False, False, None, True).grid_levels
 
 
 # -- the kernel on the GPU ------------------------------------------------------------------
@@ -120,12 +131,15 @@ def grid_kernel_levels(result) -> int:
 
 
 def on_and_off(graph, source, min_grid_levels=1, **options):
-    """The hybrid with the kernel on and off: both checked against SciPy, the
-    same trace rows; returns the search with the kernel on."""
+    """The hybrid with the kernel on and off, the single block taking the same
+    frontiers in both (``grid_levels_block_edges`` out-edges): both checked
+    against SciPy, the same trace rows; returns the search with the kernel on."""
     gd = graph.to("cuda")
     where = {"source": source} if np.ndim(source) == 0 else {"sources": source}
-    on = wf.bfs(gd, method="hybrid", tuning=ON.with_options(**options), **where)
-    off = wf.bfs(gd, method="hybrid", tuning=OFF.with_options(**options), **where)
+    tuning = ON.with_options(**options)
+    on = wf.bfs(gd, method="hybrid", tuning=tuning, **where)
+    off = wf.bfs(gd, method="hybrid", tuning=OFF.with_options(
+        **options, single_block_edges=tuning.grid_levels_block_edges), **where)
     if np.ndim(source) == 0:
         check_result(graph, on, source)
         check_result(graph, off, source)
@@ -150,10 +164,10 @@ def test_grids_without_the_single_block(shape):
 @gpu
 @pytest.mark.parametrize("edges", [8, 64, 300])
 def test_levels_go_back_and_forth_between_the_block_and_the_grid(edges):
-    """A narrow single block (``single_block_edges``) hands levels to the
+    """A narrow single block (``grid_levels_block_edges``) hands levels to the
     grid kernel and takes them back several times in one search."""
     g = grid(80, 80)
-    result = on_and_off(g, 37, single_block_edges=edges)
+    result = on_and_off(g, 37, grid_levels_block_edges=edges)
     kinds = ["grid" if "[grid levels]" in r.reason else "block" if "[single block]" in r.reason else r.kind
              for r in result.trace]
     assert "block" in kinds and "grid" in kinds
@@ -166,7 +180,8 @@ def test_levels_go_back_and_forth_between_the_block_and_the_grid(edges):
 def test_road_like_graph_with_both_policies_and_bottom_up_switches():
     g = road_like(60_000, seed=3)
     assert int(np.diff(g.indptr).max()) <= 8
-    for options in ({}, {"single_block": False}, {"single_block_edges": 512}):
+    on_and_off(g, 11, min_grid_levels=0)  # its frontiers may all fit the single block
+    for options in ({"single_block": False}, {"grid_levels_block_edges": 512}):
         on_and_off(g, 11, **options)
     # Policies that go bottom-up in the middle of the search: the kernel hands
     # those levels back at exactly the same place.
@@ -174,6 +189,7 @@ def test_road_like_graph_with_both_policies_and_bottom_up_switches():
     for policy, alpha in (("gap", 3000.0), ("seed000", 2000.0), ("seed000", 10.0)):
         on = wf.bfs(gd, 11, method="hybrid", policy=policy, alpha=alpha, tuning=ON.with_options(single_block=False))
         off = wf.bfs(gd, 11, method="hybrid", policy=policy, alpha=alpha, tuning=OFF.with_options(single_block=False))
+        # (no single block: the block limits do not enter)
         check_result(g, on, 11)
         assert trace_rows(on) == trace_rows(off)
     both = 0
@@ -198,15 +214,12 @@ def test_depth_limits_stop_inside_the_kernel():
 
 
 @gpu
-def test_several_sources_and_blocks_per_sm():
+def test_several_sources_and_block_counts():
     g = road_like(30_000, seed=5)
     sources = np.array([0, 999, 20_000, 29_999])
     on_and_off(g, sources, single_block=False)
-    for per_sm in (2, 3):
-        on_and_off(g, 17, single_block=False, grid_levels_blocks_per_sm=per_sm)
-    on_and_off(g, 17, single_block=False, grid_levels_queue_rows=False)
-    on_and_off(g, 17, single_block=False, grid_levels_blocks=1)
-    on_and_off(g, 17, single_block=False, grid_levels_blocks=7)
+    for blocks in (1, 7, 10_000):  # 10 000: capped at one per SM
+        on_and_off(g, 17, single_block=False, grid_levels_blocks=blocks)
 
 
 @gpu
@@ -236,7 +249,7 @@ def test_int64_vertex_ids():
     wide = Graph(g.indptr, g.indices.astype(np.int64), n=g.n, directed=False, check=False)
     assert wide.to("cuda").indices.dtype == np.int64
     on_and_off(wide, 100, single_block=False)
-    on_and_off(wide, 100, single_block_edges=40)
+    on_and_off(wide, 100, grid_levels_block_edges=40)
 
 
 @st.composite
@@ -259,8 +272,8 @@ def low_degree_graphs(draw):
 
 @gpu
 @settings(max_examples=40, deadline=None)
-@given(case=low_degree_graphs(), edges=st.sampled_from([0, 16, 16384]))
+@given(case=low_degree_graphs(), edges=st.sampled_from([0, 16, 2048]))
 def test_random_low_degree_graphs(case, edges):
     g, source = case
-    on_and_off(g, source, min_grid_levels=0, single_block_edges=edges)
+    on_and_off(g, source, min_grid_levels=0, grid_levels_block_edges=edges)
     on_and_off(g, source, min_grid_levels=0, single_block=False)

@@ -203,7 +203,8 @@ def run_levels(graph, source, depth_limit, policy: CUDAHybridPolicy, tuning: BFS
         decision = policy.choose(search.state(level), queued=search.queued_ahead == level, last_level=limit)
         if decision.single_block:
             last = min(limit, level + SINGLE_BLOCK_MAX_LEVELS - 1)
-            level += search.single_block(level, last, decision.reason)  # 0: too big, asked again
+            # 0 levels: too big, asked again
+            level += search.single_block(level, last, decision.reason, policy.single_block_edges)
             continue
         if decision.grid_levels:
             last = min(limit, level + SINGLE_BLOCK_MAX_LEVELS - 1)
@@ -242,7 +243,7 @@ def _rules(base, tuning: BFSTuning, n: int, directed: bool, wide: bool, bottom_u
     return CUDAHybridPolicy(
         base,
         single_block_vertices=single_block_capacity(wide) if tuning.single_block else 0,
-        single_block_edges=tuning.single_block_edges,
+        single_block_edges=tuning.grid_levels_block_edges if grid_levels else tuning.single_block_edges,
         bottom_up_min_edges=bottom_up_min_edges,
         stay_margin=n // tuning.stay_bottom_up_ratio if stay else None,
         bottom_up_ahead=tuning.bottom_up_ahead,

@@ -137,14 +137,16 @@ class BFSSearch:
                           self.previous_count, self.direction)
 
     # -- steps ------------------------------------------------------------------------
-    def single_block(self, level: int, last: int, reason: str) -> int:
-        """Top-down levels from ``level`` (to ``last`` at most) in one block; the
-        levels run (0: the frontier was too big and came back with its degree)."""
+    def single_block(self, level: int, last: int, reason: str, edge_limit: int) -> int:
+        """Top-down levels from ``level`` (to ``last`` at most) in one block, each
+        with at most ``edge_limit`` out-edges (the policy's limit); the levels
+        run (0: the frontier was too big and came back with its degree)."""
         ws = self.ws
         self._pay_due_levels()
         self._to_queue()
         steps.reset_counters(ws)
-        steps.single_block(self.graph, ws, self.tuning, self.count, level, last, self._levels, self._parents)
+        steps.single_block(self.graph, ws, self.tuning, self.count, level, last, self._levels, self._parents,
+                           edge_limit)
         c, start_ns, rows = steps.read_single_block(ws)
         run = int(c[CNT_LEVELS_RUN])
         self.count, returned_degree = int(c[CNT_NEXT_COUNT]), int(c[CNT_NEXT_DEGREE])

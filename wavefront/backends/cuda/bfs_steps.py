@@ -346,9 +346,10 @@ def single_block_balance(graph, tuning: BFSTuning) -> str:
 
 
 def single_block(graph, ws: BFSWorkspace, tuning: BFSTuning, count: int, level: int, max_level: int,
-                 levels, parents) -> None:
+                 levels, parents, edge_limit: int | None = None) -> None:
     """Levels from ``level`` (at most to ``max_level``) in one block, from
-    queue_in[:count] (count <= capacity) to queue_out; edge- or
+    queue_in[:count] (count <= capacity) to queue_out, each with at most
+    ``edge_limit`` out-edges (default ``tuning.single_block_edges``); edge- or
     vertex-balanced as ``tuning`` picks for the graph (the same levels and
     trace rows either way)."""
     import cupy
@@ -358,7 +359,8 @@ def single_block(graph, ws: BFSWorkspace, tuning: BFSTuning, count: int, level: 
     shared_words = ws.words if shared_ok and ws.words * 4 <= tuning.shared_visited_bytes else 0
     args = tuple(SingleBlockArgs(
         frontier=ws.queue_in, count=i64(count), first_level=np.int32(level), max_level=np.int32(max_level),
-        edge_limit=i64(tuning.single_block_edges), shared_words=i64(shared_words), indptr=graph.indptr,
+        edge_limit=i64(tuning.single_block_edges if edge_limit is None else edge_limit),
+        shared_words=i64(shared_words), indptr=graph.indptr,
         indices=graph.indices, levels=levels, parents=parents, visited=ws.visited, next_queue=ws.queue_out,
         counters=ws.counters, level_stats=ws.level_stats))
     if balance == "vertices":  # its one extra parameter: bounds a level's edges by size * max degree
@@ -368,7 +370,7 @@ def single_block(graph, ws: BFSWorkspace, tuning: BFSTuning, count: int, level: 
 
 # -- the grid-levels kernel ---------------------------------------------------------------------
 GridLevelsArgs = NamedTuple("GridLevelsArgs", [
-    ("queue_a", Any), ("queue_b", Any), ("rows_a", Any), ("rows_b", Any), ("count", np.int64),
+    ("queue_a", Any), ("queue_b", Any), ("count", np.int64),
     ("frontier_edges", np.int64), ("unexplored", np.int64), ("first_level", np.int32), ("max_level", np.int32),
     ("block_vertices", np.int64),
     ("block_edges", np.int64), ("min_edges", np.int64), ("edges", np.int64), ("unexplored_alpha", np.float64),
@@ -380,18 +382,6 @@ def grid_levels_apply(graph, tuning: BFSTuning) -> bool:
     """Whether the grid-levels kernel takes ``graph``: every out-degree at
     most ``tuning.grid_levels_max_degree`` (one reduction, cached)."""
     return graph.m > 0 and max_out_degree(graph) <= tuning.grid_levels_max_degree
-
-
-def _queue_rows(graph, ws: BFSWorkspace):
-    """The grid-levels kernel's two row queues (uint64 per vertex), made on first use."""
-    rows = graph.derived.get("cuda.bfs.queue_rows")
-    if rows is None:
-        import cupy
-
-        check_fits(lambda: f"the grid-levels row queues for {graph!r}", 16 * max(graph.n, 1))
-        rows = (cupy.empty(max(graph.n, 1), dtype=np.uint64), cupy.empty(max(graph.n, 1), dtype=np.uint64))
-        graph.derived["cuda.bfs.queue_rows"] = rows
-    return rows
 
 
 @lru_cache(maxsize=None)
@@ -417,20 +407,17 @@ def grid_levels(graph, ws: BFSWorkspace, tuning: BFSTuning, count: int, frontier
                          f"{tuning.grid_levels_max_degree}; this graph has one of {max_out_degree(graph)}")
     device_id = cupy.cuda.Device().id
     fn = _function("bfs_grid_levels.cu", "grid_levels", ws.index64, device_id, tuning)
-    rows = _queue_rows(graph, ws) if tuning.grid_levels_queue_rows else (np.uint64(0), np.uint64(0))
     stream = cupy.cuda.get_current_stream()
     cupy.cuda.runtime.memsetAsync(ws.grid_ctl.data.ptr, 0, ws.grid_ctl.nbytes, stream.ptr)
     args = GridLevelsArgs(
-        queue_a=ws.queue_in, queue_b=ws.queue_out, rows_a=rows[0], rows_b=rows[1], count=i64(count),
+        queue_a=ws.queue_in, queue_b=ws.queue_out, count=i64(count),
         frontier_edges=i64(frontier_edges), unexplored=i64(unexplored), first_level=np.int32(level),
         max_level=np.int32(max_level),
         block_vertices=i64(rule.block_vertices), block_edges=i64(rule.block_edges), min_edges=i64(rule.min_edges),
         edges=i64(min(rule.edges, 2**62)), unexplored_alpha=np.float64(rule.unexplored_alpha),
         indptr=graph.indptr, indices=graph.indices, levels=levels, parents=parents, visited=ws.visited,
         counters=ws.counters, level_stats=ws.level_stats, ctl=ws.grid_ctl)
-    # Every block resident at once (the grid barrier waits for all): its
-    # launch bounds keep grid_levels_blocks_per_sm blocks on each SM.
-    grid = _sm_count(device_id) * tuning.grid_levels_blocks_per_sm
-    if tuning.grid_levels_blocks:
-        grid = min(grid, int(tuning.grid_levels_blocks))
+    # Every block resident at once (the grid barrier waits for all): at most
+    # one per SM, which any SM can hold (GRID_LEVELS_THREADS, few registers).
+    grid = min(_sm_count(device_id), int(tuning.grid_levels_blocks))
     fn((grid,), (GRID_LEVELS_THREADS,), tuple(args))

@@ -96,22 +96,22 @@ class BFSTuning:
     grid launch (kernels/bfs_grid_levels.cu), as many in a row as the
     direction rules keep top-down, on graphs whose out-degrees are all at
     most ``grid_levels_max_degree``: no launch or host round trip between
-    them, a grid barrier instead."""
+    them, a grid barrier instead. H200: road4m 42.1 -> 14.1 ms, road-like
+    1.4 M 14.1 -> 9.0, 1024 x 1024 grid 10.5 -> 7.0 (with
+    ``grid_levels_block_edges``; docs/decisions/cuda-bfs.md, "Grid levels")."""
     grid_levels_max_degree: int = 8
     """The largest out-degree the grid-levels kernel takes (GL_DEGREE, 1..32):
     each thread holds one frontier vertex's neighbours in registers."""
-    grid_levels_blocks_per_sm: int = 1
-    """Resident blocks per SM of the grid-levels kernel (GL_MIN_BLOCKS, 1..3:
-    its launch bounds keep that many resident; every block must be, for the
-    grid barrier)."""
-    grid_levels_blocks: int = 0
-    """Blocks of the grid-levels kernel: 0 for every resident one (SMs x
-    ``grid_levels_blocks_per_sm``), else at most that many (fewer blocks
-    arrive at each grid barrier)."""
-    grid_levels_queue_rows: bool = True
-    """The grid-levels kernel queues each new vertex with its row (start and
-    degree, read anyway for m_f; GL_QUEUE_ROWS), so the next level skips one
-    dependent ``indptr`` trip; costs 16 bytes per vertex of GPU memory."""
+    grid_levels_block_edges: int = 2048
+    """On graphs the grid-levels kernel takes, the single block keeps
+    frontiers up to this many out-edges (``single_block_edges`` elsewhere):
+    beyond ~2 passes of its 1024 threads a level costs it more than the
+    grid kernel's ~5 us (H200: 2048 against 16384, road-like 4 M 14.1
+    against 33.3 ms; seattle 1.51 against 1.41)."""
+    grid_levels_blocks: int = 32
+    """Blocks of the grid-levels kernel (at most one per SM, all resident):
+    16 and 33 ran 2-3 % faster than one per SM (132) on the big roads
+    (fewer arrivals at each grid barrier)."""
     shared_visited_bytes: int = 160 * 1024
     """The single block keeps the visited bitmap in shared memory up to this
     size (graphs up to 1.3 M vertices)."""
@@ -147,10 +147,10 @@ class BFSTuning:
             raise ValueError(f"single_block_auto_max_degree must be >= 0, got {self.single_block_auto_max_degree}")
         if not 1 <= int(self.grid_levels_max_degree) <= 32:
             raise ValueError(f"grid_levels_max_degree must be in [1, 32], got {self.grid_levels_max_degree}")
-        if int(self.grid_levels_blocks) < 0:
-            raise ValueError(f"grid_levels_blocks must be >= 0, got {self.grid_levels_blocks}")
-        if not 1 <= int(self.grid_levels_blocks_per_sm) <= 3:
-            raise ValueError(f"grid_levels_blocks_per_sm must be in [1, 3], got {self.grid_levels_blocks_per_sm}")
+        if int(self.grid_levels_blocks) < 1:
+            raise ValueError(f"grid_levels_blocks must be >= 1, got {self.grid_levels_blocks}")
+        if not 0 <= int(self.grid_levels_block_edges) <= 2**20:  # the single block counts in 32 bits
+            raise ValueError(f"grid_levels_block_edges must be in [0, 2**20], got {self.grid_levels_block_edges}")
         if self.bottom_up_small_unroll not in (1, 2, 3, 4):
             raise ValueError(f"bottom_up_small_unroll must be 1..4, got {self.bottom_up_small_unroll}")
         if self.bottom_up_large_probe not in (8, 16, 24, 32):
@@ -169,8 +169,7 @@ class BFSTuning:
         if filename == "bfs_single_block.cu":
             return {"SB_VERTEX_DEGREE": int(self.single_block_vertex_degree)}
         if filename == "bfs_grid_levels.cu":
-            return {"GL_DEGREE": int(self.grid_levels_max_degree), "GL_MIN_BLOCKS": int(self.grid_levels_blocks_per_sm),
-                    "GL_QUEUE_ROWS": int(self.grid_levels_queue_rows)}
+            return {"GL_DEGREE": int(self.grid_levels_max_degree)}
         return {}
 
     def single_block_kernel(self, max_degree: int) -> str:

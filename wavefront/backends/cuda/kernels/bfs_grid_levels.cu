@@ -15,10 +15,7 @@
 // first claim, tests every visited bit, claims the unvisited ones, reads the
 // winners' rows (the next frontier's out-degree sum m_f, which the rules
 // below need) and appends its winners through one warp scan and one global
-// atomic per warp for each sum. With GL_QUEUE_ROWS each queued vertex
-// carries its row (start << 8 | degree) in a parallel queue, so the next
-// level reads it with the vertex instead of one dependent trip later; the
-// first level, whose frontier came from elsewhere, reads indptr.
+// atomic per warp for each sum.
 //
 // Which levels run is the host policy's rule, evaluated on the device after
 // each barrier (CUDAHybridPolicy.grid_levels_rule gives the numbers): the
@@ -46,17 +43,10 @@
 #ifndef GL_THREADS
 #define GL_THREADS 256
 #endif
-#ifndef GL_MIN_BLOCKS
-#define GL_MIN_BLOCKS 1
-#endif
 // The largest out-degree taken (BFSTuning.grid_levels_max_degree): a thread
 // holds that many neighbours in registers, one bit each in a 32-bit mask.
 #ifndef GL_DEGREE
 #define GL_DEGREE 8
-#endif
-// Rows carried in the queue (BFSTuning.grid_levels_queue_rows).
-#ifndef GL_QUEUE_ROWS
-#define GL_QUEUE_ROWS 1
 #endif
 #ifndef SB_STATS_FIELDS
 #define SB_STATS_FIELDS 3
@@ -65,7 +55,6 @@ static_assert(GL_DEGREE >= 1 && GL_DEGREE <= 32, "a thread's neighbours must fit
 
 #define GL_CTL_FOUND 1
 #define GL_CTL_DEGREE 4
-#define GL_ROW_SHIFT 8  // a queued row word: start << 8 | degree (degree <= GL_DEGREE < 256)
 
 // Whether the policy keeps a frontier of n_f vertices, m_f out-edges and
 // m_u unexplored edges top-down outside the single block.
@@ -79,9 +68,8 @@ __device__ __forceinline__ bool gl_next_runs(unsigned long long n_f, unsigned lo
     return unexplored_alpha > 0.0 && (double)m_f <= (double)m_u / unexplored_alpha;
 }
 
-extern "C" __global__ void __launch_bounds__(GL_THREADS, GL_MIN_BLOCKS)
-grid_levels(vid_t* queue_a, vid_t* queue_b, unsigned long long* rows_a, unsigned long long* rows_b,
-            long long count, long long frontier_edges, long long unexplored, int first_level, int max_level,
+extern "C" __global__ void __launch_bounds__(GL_THREADS)
+grid_levels(vid_t* queue_a, vid_t* queue_b, long long count, long long frontier_edges, long long unexplored, int first_level, int max_level,
             long long block_vertices, long long block_edges, long long min_edges, long long edges,
             double unexplored_alpha, const eid_t* indptr, const vid_t* indices, int* levels, long long* parents,
             word_t* visited, counter_t* counters, long long* level_stats, unsigned long long* ctl) {
@@ -94,8 +82,6 @@ grid_levels(vid_t* queue_a, vid_t* queue_b, unsigned long long* rows_a, unsigned
     const long long warp_first = (long long)blockIdx.x * GL_THREADS + (threadIdx.x & ~31);
     vid_t* in = queue_a;
     vid_t* out = queue_b;
-    unsigned long long* rows_in = rows_a;
-    unsigned long long* rows_out = rows_b;
     unsigned long long size = (unsigned long long)count, m_f = (unsigned long long)frontier_edges;
     long long m_u = unexplored;
     unsigned int barriers = 0;
@@ -103,7 +89,6 @@ grid_levels(vid_t* queue_a, vid_t* queue_b, unsigned long long* rows_a, unsigned
     int level = first_level;
     for (;; ++level) {
         const int after = at == 2 ? 0 : at + 1;
-        const bool rows_queued = GL_QUEUE_ROWS && level > first_level;
         // Level L + 1's words were last read before the barrier ending L - 1.
         if (reporter) {
             ctl[GL_CTL_FOUND + after] = 0;
@@ -116,14 +101,8 @@ grid_levels(vid_t* queue_a, vid_t* queue_b, unsigned long long* rows_a, unsigned
             unsigned int degree = 0;
             if (k < (long long)size) {
                 u = __ldcg(in + k);
-                if (rows_queued) {
-                    const unsigned long long word = __ldcg(rows_in + k);
-                    row = (eid_t)(word >> GL_ROW_SHIFT);
-                    degree = (unsigned int)(word & ((1u << GL_ROW_SHIFT) - 1));
-                } else {
-                    row = indptr[u];
-                    degree = (unsigned int)(indptr[u + 1] - row);
-                }
+                row = indptr[u];
+                degree = (unsigned int)(indptr[u + 1] - row);
             }
             // Every neighbour load before any claim: the claims' atomics would
             // otherwise keep the loads one L2 round trip apart.
@@ -138,20 +117,14 @@ grid_levels(vid_t* queue_a, vid_t* queue_b, unsigned long long* rows_a, unsigned
 #pragma unroll
             for (int e = 0; e < GL_DEGREE; ++e)
                 if ((open & (1u << e)) && bit_claim(visited, w[e])) wins |= 1u << e;
-            // The winners' rows: the next frontier's m_f (and, queued, its rows).
+            // The winners' out-degrees: the next frontier's m_f.
             unsigned int won_degree = 0;
-            unsigned long long won_row[GL_DEGREE];  // start << GL_ROW_SHIFT | degree
 #pragma unroll
-            for (int e = 0; e < GL_DEGREE; ++e) {
-                won_row[e] = 0;
+            for (int e = 0; e < GL_DEGREE; ++e)
                 if (wins & (1u << e)) {
                     record_visit(levels, parents, w[e], level, u);
-                    const eid_t start = indptr[w[e]];
-                    const unsigned int d = (unsigned int)(indptr[w[e] + 1] - start);
-                    won_row[e] = ((unsigned long long)start << GL_ROW_SHIFT) | d;
-                    won_degree += d;
+                    won_degree += (unsigned int)vertex_degree(indptr, w[e]);
                 }
-            }
             // Append: one inclusive warp scan of (degrees << 32 | wins), one
             // global atomic per warp for each sum.
             const unsigned int won = __popc(wins);
@@ -172,11 +145,7 @@ grid_levels(vid_t* queue_a, vid_t* queue_b, unsigned long long* rows_a, unsigned
                 unsigned long long position = first + (unsigned int)inclusive - won;
 #pragma unroll
                 for (int e = 0; e < GL_DEGREE; ++e)
-                    if (wins & (1u << e)) {
-                        out[position] = w[e];
-                        if (GL_QUEUE_ROWS) rows_out[position] = won_row[e];
-                        ++position;
-                    }
+                    if (wins & (1u << e)) out[position++] = w[e];
             }
         }
         grid_barrier(arrived, gridDim.x * ++barriers);
@@ -195,9 +164,6 @@ grid_levels(vid_t* queue_a, vid_t* queue_b, unsigned long long* rows_a, unsigned
         vid_t* swap = out;
         out = in;
         in = swap;
-        unsigned long long* swap_rows = rows_out;
-        rows_out = rows_in;
-        rows_in = swap_rows;
         at = after;
         if (level + 1 > max_level ||
             !gl_next_runs(size, m_f, m_u, block_vertices, block_edges, min_edges, edges, unexplored_alpha))
