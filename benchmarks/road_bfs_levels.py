@@ -111,6 +111,24 @@ extern "C" __global__ void __launch_bounds__(256) grid_chase2(const unsigned int
                                                               unsigned int* out) {
     chase_grid<2>(next, n, iterations, arrived, out);
 }
+
+// As grid_chase2, with 3 scattered 4-byte stores per thread before each
+// barrier (a level's levels, parents and queue writes): the barrier's release
+// waits for them.
+extern "C" __global__ void __launch_bounds__(256) grid_chase2_stores(const unsigned int* next, unsigned int n,
+                                                                     int iterations, unsigned int* arrived,
+                                                                     unsigned int* out, unsigned int* scatter,
+                                                                     unsigned int scatter_n) {
+    unsigned int p = ((blockIdx.x * blockDim.x + threadIdx.x) * 2654435761u) % n;
+    for (int i = 0; i < iterations; ++i) {
+        p = __ldcg(next + p);
+        p = __ldcg(next + p);
+#pragma unroll
+        for (int s = 0; s < 3; ++s) scatter[(p * (2u * s + 1u) * 2654435761u) % scatter_n] = p;
+        grid_barrier(arrived, gridDim.x * (unsigned int)(i + 1));
+    }
+    out[blockIdx.x * blockDim.x + threadIdx.x] = p;
+}
 """
 FLOOR_WORDS = 1 << 22  # 16 MiB of uint32: in L2 (50 MB on an H100/H200), not in L1
 KERNEL_DIR = ROOT / "wavefront" / "backends" / "cuda" / "kernels"
@@ -249,6 +267,19 @@ def measure_floors(iterations: int, launches: int) -> dict:
             end.synchronize()
             times.append(cupy.cuda.get_elapsed_time(begin, end) * 1e3 / iterations)
         floors[f"grid_chain{chain}_us_per_iteration"] = statistics.median(times[1:])  # the first one warms L2
+    scatter = cupy.empty(1 << 24, dtype=cupy.uint32)  # 64 MiB
+    fn = module.get_function("grid_chase2_stores")
+    times = []
+    for _ in range(6):
+        arrived.fill(0)
+        begin, end = cupy.cuda.Event(), cupy.cuda.Event()
+        begin.record()
+        fn((sms,), (256,), (device_next, np.uint32(FLOOR_WORDS), np.int32(iterations), arrived, wide_out, scatter,
+                            np.uint32(scatter.size)))
+        end.record()
+        end.synchronize()
+        times.append(cupy.cuda.get_elapsed_time(begin, end) * 1e3 / iterations)
+    floors["grid_chain2_stores_us_per_iteration"] = statistics.median(times[1:])
     return floors
 
 
@@ -355,7 +386,9 @@ def table(rows, floors, facts) -> str:
               f"| 2 dependent L2 loads + barrier, per iteration | {floors['chain2_us_per_iteration']:.3f} |",
               f"| grid barrier alone (a block per SM), per iteration | {floors['grid_chain0_us_per_iteration']:.3f} |",
               (f"| 2 dependent L2 loads + grid barrier, per iteration | "
-               f"{floors['grid_chain2_us_per_iteration']:.3f} |")]
+               f"{floors['grid_chain2_us_per_iteration']:.3f} |"),
+              (f"| the same with 3 scattered stores a thread before the barrier | "
+               f"{floors['grid_chain2_stores_us_per_iteration']:.3f} |")]
     return "\n".join(lines)
 
 

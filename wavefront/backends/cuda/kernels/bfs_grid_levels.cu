@@ -48,6 +48,11 @@
 #ifndef GL_DEGREE
 #define GL_DEGREE 8
 #endif
+// Record the winners of a level's last pass after its grid barrier
+// (BFSTuning.grid_levels_defer_records).
+#ifndef GL_DEFER_RECORDS
+#define GL_DEFER_RECORDS 1
+#endif
 #ifndef SB_STATS_FIELDS
 #define SB_STATS_FIELDS 3
 #endif
@@ -69,7 +74,8 @@ __device__ __forceinline__ bool gl_next_runs(unsigned long long n_f, unsigned lo
 }
 
 extern "C" __global__ void __launch_bounds__(GL_THREADS)
-grid_levels(vid_t* queue_a, vid_t* queue_b, long long count, long long frontier_edges, long long unexplored, int first_level, int max_level,
+grid_levels(vid_t* queue_a, vid_t* queue_b, long long count, long long frontier_edges, long long unexplored,
+            int first_level, int max_level,
             long long block_vertices, long long block_edges, long long min_edges, long long edges,
             double unexplored_alpha, const eid_t* indptr, const vid_t* indices, int* levels, long long* parents,
             word_t* visited, counter_t* counters, long long* level_stats, unsigned long long* ctl) {
@@ -85,6 +91,11 @@ grid_levels(vid_t* queue_a, vid_t* queue_b, long long count, long long frontier_
     unsigned long long size = (unsigned long long)count, m_f = (unsigned long long)frontier_edges;
     long long m_u = unexplored;
     unsigned int barriers = 0;
+#if GL_DEFER_RECORDS
+    vid_t held[GL_DEGREE];  // this thread's winners of the level's last pass, recorded after its barrier
+    unsigned int held_wins = 0;
+    vid_t held_from = 0;
+#endif
     int at = 0;  // (level - first_level) mod 3
     int level = first_level;
     for (;; ++level) {
@@ -118,13 +129,22 @@ grid_levels(vid_t* queue_a, vid_t* queue_b, long long count, long long frontier_
             for (int e = 0; e < GL_DEGREE; ++e)
                 if ((open & (1u << e)) && bit_claim(visited, w[e])) wins |= 1u << e;
             // The winners' out-degrees: the next frontier's m_f.
+            const bool defer = GL_DEFER_RECORDS && base + threads >= (long long)size;  // the level's last pass
             unsigned int won_degree = 0;
 #pragma unroll
             for (int e = 0; e < GL_DEGREE; ++e)
                 if (wins & (1u << e)) {
-                    record_visit(levels, parents, w[e], level, u);
+                    if (!defer) record_visit(levels, parents, w[e], level, u);
                     won_degree += (unsigned int)vertex_degree(indptr, w[e]);
                 }
+#if GL_DEFER_RECORDS
+            if (defer) {
+                held_wins = wins;
+                held_from = u;
+#pragma unroll
+                for (int e = 0; e < GL_DEGREE; ++e) held[e] = w[e];
+            }
+#endif
             // Append: one inclusive warp scan of (degrees << 32 | wins), one
             // global atomic per warp for each sum.
             const unsigned int won = __popc(wins);
@@ -151,6 +171,17 @@ grid_levels(vid_t* queue_a, vid_t* queue_b, long long count, long long frontier_
         grid_barrier(arrived, gridDim.x * ++barriers);
         const unsigned long long found = __ldcg(&ctl[GL_CTL_FOUND + at]);
         const unsigned long long found_degree = __ldcg(&ctl[GL_CTL_DEGREE + at]);
+#if GL_DEFER_RECORDS
+        // No other block reads levels or parents in this launch: their stores
+        // can wait until after the barrier, whose release then waits only for
+        // the queue's.
+        if (held_wins) {
+#pragma unroll
+            for (int e = 0; e < GL_DEGREE; ++e)
+                if (held_wins & (1u << e)) record_visit(levels, parents, held[e], level, held_from);
+            held_wins = 0;
+        }
+#endif
         if (reporter) {
             long long* stats = level_stats + 1 + (long long)SB_STATS_FIELDS * (level - first_level);
             stats[0] = (long long)size;
