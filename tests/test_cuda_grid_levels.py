@@ -99,7 +99,7 @@ def test_policies_without_a_bound_never_ask_for_the_kernel():
 def test_tuning_fields_are_checked_and_reach_the_kernel():
     source = (KERNEL_DIR / "bfs_grid_levels.cu").read_text()
     default = int(re.search(r"#ifndef GL_DEGREE\n#define GL_DEGREE (\d+)\n", source).group(1))
-    assert ON.defines("bfs_grid_levels.cu") == {"GL_DEGREE": default, "GL_DEFER_RECORDS": 1}
+    assert ON.defines("bfs_grid_levels.cu") == {"GL_DEGREE": default}
     assert BFSTuning(grid_levels_max_degree=16).defines("bfs_grid_levels.cu")["GL_DEGREE"] == 16
     for bad in ({"grid_levels_max_degree": 0}, {"grid_levels_max_degree": 33}, {"grid_levels_blocks": 0},
                 {"grid_levels_block_edges": -1}, {"grid_levels_block_edges": 2**20 + 1}):
@@ -220,7 +220,6 @@ def test_several_sources_and_block_counts():
     on_and_off(g, sources, single_block=False)
     for blocks in (1, 7, 10_000):  # 10 000: capped at one per SM
         on_and_off(g, 17, single_block=False, grid_levels_blocks=blocks)
-        on_and_off(g, 17, single_block=False, grid_levels_blocks=blocks, grid_levels_defer_records=False)
 
 
 @gpu

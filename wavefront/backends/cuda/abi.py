@@ -45,6 +45,8 @@ SINGLE_BLOCK_STATS_FIELDS = 3  # per level run: frontier, edges, end time (ns)
 SINGLE_BLOCK_MAX_LEVELS = 4096  # levels one single-block launch may run (stats buffer rows)
 GRID_LEVELS_THREADS = 256  # kernels/bfs_grid_levels.cu: threads per resident block
 GRID_LEVELS_CTL_WORDS = 8  # its control words (uint64): barrier arrivals, new vertices and m_f of 3 levels
+GRID_LEVELS_LEVEL_BITS = 12  # its record words: parent << 12 | level - first level (a launch's levels)
+assert SINGLE_BLOCK_MAX_LEVELS <= 1 << GRID_LEVELS_LEVEL_BITS
 
 
 def single_block_capacity(index64: bool) -> int:
@@ -150,7 +152,7 @@ _FILES = {
     "bfs_single_block.cu": {**_COMMON, **_PERSISTENT, "SB_THREADS": SINGLE_BLOCK_THREADS,
                             "SB_STATS_FIELDS": SINGLE_BLOCK_STATS_FIELDS},
     "bfs_grid_levels.cu": {**_COMMON, **_PERSISTENT, "GL_THREADS": GRID_LEVELS_THREADS,
-                           "SB_STATS_FIELDS": SINGLE_BLOCK_STATS_FIELDS},
+                           "GL_LEVEL_BITS": GRID_LEVELS_LEVEL_BITS, "SB_STATS_FIELDS": SINGLE_BLOCK_STATS_FIELDS},
     "bfs_fold_2d.cu": {**_COMMON, "FOLD_MAX_OWNERS": FOLD_MAX_OWNERS},
     "sssp_harish.cu": {**_SSSP_COMMON, "HARISH_BLOCK": SSSP_BLOCK},
     "sssp_near_far.cu": {**_PERSISTENT, **_SSSP_COMMON, **_SSSP_TRACE, "NF_BLOCK": NEAR_FAR_BLOCK,

@@ -173,8 +173,7 @@ class BFSSearch:
                           self._levels, self._parents)
         c, start_ns, rows = steps.read_single_block(ws)
         run = int(c[CNT_LEVELS_RUN])
-        if run % 2:  # the frontier alternates between the queues, starting in queue_in
-            ws.swap_queues()
+        ws.swap_queues()
         self.count, returned_degree = int(c[CNT_NEXT_COUNT]), int(c[CNT_NEXT_DEGREE])
         _add_kernel_rows(self.trace, level, start_ns, rows, reason, "[grid levels]")
         self.unexplored -= int(rows[1:, 1].sum()) + returned_degree

@@ -370,7 +370,7 @@ def single_block(graph, ws: BFSWorkspace, tuning: BFSTuning, count: int, level: 
 
 # -- the grid-levels kernel ---------------------------------------------------------------------
 GridLevelsArgs = NamedTuple("GridLevelsArgs", [
-    ("queue_a", Any), ("queue_b", Any), ("count", np.int64),
+    ("frontier", Any), ("next_queue", Any), ("log", Any), ("record", Any), ("count", np.int64),
     ("frontier_edges", np.int64), ("unexplored", np.int64), ("first_level", np.int32), ("max_level", np.int32),
     ("block_vertices", np.int64),
     ("block_edges", np.int64), ("min_edges", np.int64), ("edges", np.int64), ("unexplored_alpha", np.float64),
@@ -384,6 +384,20 @@ def grid_levels_apply(graph, tuning: BFSTuning) -> bool:
     return graph.m > 0 and max_out_degree(graph) <= tuning.grid_levels_max_degree
 
 
+def _discovery_log(graph, ws: BFSWorkspace):
+    """The grid-levels kernel's discovery log: a vertex id and a uint64 record
+    (parent, level) per vertex, made on first use and kept with the graph."""
+    log = graph.derived.get("cuda.bfs.grid_log")
+    if log is None:
+        import cupy
+
+        n = max(graph.n, 1)
+        check_fits(lambda: f"the grid-levels discovery log for {graph!r}", n * (8 + np.dtype(ws.vid_dtype).itemsize))
+        log = (cupy.empty(n, dtype=ws.vid_dtype), cupy.empty(n, dtype=np.uint64))
+        graph.derived["cuda.bfs.grid_log"] = log
+    return log
+
+
 @lru_cache(maxsize=None)
 def _sm_count(device_id: int) -> int:
     import cupy
@@ -395,11 +409,9 @@ def grid_levels(graph, ws: BFSWorkspace, tuning: BFSTuning, count: int, frontier
                 level: int, max_level: int, rule, levels, parents) -> None:
     """Top-down levels from ``level`` (at most to ``max_level``) in one
     persistent launch, from queue_in[:count] (``frontier_edges`` out-edges,
-    ``unexplored`` edges left), for as long as ``rule`` (a
-    :class:`~wavefront.bfs.policy.GridLevelsRule`) keeps them there. The
-    frontier alternates between queue_in and queue_out: after an odd number
-    of levels it is in queue_out. Read back with :func:`read_single_block`
-    (the same counters and level rows)."""
+    ``unexplored`` edges left) to queue_out, for as long as ``rule`` (a
+    :class:`~wavefront.bfs.policy.GridLevelsRule`) keeps them there. Read
+    back with :func:`read_single_block` (the same counters and level rows)."""
     import cupy
 
     if not grid_levels_apply(graph, tuning):
@@ -407,10 +419,11 @@ def grid_levels(graph, ws: BFSWorkspace, tuning: BFSTuning, count: int, frontier
                          f"{tuning.grid_levels_max_degree}; this graph has one of {max_out_degree(graph)}")
     device_id = cupy.cuda.Device().id
     fn = _function("bfs_grid_levels.cu", "grid_levels", ws.index64, device_id, tuning)
+    log, record = _discovery_log(graph, ws)
     stream = cupy.cuda.get_current_stream()
     cupy.cuda.runtime.memsetAsync(ws.grid_ctl.data.ptr, 0, ws.grid_ctl.nbytes, stream.ptr)
     args = GridLevelsArgs(
-        queue_a=ws.queue_in, queue_b=ws.queue_out, count=i64(count),
+        frontier=ws.queue_in, next_queue=ws.queue_out, log=log, record=record, count=i64(count),
         frontier_edges=i64(frontier_edges), unexplored=i64(unexplored), first_level=np.int32(level),
         max_level=np.int32(max_level),
         block_vertices=i64(rule.block_vertices), block_edges=i64(rule.block_edges), min_edges=i64(rule.min_edges),

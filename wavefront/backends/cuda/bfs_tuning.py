@@ -108,10 +108,6 @@ class BFSTuning:
     beyond ~2 passes of its 1024 threads a level costs it more than the
     grid kernel's ~5 us (H200: 2048 against 16384, road-like 4 M 14.1
     against 33.3 ms; seattle 1.51 against 1.41)."""
-    grid_levels_defer_records: bool = True
-    """The grid-levels kernel writes the levels and parents of a level's last
-    pass after its grid barrier (GL_DEFER_RECORDS), so the barrier's release
-    waits for the queue's stores only."""
     grid_levels_blocks: int = 32
     """Blocks of the grid-levels kernel (at most one per SM, all resident):
     16 and 33 ran 2-3 % faster than one per SM (132) on the big roads
@@ -173,8 +169,7 @@ class BFSTuning:
         if filename == "bfs_single_block.cu":
             return {"SB_VERTEX_DEGREE": int(self.single_block_vertex_degree)}
         if filename == "bfs_grid_levels.cu":
-            return {"GL_DEGREE": int(self.grid_levels_max_degree),
-                    "GL_DEFER_RECORDS": int(self.grid_levels_defer_records)}
+            return {"GL_DEGREE": int(self.grid_levels_max_degree)}
         return {}
 
     def single_block_kernel(self, max_degree: int) -> str:

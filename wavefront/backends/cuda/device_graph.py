@@ -31,6 +31,7 @@ per vertex id while n < 2**31, else 8):
     COO        m * I bytes                      (edge-centric method only)
     by degree  m * I bytes                      (bottom-up, neighbour_order="degree")
     first in   8 (n + 1) bytes per probe order  (bottom-up, 32-bit ids)
+    grid log   n * (I + 8) bytes                (grid-levels kernel, low-degree graphs)
 
 Sizes are checked with :func:`~wavefront.backends.cuda.memory.check_fits`
 before anything is allocated, so a graph that does not fit raises

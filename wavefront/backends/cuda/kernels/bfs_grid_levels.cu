@@ -3,12 +3,11 @@
 // whose out-degrees are all at most GL_DEGREE (roads, grids).
 //
 // A road search on a few million vertices has thousands of levels whose
-// frontiers (3 000 - 30 000 vertices) are too big for the single block
-// (bfs_single_block.cu) and far too small for a grid-wide step to pay for
-// its launch and host round trip (~16 us a level on an H200). Here every
-// block stays resident and the levels are separated by the software grid
-// barrier of persistent.cuh: a level costs its dependent memory trips (the
-// queue entry, its row, its neighbours, the claim) and one grid barrier.
+// frontiers (thousands of vertices) are too big for the single block
+// (bfs_single_block.cu) to run fast and far too small for a grid-wide step
+// to pay for its launch and host round trip (~16 us a level on an H200).
+// Here every block stays resident and the levels are separated by the
+// software grid barrier of persistent.cuh.
 //
 // Thread g of the grid takes frontier items g, g + T, g + 2T, ... (T threads
 // in all). For each it reads the row, issues every neighbour load before its
@@ -16,6 +15,17 @@
 // winners' rows (the next frontier's out-degree sum m_f, which the rules
 // below need) and appends its winners through one warp scan and one global
 // atomic per warp for each sum.
+//
+// No scattered store before a barrier: the barrier's release waits for every
+// store the block has in flight, and scattered ones cost most of a level
+// (H200: two dependent loads and a grid barrier 1.3 us; with three scattered
+// stores a thread 7.2 us). So a level writes only to the discovery log:
+// the new vertices at log[p] and (parent << 12 | level - first_level) at
+// record[p], p running over the launch (every vertex is discovered once, so
+// n entries hold them all), each warp's entries contiguous. Level L's
+// frontier is the log's range of level L - 1 (the first level reads
+// `frontier`). After the last level one pass writes every logged vertex's
+// level and parent, and copies the final frontier into `next`.
 //
 // Which levels run is the host policy's rule, evaluated on the device after
 // each barrier (CUDAHybridPolicy.grid_levels_rule gives the numbers): the
@@ -25,18 +35,16 @@
 // the policy (m_f < min_edges, or m_f <= edges, or m_f <= m_u / alpha).
 // So the levels and the trace rows equal those of the per-level loop.
 //
-// The frontier alternates between queue_a and queue_b; after the launch it
-// is in queue_b when an odd number of levels ran. counters get the returned
-// frontier's size and m_f and the levels run; level_stats the start time
-// and one row (frontier vertices, edges examined, end time) per level, as
-// the single block writes them.
-//
+// counters get the returned frontier's size and m_f and the levels run;
+// level_stats the start time and one row (frontier vertices, edges
+// examined, end time) per level, as the single block writes them.
 // Measured against the per-level loop and the floors: docs/decisions/cuda-bfs.md,
-// "Grid levels". ctl (uint64, zeroed before the launch): [0] the barrier's arrival count
+// "Grid levels".
+//
+// ctl (uint64, zeroed before the launch): [0] the barrier's arrival count
 // (its low 32 bits), [1 + L mod 3] level L's new vertices, [4 + L mod 3]
 // their out-degree sum. Words another block wrote during the launch are read
-// with __ldcg (from L2): a block's L1 may still hold the line from three
-// levels before.
+// with __ldcg (from L2): a block's L1 may hold a stale line.
 #include "common.cuh"
 #include "persistent.cuh"
 
@@ -48,10 +56,9 @@
 #ifndef GL_DEGREE
 #define GL_DEGREE 8
 #endif
-// Record the winners of a level's last pass after its grid barrier
-// (BFSTuning.grid_levels_defer_records).
-#ifndef GL_DEFER_RECORDS
-#define GL_DEFER_RECORDS 1
+// Bits of a record word that hold level - first_level (SINGLE_BLOCK_MAX_LEVELS levels a launch).
+#ifndef GL_LEVEL_BITS
+#define GL_LEVEL_BITS 12
 #endif
 #ifndef SB_STATS_FIELDS
 #define SB_STATS_FIELDS 3
@@ -74,8 +81,8 @@ __device__ __forceinline__ bool gl_next_runs(unsigned long long n_f, unsigned lo
 }
 
 extern "C" __global__ void __launch_bounds__(GL_THREADS)
-grid_levels(vid_t* queue_a, vid_t* queue_b, long long count, long long frontier_edges, long long unexplored,
-            int first_level, int max_level,
+grid_levels(const vid_t* frontier, vid_t* next, vid_t* log, unsigned long long* record, long long count,
+            long long frontier_edges, long long unexplored, int first_level, int max_level,
             long long block_vertices, long long block_edges, long long min_edges, long long edges,
             double unexplored_alpha, const eid_t* indptr, const vid_t* indices, int* levels, long long* parents,
             word_t* visited, counter_t* counters, long long* level_stats, unsigned long long* ctl) {
@@ -85,17 +92,13 @@ grid_levels(vid_t* queue_a, vid_t* queue_b, long long count, long long frontier_
 
     const int lane = threadIdx.x & 31;
     const long long threads = (long long)gridDim.x * GL_THREADS;
-    const long long warp_first = (long long)blockIdx.x * GL_THREADS + (threadIdx.x & ~31);
-    vid_t* in = queue_a;
-    vid_t* out = queue_b;
+    const long long thread = (long long)blockIdx.x * GL_THREADS + threadIdx.x;
+    const long long warp_first = thread - lane;
+    const vid_t* in = frontier;
     unsigned long long size = (unsigned long long)count, m_f = (unsigned long long)frontier_edges;
+    unsigned long long logged = 0;  // log entries before this level's
     long long m_u = unexplored;
     unsigned int barriers = 0;
-#if GL_DEFER_RECORDS
-    vid_t held[GL_DEGREE];  // this thread's winners of the level's last pass, recorded after its barrier
-    unsigned int held_wins = 0;
-    vid_t held_from = 0;
-#endif
     int at = 0;  // (level - first_level) mod 3
     int level = first_level;
     for (;; ++level) {
@@ -105,6 +108,7 @@ grid_levels(vid_t* queue_a, vid_t* queue_b, long long count, long long frontier_
             ctl[GL_CTL_FOUND + after] = 0;
             ctl[GL_CTL_DEGREE + after] = 0;
         }
+        const unsigned long long stamp = (unsigned long long)(level - first_level);
         for (long long base = warp_first; base < (long long)size; base += threads) {  // warp-uniform
             const long long k = base + lane;
             vid_t u = 0;
@@ -129,22 +133,10 @@ grid_levels(vid_t* queue_a, vid_t* queue_b, long long count, long long frontier_
             for (int e = 0; e < GL_DEGREE; ++e)
                 if ((open & (1u << e)) && bit_claim(visited, w[e])) wins |= 1u << e;
             // The winners' out-degrees: the next frontier's m_f.
-            const bool defer = GL_DEFER_RECORDS && base + threads >= (long long)size;  // the level's last pass
             unsigned int won_degree = 0;
 #pragma unroll
             for (int e = 0; e < GL_DEGREE; ++e)
-                if (wins & (1u << e)) {
-                    if (!defer) record_visit(levels, parents, w[e], level, u);
-                    won_degree += (unsigned int)vertex_degree(indptr, w[e]);
-                }
-#if GL_DEFER_RECORDS
-            if (defer) {
-                held_wins = wins;
-                held_from = u;
-#pragma unroll
-                for (int e = 0; e < GL_DEGREE; ++e) held[e] = w[e];
-            }
-#endif
+                if (wins & (1u << e)) won_degree += (unsigned int)vertex_degree(indptr, w[e]);
             // Append: one inclusive warp scan of (degrees << 32 | wins), one
             // global atomic per warp for each sum.
             const unsigned int won = __popc(wins);
@@ -162,26 +154,20 @@ grid_levels(vid_t* queue_a, vid_t* queue_b, long long count, long long frontier_
             }
             first = __shfl_sync(WF_FULL_MASK, first, 31);
             if (wins) {
-                unsigned long long position = first + (unsigned int)inclusive - won;
+                unsigned long long position = logged + first + (unsigned int)inclusive - won;
+                const unsigned long long from = ((unsigned long long)u << GL_LEVEL_BITS) | stamp;
 #pragma unroll
                 for (int e = 0; e < GL_DEGREE; ++e)
-                    if (wins & (1u << e)) out[position++] = w[e];
+                    if (wins & (1u << e)) {
+                        log[position] = w[e];
+                        record[position] = from;
+                        ++position;
+                    }
             }
         }
         grid_barrier(arrived, gridDim.x * ++barriers);
         const unsigned long long found = __ldcg(&ctl[GL_CTL_FOUND + at]);
         const unsigned long long found_degree = __ldcg(&ctl[GL_CTL_DEGREE + at]);
-#if GL_DEFER_RECORDS
-        // No other block reads levels or parents in this launch: their stores
-        // can wait until after the barrier, whose release then waits only for
-        // the queue's.
-        if (held_wins) {
-#pragma unroll
-            for (int e = 0; e < GL_DEGREE; ++e)
-                if (held_wins & (1u << e)) record_visit(levels, parents, held[e], level, held_from);
-            held_wins = 0;
-        }
-#endif
         if (reporter) {
             long long* stats = level_stats + 1 + (long long)SB_STATS_FIELDS * (level - first_level);
             stats[0] = (long long)size;
@@ -190,16 +176,25 @@ grid_levels(vid_t* queue_a, vid_t* queue_b, long long count, long long frontier_
         }
         // The host's bookkeeping (BFSSearch._advance): m_u loses the new frontier's out-edges.
         m_u -= (long long)found_degree;
+        in = log + logged;
+        logged += found;
         size = found;
         m_f = found_degree;
-        vid_t* swap = out;
-        out = in;
-        in = swap;
         at = after;
         if (level + 1 > max_level ||
             !gl_next_runs(size, m_f, m_u, block_vertices, block_edges, min_edges, edges, unexplored_alpha))
             break;
     }
+    // Every logged vertex's level and parent, and the final frontier (the
+    // last level's range of the log) into `next`. Log entries other blocks
+    // wrote are read from L2.
+    for (long long i = thread; i < (long long)logged; i += threads) {
+        const vid_t v = __ldcg(log + i);
+        const unsigned long long word = __ldcg(record + i);
+        record_visit(levels, parents, v, first_level + (int)(word & ((1u << GL_LEVEL_BITS) - 1)),
+                     (vid_t)(word >> GL_LEVEL_BITS));
+    }
+    for (long long i = thread; i < (long long)size; i += threads) next[i] = __ldcg(in + i);
     if (reporter) {
         counters[CNT_NEXT_COUNT] = size;
         counters[CNT_NEXT_DEGREE] = m_f;
