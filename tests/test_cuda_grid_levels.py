@@ -57,18 +57,27 @@ def kernel_rule(rule, n_f: int, m_f: int, m_u: int) -> bool:
 @settings(max_examples=400, deadline=None)
 @given(name=st.sampled_from(["gap", "seed000"]), alpha=st.floats(0.5, 60), n=st.integers(1, 10**7),
        m=st.integers(0, 10**8), block_vertices=st.sampled_from([0, 3072, 2048]),
-       block_edges=st.integers(0, 2**20), min_edges=st.integers(0, 10**5), n_f=st.integers(1, 10**6),
-       m_f=st.integers(0, 10**7), m_u=st.integers(0, 10**8))
-def test_the_kernels_rule_is_the_policys_choice(name, alpha, n, m, block_vertices, block_edges, min_edges, n_f,
-                                                m_f, m_u):
+       block_edges=st.integers(0, 2**20), keep=st.one_of(st.none(), st.integers(0, 2**20)),
+       min_edges=st.integers(0, 10**5), n_f=st.integers(1, 10**6), m_f=st.integers(0, 10**7),
+       m_u=st.integers(0, 10**8))
+def test_the_kernels_rule_is_the_policys_choice(name, alpha, n, m, block_vertices, block_edges, keep, min_edges,
+                                                n_f, m_f, m_u):
     base = GAPPolicy(alpha=alpha) if name == "gap" else Seed000Policy(alpha=alpha)
     policy = CUDAHybridPolicy(base, single_block_vertices=block_vertices, single_block_edges=block_edges,
                               bottom_up_min_edges=min_edges, stay_margin=0, bottom_up_ahead=True,
-                              grid_levels=True)
+                              grid_levels=True, grid_levels_keep_edges=keep)
     state = LevelState(level=5, n=n, m=m, frontier_vertices=n_f, frontier_edges=m_f, unexplored_edges=m_u,
                        previous_frontier_vertices=7, direction=TOP_DOWN)
     decision = policy.choose(state)
-    assert decision.grid_levels == kernel_rule(policy.grid_levels_rule(n, m), n_f, m_f, m_u)
+    rule = policy.grid_levels_rule(n, m)
+    runs = kernel_rule(rule, n_f, m_f, m_u)
+    if runs:  # the kernel runs only levels the policy sends top-down
+        assert decision.direction == TOP_DOWN
+    elif not (n_f <= block_vertices and m_f <= block_edges):
+        # It hands back a level outside the single block only when the policy sends it bottom-up.
+        assert decision.direction != TOP_DOWN
+    if keep is None or keep >= block_edges:  # no band: exactly the host's choice
+        assert decision.grid_levels == runs
     if decision.grid_levels:
         assert decision.direction == TOP_DOWN and not decision.single_block
 
@@ -102,7 +111,8 @@ def test_tuning_fields_are_checked_and_reach_the_kernel():
     assert ON.defines("bfs_grid_levels.cu") == {"GL_DEGREE": default}
     assert BFSTuning(grid_levels_max_degree=16).defines("bfs_grid_levels.cu")["GL_DEGREE"] == 16
     for bad in ({"grid_levels_max_degree": 0}, {"grid_levels_max_degree": 33}, {"grid_levels_blocks": 0},
-                {"grid_levels_block_edges": -1}, {"grid_levels_block_edges": 2**20 + 1}):
+                {"grid_levels_block_edges": -1}, {"grid_levels_block_edges": 2**20 + 1},
+                {"grid_levels_keep_edges": -1}, {"grid_levels_keep_edges": 2049}):
         with pytest.raises(ValueError, match=next(iter(bad))):
             BFSTuning(**bad)
 
@@ -117,6 +127,9 @@ def test_the_block_edge_limit_follows_the_kernel():
     assert _rules(base, tuning, 100, False, False, None, True).single_block_edges == 700
     assert _rules(base, tuning, 100, False, False, None, False).single_block_edges == 9000
     assert _rules(base, tuning, 100, False, False, None, True).grid_levels
+    banded = tuning.with_options(grid_levels_keep_edges=300)
+    assert _rules(base, banded, 100, False, False, None, True).grid_levels_rule(100, 1000).block_edges == 300
+    assert _rules(base, banded, 100, False, False, None, False).grid_levels_keep_edges is None
 
 
 # -- the kernel on the GPU ------------------------------------------------------------------
@@ -168,6 +181,7 @@ def test_levels_go_back_and_forth_between_the_block_and_the_grid(edges):
     grid kernel and takes them back several times in one search."""
     g = grid(80, 80)
     result = on_and_off(g, 37, grid_levels_block_edges=edges)
+    on_and_off(g, 37, grid_levels_block_edges=edges, grid_levels_keep_edges=edges // 4)
     kinds = ["grid" if "[grid levels]" in r.reason else "block" if "[single block]" in r.reason else r.kind
              for r in result.trace]
     assert "block" in kinds and "grid" in kinds
@@ -276,4 +290,5 @@ def low_degree_graphs(draw):
 def test_random_low_degree_graphs(case, edges):
     g, source = case
     on_and_off(g, source, min_grid_levels=0, grid_levels_block_edges=edges)
+    on_and_off(g, source, min_grid_levels=0, grid_levels_block_edges=edges, grid_levels_keep_edges=edges // 3)
     on_and_off(g, source, min_grid_levels=0, single_block=False)

@@ -219,7 +219,10 @@ class CUDAHybridPolicy:
       block runs in the grid-levels kernel, which goes on with the levels
       after it while :meth:`grid_levels_rule` (these rules, for a frontier
       found top-down) keeps them top-down and outside the single block.
-      Needs the base policy's :meth:`DirectionPolicy.top_down_bound`.
+      Needs the base policy's :meth:`DirectionPolicy.top_down_bound`. With
+      ``grid_levels_keep_edges`` the kernel keeps frontiers down to that
+      many out-edges although they would fit the single block (top-down
+      either way: a level that fits is never sent bottom-up).
     """
 
     base: DirectionPolicy
@@ -229,6 +232,7 @@ class CUDAHybridPolicy:
     stay_margin: int | None = None
     bottom_up_ahead: bool = False
     grid_levels: bool = False
+    grid_levels_keep_edges: int | None = None
 
     def choose(self, s: LevelState, queued: bool = False, last_level: int | None = None) -> Decision:
         """The direction of level ``s.level``; ``queued``: its bottom-up step is
@@ -260,14 +264,18 @@ class CUDAHybridPolicy:
         grid-levels kernel compares (kernels/bfs_grid_levels.cu,
         ``gl_next_runs``): that level runs top-down outside the single block
         exactly when its frontier is not empty, does not fit the single
-        block, and the base bound or ``bottom_up_min_edges`` keeps it
+        block (with ``grid_levels_keep_edges`` out-edges as the block's
+        limit), and the base bound or ``bottom_up_min_edges`` keeps it
         top-down (the stay-bottom-up rule and a queued level concern a
-        search that went bottom-up)."""
+        search that went bottom-up). A level the kernel runs is one
+        :meth:`choose` sends top-down; one it hands back that does not fit is
+        one :meth:`choose` sends bottom-up."""
         bound = self.base.top_down_bound(n, m)
         if bound is None:
             raise ValueError(f"{self.base!r} states no top-down bound: the grid-levels kernel cannot follow it")
-        return GridLevelsRule(self.single_block_vertices, self.single_block_edges, self.bottom_up_min_edges,
-                              int(bound.edges), float(bound.unexplored_alpha))
+        keep = self.single_block_edges if self.grid_levels_keep_edges is None else self.grid_levels_keep_edges
+        return GridLevelsRule(self.single_block_vertices, min(keep, self.single_block_edges),
+                              self.bottom_up_min_edges, int(bound.edges), float(bound.unexplored_alpha))
 
 
 class GridLevelsRule(NamedTuple):

@@ -248,6 +248,7 @@ def _rules(base, tuning: BFSTuning, n: int, directed: bool, wide: bool, bottom_u
         stay_margin=n // tuning.stay_bottom_up_ratio if stay else None,
         bottom_up_ahead=tuning.bottom_up_ahead,
         grid_levels=grid_levels,
+        grid_levels_keep_edges=tuning.grid_levels_keep_edges if grid_levels else None,
     )
 
 

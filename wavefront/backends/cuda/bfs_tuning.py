@@ -108,6 +108,11 @@ class BFSTuning:
     beyond ~2 passes of its 1024 threads a level costs it more than the
     grid kernel's ~5 us (H200: 2048 against 16384, road-like 4 M 14.1
     against 33.3 ms; seattle 1.51 against 1.41)."""
+    grid_levels_keep_edges: int | None = None
+    """Once a stretch runs in the grid-levels kernel, it stays there down to
+    frontiers of this many out-edges, below ``grid_levels_block_edges`` (a
+    band where either kernel may run a level: fewer switches of a launch and
+    a round trip each); None: no band."""
     grid_levels_blocks: int = 32
     """Blocks of the grid-levels kernel (at most one per SM, all resident):
     16 and 33 ran 2-3 % faster than one per SM (132) on the big roads
@@ -151,6 +156,10 @@ class BFSTuning:
             raise ValueError(f"grid_levels_blocks must be >= 1, got {self.grid_levels_blocks}")
         if not 0 <= int(self.grid_levels_block_edges) <= 2**20:  # the single block counts in 32 bits
             raise ValueError(f"grid_levels_block_edges must be in [0, 2**20], got {self.grid_levels_block_edges}")
+        keep = self.grid_levels_keep_edges
+        if keep is not None and not 0 <= int(keep) <= int(self.grid_levels_block_edges):
+            raise ValueError(f"grid_levels_keep_edges must be None or in [0, grid_levels_block_edges = "
+                             f"{self.grid_levels_block_edges}], got {keep}")
         if self.bottom_up_small_unroll not in (1, 2, 3, 4):
             raise ValueError(f"bottom_up_small_unroll must be 1..4, got {self.bottom_up_small_unroll}")
         if self.bottom_up_large_probe not in (8, 16, 24, 32):
