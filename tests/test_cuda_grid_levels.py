@@ -112,7 +112,7 @@ def test_tuning_fields_are_checked_and_reach_the_kernel():
     assert BFSTuning(grid_levels_max_degree=16).defines("bfs_grid_levels.cu")["GL_DEGREE"] == 16
     for bad in ({"grid_levels_max_degree": 0}, {"grid_levels_max_degree": 33}, {"grid_levels_blocks": 0},
                 {"grid_levels_block_edges": -1}, {"grid_levels_block_edges": 2**20 + 1},
-                {"grid_levels_keep_edges": -1}, {"grid_levels_keep_edges": 2049}):
+                {"grid_levels_keep_edges": -1}):
         with pytest.raises(ValueError, match=next(iter(bad))):
             BFSTuning(**bad)
 
@@ -129,6 +129,8 @@ def test_the_block_edge_limit_follows_the_kernel():
     assert _rules(base, tuning, 100, False, False, None, True).grid_levels
     banded = tuning.with_options(grid_levels_keep_edges=300)
     assert _rules(base, banded, 100, False, False, None, True).grid_levels_rule(100, 1000).block_edges == 300
+    wide = tuning.with_options(grid_levels_keep_edges=5000)  # a band beyond the block's limit is the limit
+    assert _rules(base, wide, 100, False, False, None, True).grid_levels_rule(100, 1000).block_edges == 700
     assert _rules(base, banded, 100, False, False, None, False).grid_levels_keep_edges is None
 
 

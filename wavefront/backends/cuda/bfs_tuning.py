@@ -96,23 +96,24 @@ class BFSTuning:
     grid launch (kernels/bfs_grid_levels.cu), as many in a row as the
     direction rules keep top-down, on graphs whose out-degrees are all at
     most ``grid_levels_max_degree``: no launch or host round trip between
-    them, a grid barrier instead. H200: road4m 42.1 -> 14.1 ms, road-like
-    1.4 M 14.1 -> 9.0, 1024 x 1024 grid 10.5 -> 7.0 (with
-    ``grid_levels_block_edges``; docs/decisions/cuda-bfs.md, "Grid levels")."""
+    them, a grid barrier instead. H200: road-like 4 M 42.1 -> 14.2 ms, 1.4 M
+    14.2 -> 9.2, 1024 x 1024 grid 10.7 -> 7.3, seattle unchanged (with the
+    block limits below; docs/decisions/cuda-bfs.md, "Grid levels")."""
     grid_levels_max_degree: int = 8
     """The largest out-degree the grid-levels kernel takes (GL_DEGREE, 1..32):
     each thread holds one frontier vertex's neighbours in registers."""
-    grid_levels_block_edges: int = 2048
-    """On graphs the grid-levels kernel takes, the single block keeps
-    frontiers up to this many out-edges (``single_block_edges`` elsewhere):
-    beyond ~2 passes of its 1024 threads a level costs it more than the
-    grid kernel's ~5 us (H200: 2048 against 16384, road-like 4 M 14.1
-    against 33.3 ms; seattle 1.51 against 1.41)."""
-    grid_levels_keep_edges: int | None = None
+    grid_levels_block_edges: int = 3072
+    """On graphs the grid-levels kernel takes, the host sends the single block
+    frontiers of up to this many out-edges (``single_block_edges``
+    elsewhere)."""
+    grid_levels_keep_edges: int | None = 1024
     """Once a stretch runs in the grid-levels kernel, it stays there down to
-    frontiers of this many out-edges, below ``grid_levels_block_edges`` (a
-    band where either kernel may run a level: fewer switches of a launch and
-    a round trip each); None: no band."""
+    frontiers of this many out-edges (at most ``grid_levels_block_edges``: a
+    band where either kernel may run a level, fewer switches of a launch and
+    a round trip each); None: no band. H200, 3072 / 1024 against one limit of
+    2048: seattle 1.41 against 1.51 ms (its levels stay in the block, as
+    without the kernel), road-like 4 M 14.21 against 14.45, 1.4 M 9.16 against
+    9.32, 1024 x 1024 grid 7.32 against 7.10 (docs/decisions/cuda-bfs.md)."""
     grid_levels_blocks: int = 32
     """Blocks of the grid-levels kernel (at most one per SM, all resident):
     16 and 33 ran 2-3 % faster than one per SM (132) on the big roads
@@ -156,10 +157,8 @@ class BFSTuning:
             raise ValueError(f"grid_levels_blocks must be >= 1, got {self.grid_levels_blocks}")
         if not 0 <= int(self.grid_levels_block_edges) <= 2**20:  # the single block counts in 32 bits
             raise ValueError(f"grid_levels_block_edges must be in [0, 2**20], got {self.grid_levels_block_edges}")
-        keep = self.grid_levels_keep_edges
-        if keep is not None and not 0 <= int(keep) <= int(self.grid_levels_block_edges):
-            raise ValueError(f"grid_levels_keep_edges must be None or in [0, grid_levels_block_edges = "
-                             f"{self.grid_levels_block_edges}], got {keep}")
+        if self.grid_levels_keep_edges is not None and int(self.grid_levels_keep_edges) < 0:
+            raise ValueError(f"grid_levels_keep_edges must be None or >= 0, got {self.grid_levels_keep_edges}")
         if self.bottom_up_small_unroll not in (1, 2, 3, 4):
             raise ValueError(f"bottom_up_small_unroll must be 1..4, got {self.bottom_up_small_unroll}")
         if self.bottom_up_large_probe not in (8, 16, 24, 32):
