@@ -27,7 +27,7 @@ import wavefront
 import wavefront.distributed as wd
 from wavefront.backends.cpu.tuning import CPUBFSTuning
 from wavefront.cli import main
-from wavefront.distributed.grid import Partition, ProcessGrid, grid_shape, parse_grid
+from wavefront.distributed.grid import Partition, ProcessGrid, cpu_grid_shape, grid_shape, parse_grid
 from wavefront.distributed.launch import (
     launched_by_mpi,
     mpi_world_size,
@@ -51,6 +51,18 @@ MPI_TIMEOUT = 120  # seconds: a hung collective fails the test instead of the su
                                          (9, (3, 3)), (7, (1, 7)), (16, (4, 4))])
 def test_grid_shape_is_the_most_square(size, shape):
     assert grid_shape(size) == shape
+
+
+def test_cpu_ranks_take_one_column_on_one_host_and_the_most_square_across_hosts():
+    from wavefront.distributed.launch import host_count
+    from wavefront.distributed.transport import SelfTransport
+
+    assert [cpu_grid_shape(p, 1) for p in (1, 2, 4, 8)] == [(1, 1), (2, 1), (4, 1), (8, 1)]
+    assert [cpu_grid_shape(p, 2) for p in (2, 4, 8, 9)] == [(1, 2), (2, 2), (2, 4), (3, 3)]
+    assert cpu_grid_shape(1, 3) == (1, 1)
+    with pytest.raises(ValueError, match="at least one rank"):
+        cpu_grid_shape(0, 1)
+    assert host_count(SelfTransport()) == 1
 
 
 def test_parse_grid():
@@ -705,15 +717,18 @@ def test_mpirun_sssp_distances_equal_the_single_process_run(size, tmp_path):
         assert distributed == single == name
 
 
-@pytest.mark.parametrize("size, kernels", [(2, "bfs,sssp"), (4, "bfs")])
-def test_mpirun_graph500_report(size, kernels, tmp_path):
+@pytest.mark.parametrize("size, kernels, grid", [(2, "bfs,sssp", "1x2"), (4, "bfs", "2x2"), (2, "bfs,sssp", None)])
+def test_mpirun_graph500_report(size, kernels, grid, tmp_path):
+    """The report under mpirun on 2-D grids and on the default: one column,
+    every rank being on this host."""
     path = tmp_path / "report.json"
     done = mpirun(size, sys.executable, "-m", "wavefront", "graph500", "--scale", 9, "--roots", 4,
-                  "--backend", "cpu", "--kernels", kernels, "--no-progress", "--json", path)
+                  "--backend", "cpu", "--kernels", kernels, "--no-progress", "--json", path,
+                  *(("--grid", grid) if grid else ()))
     assert done.returncode == 0, done.stderr[-3000:]
     kernels = tuple(kernels.split(","))
     values = check_report(done.stdout, size, 9, 4, kernels)
-    assert values["process_grid"] == "x".join(map(str, grid_shape(size)))
+    assert values["process_grid"] == (grid or f"{size}x1")
     data = json.loads(path.read_text())
     assert data["valid"] and data["num_mpi_processes"] == size
     assert data["distributed"]["construction"]["exchange_bytes_total"] > 0
@@ -725,7 +740,9 @@ def test_mpirun_graph500_report(size, kernels, tmp_path):
     if "sssp" in kernels:
         phases = data["kernels"]["sssp"]["trace"]
         assert {row["rank"] for row in phases} == set(range(size))
-        assert any(row["kind"] == "heavy" for row in phases) and "fold" in phases[-1]["collectives"]
+        assert any(row["kind"] == "heavy" for row in phases)
+        if grid:  # wider than one column: the SSSP folds
+            assert "fold" in phases[-1]["collectives"]
     assert done.stderr.count("SCALE 9,") == 1  # notes come from rank 0 alone
 
 

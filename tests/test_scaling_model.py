@@ -20,7 +20,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from wavefront.cli import main
-from wavefront.distributed.grid import ProcessGrid
+from wavefront.distributed.grid import ProcessGrid, grid_shape
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -611,7 +611,8 @@ def test_mpirun_report_bytes_equal_the_model(size, tmp_path):
 
     path = tmp_path / "report.json"
     done = mpirun(size, sys.executable, "-m", "wavefront", "graph500", "--scale", 10, "--roots", 4,
-                  "--backend", "cpu", "--kernels", "bfs", "--no-progress", "--json", path)
+                  "--backend", "cpu", "--kernels", "bfs", "--no-progress", "--json", path,
+                  "--grid", "x".join(map(str, grid_shape(size))))  # the 2-D grid the model was measured on
     assert done.returncode == 0, done.stderr[-3000:]
     run, counts = _assert_exact(path, size)
     assert any(row["collectives"]["fold"]["bytes_out"] > 8 for row in run.trace if row["level"] > 0)

@@ -46,7 +46,7 @@ from ..graph500.report import Graph500Report, KernelRun, ValidationFailure, fiel
 from ..graph500.roots import ROOT_STREAM
 from .bfs2d import METHOD, bfs
 from .graph import from_edges, id_dtype, kronecker_slice
-from .grid import ProcessGrid, gpu_grid_shape
+from .grid import ProcessGrid, cpu_grid_shape, gpu_grid_shape
 from .launch import abort_on_error, use_threads
 from .sssp2d import METHOD as SSSP_METHOD
 from .sssp2d import joined, sssp
@@ -237,18 +237,21 @@ def run_graph500(
     the BFS direction policy (a name or object, default GAP's); ``delta``:
     the SSSP bucket width (default :func:`.sssp2d.default_delta`); ``tuning``:
     a :class:`~.tuning.DistributedTuning`; ``grid``: the process grid (default
-    :class:`ProcessGrid` of the MPI world: the most square on CPU ranks, one
-    column on GPUs, :func:`.grid.gpu_grid_shape`); ``backend``: "cpu" or "cuda" (the
+    :class:`ProcessGrid` of the MPI world: one column on GPUs,
+    :func:`.grid.gpu_grid_shape`; on CPU ranks one column on one host, the
+    most square across hosts, :func:`.grid.cpu_grid_shape`); ``backend``: "cpu" or "cuda" (the
     BFS blocks on the GPUs, device buffers over ``transport``: "auto", "nccl"
     or "mpi"; SSSP on one-column grids only). Rank 0 prints the report to
     ``stream`` (stdout), notes to ``log`` (stderr) and writes ``json_path``;
     every rank returns the report.
     """
     if grid is None:
+        from .launch import host_count
         from .launch import world as launch_world
 
         world = launch_world()
-        grid = ProcessGrid(*gpu_grid_shape(world.size), world=world) if backend == "cuda" else ProcessGrid(world=world)
+        shape = gpu_grid_shape(world.size) if backend == "cuda" else cpu_grid_shape(world.size, host_count(world))
+        grid = ProcessGrid(*shape, world=world)
     world = grid.world
     stream = sys.stdout if stream is None else stream
     log = sys.stderr if log is None else log

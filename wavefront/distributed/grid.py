@@ -68,6 +68,24 @@ def gpu_grid_shape(size: int) -> tuple[int, int]:
     return size, 1
 
 
+def cpu_grid_shape(size: int, hosts: int) -> tuple[int, int]:
+    """The grid CPU ranks default to: one column (``size x 1``) when every
+    rank runs on one host, the most square (:func:`grid_shape`) across hosts.
+
+    On one host the collectives are shared-memory copies and one column wins
+    as it does on GPUs (no bottom-up scan of in-arcs whose parent lies in
+    another column): 16 cores, SCALE 19, two passes, BFS median 5.6 / 6.6 ms
+    on 4x1 against 9.5 / 10.0 on 2x2 and 15.4 / 15.6 on 1x4, 4.7 / 5.0 on 8x1
+    against 10.3 / 10.3 on 2x4; SSSP 0.16-0.19 s against 0.18-0.19 and
+    0.15 against 0.17 (docs/decisions/distributed.md). Across hosts the 2-D
+    layout's smaller collectives (seed 000: they grow with sqrt(P)) are the
+    point, so the most square grid stays.
+    """
+    if size < 1:
+        raise ValueError(f"a process grid needs at least one rank, got {size}")
+    return (size, 1) if hosts <= 1 else grid_shape(size)
+
+
 def parse_grid(text: str) -> tuple[int, int]:
     """``"RxC"`` (or ``R*C``, ``R,C``) as two positive integers."""
     for sep in ("x", "X", "*", ","):

@@ -95,6 +95,11 @@ def threads_per_rank(comm: Transport) -> int:
     return max(1, int(sum(1.0 / sharers[c] for c in mine) + 1e-9))
 
 
+def host_count(comm: Transport) -> int:
+    """How many nodes (shared-memory hosts) the ranks of ``comm`` span (collective)."""
+    return sum(comm.allgather_object(int(comm.node_local().rank == 0)))
+
+
 def use_threads(comm: Transport) -> int:
     """Set numba's thread count to :func:`threads_per_rank`; returns it."""
     from numba import config, set_num_threads

@@ -111,8 +111,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="run the 2-D partitioned BFS over MPI ranks (implied under mpirun with "
                         "more than one rank; rank 0 prints the report)")
     parser.add_argument("--grid", metavar="RxC", default=None,
-                        help="process grid of a distributed run (default: the most square R x C = P on CPU "
-                             "ranks, one column P x 1 with --backend cuda)")
+                        help="process grid of a distributed run (default: one column P x 1; CPU ranks on "
+                             "more than one host: the most square R x C = P)")
     parser.add_argument("--transport", choices=("auto", "nccl", "mpi"), default="auto",
                         help="how a distributed --backend cuda run moves device buffers: NCCL, or host "
                         "staging over MPI (auto: NCCL where no two ranks share a GPU)")
