@@ -326,6 +326,46 @@ def test_cli_run_succeeds(capsys):
     assert "harmonic" not in captured.err  # stdout holds the block, stderr the notes
 
 
+def test_delta_reaches_every_sssp_search(capsys, tmp_path, monkeypatch):
+    """--delta runs delta-stepping with that bucket width (the report says so),
+    in one process and in the distributed driver."""
+    import wavefront.graph500.driver as driver
+    from wavefront.graph500.driver import with_delta
+
+    assert with_delta(("bfs", "sssp"), None, None) == (None, {})
+    assert with_delta(("bfs", "sssp"), "auto", 2) == ({"bfs": "auto", "sssp": "delta-stepping"},
+                                                     {"sssp": {"delta": 2.0}})
+    assert with_delta(("sssp",), {"sssp": "delta-stepping"}, 0.5)[1] == {"sssp": {"delta": 0.5}}
+    for bad in (0, -1.0, math.nan, math.inf, True):
+        with pytest.raises(ValueError, match="positive finite"):
+            with_delta(("sssp",), None, bad)
+    with pytest.raises(ValueError, match="takes none"):
+        with_delta(("sssp",), "dijkstra", 1.0)
+
+    seen = []
+    real = driver._searcher
+
+    def spying(kernel):
+        search = real(kernel)
+        return lambda graph, root, **options: seen.append(options) or search(graph, root, **options)
+
+    monkeypatch.setattr(driver, "_searcher", spying)
+    path = tmp_path / "report.json"
+    status = main(["graph500", "--scale", "8", "--roots", "3", "--kernels", "sssp", "--backend", "cpu",
+                   "--delta", "0.125", "--no-progress", "--json", str(path)])
+    out = capsys.readouterr().out
+    assert status == 0
+    assert "sssp method:                    delta-stepping(delta=0.125)" in out
+    assert seen and all(o == {"method": "delta-stepping", "delta": 0.125} for o in seen)
+    data = json.loads(path.read_text())
+    assert data["kernels"]["sssp"]["options"] == {"delta": 0.125}
+
+    status = main(["graph500", "--scale", "8", "--roots", "2", "--kernels", "sssp", "--backend", "cpu",
+                   "--distributed", "--delta", "0.125", "--no-progress"])
+    out = capsys.readouterr().out
+    assert status == 0 and "2d-delta-stepping(delta=0.125)" in out
+
+
 @pytest.mark.parametrize(
     "argv",
     [
@@ -337,6 +377,14 @@ def test_cli_run_succeeds(capsys):
         ["--scale", "8", "--method", "pagerank=x"],
         ["--scale", "8", "--backend", "cpu", "--energy"],
         ["--scale", "8", "--json", "/nonexistent-folder/x.json"],
+        ["--scale", "8", "--delta", "0"],
+        ["--scale", "8", "--delta", "-1"],
+        ["--scale", "8", "--delta", "nan"],
+        ["--scale", "8", "--delta", "inf"],
+        ["--scale", "8", "--delta", "x"],
+        ["--scale", "8", "--backend", "cpu", "--kernels", "bfs", "--delta", "1"],
+        ["--scale", "8", "--backend", "cpu", "--method", "sssp=dijkstra", "--delta", "1"],
+        ["--scale", "8", "--distributed", "--kernels", "bfs", "--delta", "1"],
     ],
 )
 def test_bad_arguments_exit_2(argv, capsys):

@@ -458,8 +458,11 @@ def run_from_args(args) -> DistributedReport:
     except ValueError as exc:
         raise CommandLineError(f"--grid: {exc}") from None
     tuning = None if cpu_share is None else DistributedTuning(cpu_share=cpu_share)
+    delta = getattr(args, "delta", None)
+    if delta is not None and "sssp" not in kernels:
+        raise CommandLineError(f"--delta is the SSSP's bucket width, but the kernels run are {', '.join(kernels)}")
     return run_graph500(
         args.scale, edgefactor=args.edgefactor, roots=args.roots, seed=args.seed,
         policy=POLICIES.get(bfs_method), grid=grid, json_path=args.json_path, kernels=kernels,
-        backend=backend, transport=args.transport, tuning=tuning,
+        backend=backend, transport=args.transport, tuning=tuning, delta=delta,
     )

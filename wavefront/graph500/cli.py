@@ -48,6 +48,18 @@ def _seed(text: str) -> int:
     return value
 
 
+def _delta(text: str) -> float:
+    import math
+
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"delta must be a positive finite number, got {text!r}")
+    return value
+
+
 def _kernels(text: str) -> tuple:
     names = [k.strip() for k in text.split(",") if k.strip()]
     unknown = [k for k in names if k not in KERNELS]
@@ -110,6 +122,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--distributed", action="store_true",
                         help="run the 2-D partitioned BFS over MPI ranks (implied under mpirun with "
                         "more than one rank; rank 0 prints the report)")
+    parser.add_argument("--delta", type=_delta, default=None,
+                        help="SSSP bucket width (delta-stepping, the SSSP method then; default: the method's "
+                             "own, mean weight / mean degree scaled)")
     parser.add_argument("--grid", metavar="RxC", default=None,
                         help="process grid of a distributed run (default: one column P x 1; CPU ranks on "
                              "more than one host: the most square R x C = P)")
@@ -144,11 +159,19 @@ def run_from_args(args) -> int:
             "--cpu-share splits the blocks of a distributed GPU run; add --distributed "
             "(or run under mpirun) with --backend cuda"
         )
+    delta = getattr(args, "delta", None)
+    if delta is not None:
+        from .driver import with_delta
+
+        try:
+            with_delta(args.kernels, args.method, delta)
+        except ValueError as exc:
+            raise CommandLineError(f"--delta: {exc}") from None
     if choose_backend(args.backend)[0] == "cpu":  # a GPU run generates and builds on the GPU
         check_host_memory(args.scale, args.edgefactor)
     report = run_graph500(
         args.scale, edgefactor=args.edgefactor, roots=args.roots, kernels=args.kernels,
         backend=args.backend, seed=args.seed, method=args.method, energy=args.energy,
-        json_path=json_path, progress=args.progress,
+        json_path=json_path, progress=args.progress, delta=delta,
     )
     return EXIT_OK if report.valid else EXIT_INVALID

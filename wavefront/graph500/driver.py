@@ -45,6 +45,31 @@ WARM_UP_SCALE = 12
 PREFERRED_METHODS = {"bfs": ("hybrid", "auto"), "sssp": ("auto",)}
 
 
+DELTA_METHOD = "delta-stepping"  # the SSSP method a given delta implies
+
+
+def with_delta(kernels, method, delta):
+    """(methods, per-kernel search options) of a run given the SSSP bucket
+    width ``delta`` (None: ``method`` unchanged, no options). A delta needs a
+    positive finite number, an SSSP kernel, and delta-stepping: the SSSP
+    method becomes it unless one is named ("auto" included), and naming
+    another raises ValueError."""
+    import math
+
+    if delta is None:
+        return method, {}
+    if isinstance(delta, bool) or not isinstance(delta, (int, float)) or not math.isfinite(delta) or delta <= 0:
+        raise ValueError(f"delta must be a positive finite number, got {delta!r}")
+    if "sssp" not in kernels:
+        raise ValueError(f"delta is the SSSP's bucket width, but the kernels run are {', '.join(kernels)}")
+    per_kernel = dict(method) if isinstance(method, dict) else {k: method for k in kernels if method is not None}
+    named = per_kernel.get("sssp")
+    if named not in (None, "auto", DELTA_METHOD):
+        raise ValueError(f"delta is {DELTA_METHOD}'s bucket width; the sssp method {named!r} takes none "
+                         f"(name sssp={DELTA_METHOD} or leave the method out)")
+    return {**per_kernel, "sssp": DELTA_METHOD}, {"sssp": {"delta": float(delta)}}
+
+
 def resolve_methods(kernels, device: str, method=None) -> dict:
     """Method name per kernel: ``method`` may be None (defaults), one name for
     every kernel, or a {kernel: name} dict. Unknown names raise
@@ -158,13 +183,16 @@ def run_graph500(
     stream=None,
     log=None,
     energy_seconds: float = DEFAULT_ENERGY_SECONDS,
+    delta: float | None = None,
 ) -> Graph500Report:
     """Run the Graph500 benchmark; print the report to ``stream`` and return it.
 
     ``kernels``: any of "bfs", "sssp" (in that order in the report);
     ``backend``: "auto", "cpu" or "cuda"; ``method``: None, one method name,
     or {kernel: name}; ``energy``: measure GPU MTEPS/W (CUDA only);
-    ``json_path``: also write every number there. Notes (chosen backend,
+    ``json_path``: also write every number there; ``delta``: the SSSP's
+    bucket width (delta-stepping, the SSSP method then unless one is named;
+    any other named method raises ValueError). Notes (chosen backend,
     failures) go to ``log`` (stderr), the progress bar to stderr.
     A failed validation stops the run; the report's ``failure`` says which
     search and rule, and ``valid`` is False.
@@ -181,12 +209,13 @@ def run_graph500(
         raise ValueError(f"the number of roots must be at least 1, got {roots}")
     chosen, reason = choose_backend(backend)
     print(f"wavefront graph500: backend {chosen} ({reason})", file=log, flush=True)
+    method, options = with_delta(kernels, method, delta)
     methods = resolve_methods(kernels, chosen, method)
     meter = _energy_meter(chosen) if energy else None
     try:
         report = _run(
             scale, edgefactor, roots, kernels, chosen, reason, seed, methods,
-            meter, energy_seconds, progress, log,
+            meter, energy_seconds, progress, log, options,
         )
     finally:
         if meter is not None:
@@ -212,7 +241,7 @@ def _energy_meter(backend: str):
 
 
 def _run(scale, edgefactor, num_roots, kernels, backend, reason, seed, methods,
-         meter, energy_seconds, progress, log) -> Graph500Report:
+         meter, energy_seconds, progress, log, options=None) -> Graph500Report:
     from ..generators import kronecker_edges
     from ..graph.build import from_edges
 
@@ -262,7 +291,7 @@ def _run(scale, edgefactor, num_roots, kernels, backend, reason, seed, methods,
     )
     with _Progress(progress) as bar:
         for kernel in kernels:
-            run = KernelRun(kernel=kernel, method=methods[kernel])
+            run = KernelRun(kernel=kernel, method=methods[kernel], options=dict((options or {}).get(kernel, {})))
             report.kernels[kernel] = run
             failure = _timed_searches(graph, edges, roots, run, bar)
             if failure is not None:
@@ -292,9 +321,9 @@ def _compile_ahead(scale, edgefactor, seed, xp, weighted, backend, kernels) -> N
     synchronize(backend)
 
 
-def _search_once(search, graph, root: int, method: str, backend: str):
+def _search_once(search, graph, root: int, run: KernelRun, backend: str):
     start = time.perf_counter()
-    result = search(graph, root, method=method)
+    result = search(graph, root, method=run.method, **run.options)
     synchronize(backend)
     return result, time.perf_counter() - start
 
@@ -303,9 +332,9 @@ def _timed_searches(graph, edges, roots, run: KernelRun, bar) -> ValidationFailu
     search, validate = _searcher(run.kernel), _validator(run.kernel)
     backend = graph.device
     task = bar.task(f"{run.kernel} warm-up", total=len(roots))
-    _search_once(search, graph, int(roots[0]), run.method, backend)
+    _search_once(search, graph, int(roots[0]), run, backend)
     for i, root in enumerate(int(r) for r in roots):
-        result, seconds = _search_once(search, graph, root, run.method, backend)
+        result, seconds = _search_once(search, graph, root, run, backend)
         nedge = graph.traversed_edges(result.parents >= 0)
         start = time.perf_counter()
         try:
@@ -337,7 +366,7 @@ def _energy_run(graph, roots, run: KernelRun, meter, min_seconds: float, bar) ->
         start = time.perf_counter()
         while not times or time.perf_counter() - start < min_seconds:
             for root in run.roots:
-                _result, seconds = _search_once(search, graph, root, run.method, backend)
+                _result, seconds = _search_once(search, graph, root, run, backend)
                 times.append(seconds)
                 nedges.append(nedge_of[root])
             bar.advance(task)

@@ -67,6 +67,13 @@ class KernelRun:
     reached: list = field(default_factory=list)
     trace: list = field(default_factory=list)  # TraceRow dicts of the first timed search
     energy: EnergyRun | None = None
+    options: dict = field(default_factory=dict)  # given to every search (e.g. delta)
+
+    def method_label(self) -> str:
+        """The method with its options: ``delta-stepping(delta=0.5)``."""
+        if not self.options:
+            return self.method
+        return f"{self.method}({', '.join(f'{k}={v:g}' for k, v in self.options.items())})"
 
     def time_statistics(self):
         return statistics(self.times)
@@ -88,6 +95,8 @@ class KernelRun:
             )
         ]
         out = {"method": self.method, "searches": searches, "trace": self.trace}
+        if self.options:
+            out["options"] = dict(self.options)
         if self.times:
             out["time"] = self.time_statistics().as_dict()
             out["nedge"] = statistics(self.nedges).as_dict()
@@ -180,7 +189,7 @@ class Graph500Report:
             field_line("wavefront_version", self.version),
         ]
         for run in self.kernels.values():
-            out.append(field_line(PREFIX[run.kernel] + "method", run.method))
+            out.append(field_line(PREFIX[run.kernel] + "method", run.method_label()))
         for run in self.kernels.values():
             if run.energy is None:
                 continue
