@@ -268,7 +268,9 @@ def whole_graph_rules(base, tuning: BFSTuning, n: int, wide: bool) -> CUDAHybrid
     vertices held as one directed block whose transpose is itself (the
     distributed GPU search at P = 1): nothing runs between its levels, so
     the single block and the bottom-up level queued ahead hold, as in
-    :func:`hybrid`. A fixed direction stays fixed, as in :func:`block_rules`."""
+    :func:`hybrid`; the grid levels do not (Graph500 graphs have hubs, which
+    that kernel does not take). A fixed direction stays fixed, as in
+    :func:`block_rules`."""
     if isinstance(base, FixedPolicy):
         return CUDAHybridPolicy(base)
     return _rules(base, tuning, n, False, wide, None)
