@@ -39,7 +39,8 @@ class BFSTuning:
     several levels per launch."""
     single_block_edges: int = 16384
     """16 edges per thread of the block's 1024: below it a grid launch plus a
-    host round trip costs more than the block spends."""
+    host round trip costs more than the block spends (on graphs the
+    grid-levels kernel takes, ``grid_levels_block_edges`` instead)."""
     bottom_up_min_edges_ratio: int = 1024
     """A bottom-up choice for a frontier with fewer than n / ratio out-edges
     runs top-down (0: never): a grid-wide bottom-up level sweeps all n / 32
