@@ -35,8 +35,9 @@ The floors, measured in the same process (CuPy RawKernels below):
 
 Prints one table per run (graph, depth, mode, median and best ms, us per
 level end to end and inside the block, levels in the block / on the grid)
-and the floors; writes the same as JSON to ``--json`` or, when ``$OUT`` is
-set, ``$OUT/road_bfs_levels.json``.
+and the floors, headed by the GPU and the commit (``$WAVEFRONT_COMMIT`` for a
+copy without git history); writes the same as JSON to ``--json`` or, when
+``$OUT`` is set, ``$OUT/road_bfs_levels.json``.
 """
 from __future__ import annotations
 
@@ -358,12 +359,27 @@ def device_facts() -> dict:
 
     props = cupy.cuda.runtime.getDeviceProperties(cupy.cuda.Device().id)
     name = props["name"].decode() if isinstance(props["name"], bytes) else str(props["name"])
+    return {"gpu": name, "commit": tree_commit(), "date": time.strftime("%Y-%m-%d")}
+
+
+def tree_commit() -> str:
+    """The commit of the code that runs: ``$WAVEFRONT_COMMIT`` if set (a
+    ``git archive`` copy has no history), else this checkout's HEAD, but only
+    where ROOT is a checkout's top (a copy inside another repository would
+    otherwise report that repository's HEAD)."""
+    if os.environ.get("WAVEFRONT_COMMIT"):
+        return os.environ["WAVEFRONT_COMMIT"]
+
+    def git(*argv) -> str:
+        return subprocess.run(["git", "-C", str(ROOT), *argv], capture_output=True, text=True,
+                              check=True).stdout.strip()
+
     try:
-        commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True,
-                                text=True, check=True).stdout.strip()
+        if Path(git("rev-parse", "--show-toplevel")).resolve() != ROOT:
+            return "unknown (a copy; set WAVEFRONT_COMMIT)"
+        return git("rev-parse", "--short", "HEAD")
     except (OSError, subprocess.CalledProcessError):
-        commit = "unknown"
-    return {"gpu": name, "commit": commit, "date": time.strftime("%Y-%m-%d")}
+        return "unknown (set WAVEFRONT_COMMIT)"
 
 
 def table(rows, floors, facts) -> str:
