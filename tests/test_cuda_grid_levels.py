@@ -134,6 +134,46 @@ def test_the_block_edge_limit_follows_the_kernel():
     assert _rules(base, banded, 100, False, False, None, False).grid_levels_keep_edges is None
 
 
+def test_a_multi_level_launch_is_taken_back_into_the_search(monkeypatch):
+    """The bookkeeping after the single block or the grid levels (on the CPU,
+    the read-back faked): frontier, m_f, m_u, previous frontier, trace rows,
+    queues swapped; a single block that ran nothing returns the degree only."""
+    from types import SimpleNamespace
+
+    from wavefront.backends.cuda import bfs_search, bfs_steps
+    from wavefront.backends.cuda.abi import CNT_LEVELS_RUN, CNT_NEXT_COUNT, CNT_NEXT_DEGREE, CNT_SLOTS
+
+    swaps = []
+    search = object.__new__(bfs_search.BFSSearch)
+    search.graph = SimpleNamespace(m=1000)
+    search.ws = SimpleNamespace(swap_queues=lambda: swaps.append(1))
+    search.trace = bfs_search.Trace()
+    search.count, search.degree, search.unexplored, search.previous_count = 40, 90, 800, 7
+    search.direction = "bottom-up"
+
+    def read_back(counters, start, rows):
+        c = np.zeros(CNT_SLOTS, dtype=np.uint64)
+        for slot, value in counters.items():
+            c[slot] = value
+        monkeypatch.setattr(bfs_steps, "read_kernel_levels", lambda ws: (c, start, np.array(rows, dtype=np.int64)))
+
+    # Two levels from level 5: frontiers 40 (90 edges) then 55 (120 edges); 60 vertices (150 edges) come back.
+    read_back({CNT_LEVELS_RUN: 2, CNT_NEXT_COUNT: 60, CNT_NEXT_DEGREE: 150}, 1000, [[40, 90, 3000], [55, 120, 7000]])
+    assert search._take_kernel_levels(5, "why", "[grid levels]") == 2
+    assert (search.count, search.degree, search.unexplored, search.previous_count) == (60, 150, 800 - 120 - 150, 55)
+    assert search.direction == TOP_DOWN and swaps == [1]
+    rows = list(search.trace)
+    assert [(r.step, r.frontier, r.edges, r.reason) for r in rows] == [
+        (5, 40, 90, "why [grid levels]"), (6, 55, 120, "[grid levels]")]
+    assert [r.seconds for r in rows] == pytest.approx([2e-6, 4e-6])
+    # A single block whose first level was too big: nothing run, the degree back, m_u from it at the root.
+    search.unexplored = None
+    read_back({CNT_LEVELS_RUN: 0, CNT_NEXT_COUNT: 60, CNT_NEXT_DEGREE: 333}, 0, [])
+    assert search._take_kernel_levels(8, "why", "[single block]") == 0
+    assert (search.count, search.degree, search.unexplored, search.previous_count) == (60, 333, 1000 - 333, 55)
+    assert len(list(search.trace)) == 2 and swaps == [1, 1]
+
+
 # -- the kernel on the GPU ------------------------------------------------------------------
 
 

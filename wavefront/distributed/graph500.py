@@ -423,6 +423,7 @@ def run_from_args(args) -> DistributedReport:
     distributed run supports, then :func:`run_graph500`."""
     from .._cli_common import CommandLineError
     from ..errors import BackendUnavailableError, UnknownMethodError
+    from ..graph500.driver import with_delta
     from .grid import parse_grid
 
     kernels = tuple(k for k in KERNELS if k in args.kernels)
@@ -459,8 +460,10 @@ def run_from_args(args) -> DistributedReport:
         raise CommandLineError(f"--grid: {exc}") from None
     tuning = None if cpu_share is None else DistributedTuning(cpu_share=cpu_share)
     delta = getattr(args, "delta", None)
-    if delta is not None and "sssp" not in kernels:
-        raise CommandLineError(f"--delta is the SSSP's bucket width, but the kernels run are {', '.join(kernels)}")
+    try:
+        with_delta(kernels, None, delta)  # its rules (the distributed SSSP methods are all delta-stepping)
+    except ValueError as exc:
+        raise CommandLineError(f"--delta: {exc}") from None
     return run_graph500(
         args.scale, edgefactor=args.edgefactor, roots=args.roots, seed=args.seed,
         policy=POLICIES.get(bfs_method), grid=grid, json_path=args.json_path, kernels=kernels,

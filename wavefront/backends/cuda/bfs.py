@@ -56,6 +56,7 @@ from ...bfs.policy import BOTTOM_UP, TOP_DOWN, CUDAHybridPolicy, FixedPolicy, ma
 from ...results import BFSResult, Trace
 from . import bfs_steps as steps
 from .abi import CNT_EDGES, CNT_FLAG, CNT_FRONTIER, CNT_NEXT_COUNT, SINGLE_BLOCK_MAX_LEVELS, single_block_capacity
+from .bfs_grid_levels import grid_levels_apply
 from .bfs_search import (
     BFSSearch,
     bottom_up_indices,
@@ -225,7 +226,7 @@ def _cuda_policy(graph, base, tuning: BFSTuning, bottom_up_min_edges=None) -> CU
     """The CUDA rules of ``tuning`` around ``base`` for this graph."""
     if bottom_up_min_edges is not None and int(bottom_up_min_edges) < 0:
         raise ValueError(f"bottom_up_min_edges must be >= 0, got {bottom_up_min_edges}")
-    grid = tuning.grid_levels and steps.grid_levels_apply(graph, tuning)
+    grid = tuning.grid_levels and grid_levels_apply(graph, tuning)
     return _rules(base, tuning, graph.n, graph.directed, graph.indices.dtype.itemsize == 8,
                   None if bottom_up_min_edges is None else int(bottom_up_min_edges), grid)
 
@@ -304,8 +305,8 @@ def bottom_up(graph, source, depth_limit=None, tuning: BFSTuning | None = None, 
     """Bottom-up over bitmaps at every level (seed 000 figs. 4 and 6); each
     level's successor is queued before its counters return."""
     tuning = tuning_from(tuning, **options)
-    return _direction_optimizing(graph, source, depth_limit, "bottom-up",
-                                 CUDAHybridPolicy(FixedPolicy(BOTTOM_UP), bottom_up_ahead=tuning.bottom_up_ahead), tuning)
+    rules = CUDAHybridPolicy(FixedPolicy(BOTTOM_UP), bottom_up_ahead=tuning.bottom_up_ahead)
+    return _direction_optimizing(graph, source, depth_limit, "bottom-up", rules, tuning)
 
 
 @multi_source

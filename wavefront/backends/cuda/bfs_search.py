@@ -35,7 +35,8 @@ from ..._sources import seed_array
 from ...bfs.policy import BOTTOM_UP, TOP_DOWN, LevelState
 from ...errors import VertexError
 from ...results import BFSResult, Trace, TraceRow
-from . import bfs_bottom_up, bfs_steps as steps
+from . import bfs_bottom_up, bfs_grid_levels
+from . import bfs_steps as steps
 from .abi import CNT_EDGES, CNT_LEVELS_RUN, CNT_NEXT_COUNT, CNT_NEXT_DEGREE
 from .bfs_tuning import BFSTuning
 from .device_graph import degree_ordered_in_indices, first_in_rows, result_bytes
@@ -141,46 +142,23 @@ class BFSSearch:
         """Top-down levels from ``level`` (to ``last`` at most) in one block, each
         with at most ``edge_limit`` out-edges (the policy's limit); the levels
         run (0: the frontier was too big and came back with its degree)."""
-        ws = self.ws
         self._pay_due_levels()
         self._to_queue()
-        steps.reset_counters(ws)
-        steps.single_block(self.graph, ws, self.tuning, self.count, level, last, self._levels, self._parents,
+        steps.reset_counters(self.ws)
+        steps.single_block(self.graph, self.ws, self.tuning, self.count, level, last, self._levels, self._parents,
                            edge_limit)
-        c, start_ns, rows = steps.read_single_block(ws)
-        run = int(c[CNT_LEVELS_RUN])
-        self.count, returned_degree = int(c[CNT_NEXT_COUNT]), int(c[CNT_NEXT_DEGREE])
-        ws.swap_queues()
-        if self.unexplored is None:
-            self.unexplored = self.graph.m - (returned_degree if run == 0 else int(rows[0, 1]))
-        if run:
-            _add_kernel_rows(self.trace, level, start_ns, rows, reason, "[single block]")
-            self.unexplored -= int(rows[1:, 1].sum()) + returned_degree
-            self.previous_count = int(rows[-1, 0])
-            self.direction = TOP_DOWN
-        self.degree = returned_degree
-        return run
+        return self._take_kernel_levels(level, reason, "[single block]")
 
     def grid_levels(self, level: int, last: int, rule, reason: str) -> int:
         """Top-down levels from ``level`` (to ``last`` at most) in one persistent
         grid launch, as long as ``rule`` (the policy's
         :class:`~wavefront.bfs.policy.GridLevelsRule`) keeps them there; the
         levels run (at least one)."""
-        ws = self.ws
         self._pay_due_levels()
         self._to_queue()
-        steps.grid_levels(self.graph, ws, self.tuning, self.count, self.degree, self.unexplored, level, last, rule,
-                          self._levels, self._parents)
-        c, start_ns, rows = steps.read_single_block(ws)
-        run = int(c[CNT_LEVELS_RUN])
-        ws.swap_queues()
-        self.count, returned_degree = int(c[CNT_NEXT_COUNT]), int(c[CNT_NEXT_DEGREE])
-        _add_kernel_rows(self.trace, level, start_ns, rows, reason, "[grid levels]")
-        self.unexplored -= int(rows[1:, 1].sum()) + returned_degree
-        self.previous_count = int(rows[-1, 0])
-        self.direction = TOP_DOWN
-        self.degree = returned_degree
-        return run
+        bfs_grid_levels.grid_levels(self.graph, self.ws, self.tuning, self.count, self.degree, self.unexplored,
+                                    level, last, rule, self._levels, self._parents)
+        return self._take_kernel_levels(level, reason, "[grid levels]")
 
     def top_down(self, level: int) -> int:
         """One grid-wide edge-balanced top-down level; returns the edges examined."""
@@ -245,6 +223,25 @@ class BFSSearch:
         self.count, self.degree = int(counters[CNT_NEXT_COUNT]), int(counters[CNT_NEXT_DEGREE])
         self.unexplored -= self.degree
         self.direction = direction
+
+    def _take_kernel_levels(self, level: int, reason: str, kernel: str) -> int:
+        """After a multi-level kernel from ``level``: its frontier (left in
+        queue_out), counts and trace rows (reasons ending in ``kernel``); the
+        levels it ran (0: a single block that found its first level too big,
+        whose degree came back)."""
+        c, start_ns, rows = steps.read_kernel_levels(self.ws)
+        run = int(c[CNT_LEVELS_RUN])
+        self.count, returned_degree = int(c[CNT_NEXT_COUNT]), int(c[CNT_NEXT_DEGREE])
+        self.ws.swap_queues()
+        if self.unexplored is None:  # the root's degree came back from this launch
+            self.unexplored = self.graph.m - (returned_degree if run == 0 else int(rows[0, 1]))
+        if run:
+            _add_kernel_rows(self.trace, level, start_ns, rows, reason, kernel)
+            self.unexplored -= int(rows[1:, 1].sum()) + returned_degree
+            self.previous_count = int(rows[-1, 0])
+            self.direction = TOP_DOWN
+        self.degree = returned_degree
+        return run
 
     def _pay_due_levels(self) -> None:
         """record_levels for a top-down step's winners (queue_in[:count]), if due."""

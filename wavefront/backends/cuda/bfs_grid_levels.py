@@ -1,0 +1,86 @@
+"""Launcher for the grid-levels kernel (``kernels/bfs_grid_levels.cu``): road
+BFS levels too big for the single block, run in one persistent launch with a
+grid barrier between them, for as long as the hybrid's rules
+(:meth:`~wavefront.bfs.policy.CUDAHybridPolicy.grid_levels_rule`) keep them
+there. :func:`grid_levels_apply` says which graphs it takes; the discovery
+log it writes is kept with the graph. Measurements: docs/decisions/cuda-bfs.md,
+"Grid levels".
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from .abi import GRID_LEVELS_THREADS
+from .bfs_steps import get_kernel, i64
+from .bfs_tuning import BFSTuning
+from .device_graph import BFSWorkspace, max_out_degree
+from .memory import check_fits
+
+GridLevelsArgs = NamedTuple("GridLevelsArgs", [
+    ("frontier", Any), ("next_queue", Any), ("log", Any), ("record", Any), ("count", np.int64),
+    ("frontier_edges", np.int64), ("unexplored", np.int64), ("first_level", np.int32), ("max_level", np.int32),
+    ("block_vertices", np.int64),
+    ("block_edges", np.int64), ("min_edges", np.int64), ("edges", np.int64), ("unexplored_alpha", np.float64),
+    ("indptr", Any), ("indices", Any), ("levels", Any), ("parents", Any), ("visited", Any), ("counters", Any),
+    ("level_stats", Any), ("ctl", Any)])
+
+
+def grid_levels_apply(graph, tuning: BFSTuning) -> bool:
+    """Whether the grid-levels kernel takes ``graph``: every out-degree at
+    most ``tuning.grid_levels_max_degree`` (one reduction, cached)."""
+    return graph.m > 0 and max_out_degree(graph) <= tuning.grid_levels_max_degree
+
+
+def _discovery_log(graph, ws: BFSWorkspace):
+    """The grid-levels kernel's discovery log: a vertex id and a uint64 record
+    (parent, level) per vertex, made on first use and kept with the graph."""
+    log = graph.derived.get("cuda.bfs.grid_log")
+    if log is None:
+        import cupy
+
+        n = max(graph.n, 1)
+        check_fits(lambda: f"the grid-levels discovery log for {graph!r}", n * (8 + np.dtype(ws.vid_dtype).itemsize))
+        log = (cupy.empty(n, dtype=ws.vid_dtype), cupy.empty(n, dtype=np.uint64))
+        graph.derived["cuda.bfs.grid_log"] = log
+    return log
+
+
+@lru_cache(maxsize=None)
+def _sm_count(device_id: int) -> int:
+    import cupy
+
+    return int(cupy.cuda.Device(device_id).attributes["MultiProcessorCount"])
+
+
+def grid_levels(graph, ws: BFSWorkspace, tuning: BFSTuning, count: int, frontier_edges: int, unexplored: int,
+                level: int, max_level: int, rule, levels, parents) -> None:
+    """Top-down levels from ``level`` (at most to ``max_level``) in one
+    persistent launch, from queue_in[:count] (``frontier_edges`` out-edges,
+    ``unexplored`` edges left) to queue_out, for as long as ``rule`` (a
+    :class:`~wavefront.bfs.policy.GridLevelsRule`) keeps them there. Read
+    back with :func:`.bfs_steps.read_kernel_levels` (the same counters and level rows)."""
+    import cupy
+
+    if not grid_levels_apply(graph, tuning):
+        raise ValueError(f"the grid-levels kernel takes out-degrees up to grid_levels_max_degree = "
+                         f"{tuning.grid_levels_max_degree}; this graph has one of {max_out_degree(graph)}")
+    device_id = cupy.cuda.Device().id
+    fn = get_kernel("bfs_grid_levels.cu", "grid_levels", ws.index64, tuning)
+    log, record = _discovery_log(graph, ws)
+    stream = cupy.cuda.get_current_stream()
+    cupy.cuda.runtime.memsetAsync(ws.grid_ctl.data.ptr, 0, ws.grid_ctl.nbytes, stream.ptr)
+    args = GridLevelsArgs(
+        frontier=ws.queue_in, next_queue=ws.queue_out, log=log, record=record, count=i64(count),
+        frontier_edges=i64(frontier_edges), unexplored=i64(unexplored), first_level=np.int32(level),
+        max_level=np.int32(max_level),
+        block_vertices=i64(rule.block_vertices), block_edges=i64(rule.block_edges), min_edges=i64(rule.min_edges),
+        edges=i64(min(rule.edges, 2**62)), unexplored_alpha=np.float64(rule.unexplored_alpha),
+        indptr=graph.indptr, indices=graph.indices, levels=levels, parents=parents, visited=ws.visited,
+        counters=ws.counters, level_stats=ws.level_stats, ctl=ws.grid_ctl)
+    # Every block resident at once (the grid barrier waits for all): at most
+    # one per SM, which any SM can hold (GRID_LEVELS_THREADS, few registers).
+    grid = min(_sm_count(device_id), int(tuning.grid_levels_blocks))
+    fn((grid,), (GRID_LEVELS_THREADS,), tuple(args))
