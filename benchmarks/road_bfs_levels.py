@@ -8,7 +8,7 @@ floors, measured in one run on one GPU.
 For each graph (the DIMACS roads in ``--data``, default ``.data`` then
 ``../shared/data``, the road-like graphs of benchmarks/roads.py by name, and
 a ``--grid-side`` square 4-neighbour grid) and each mode (a BFSTuning:
-``edges`` and ``vertices``, the single block's balance with everything else
+``edges`` and ``padded``, the single block's balance with everything else
 default; ``per-level``, the grid-levels kernel off, as before it; or BFSTuning
 fields), times the CUDA hybrid
 (``wavefront.bfs(g, root, method="hybrid", tuning=...)``) from ``--roots``
@@ -142,8 +142,8 @@ def mode_tuning(mode: str):
 
     from wavefront.backends.cuda.bfs_tuning import BFSTuning
 
-    modes = {"edges": BFSTuning(single_block_balance="edges"), "vertices": BFSTuning(single_block_balance="vertices"),
-             "per-level": BFSTuning(grid_levels=False)}
+    modes = {balance: BFSTuning(single_block_balance=balance) for balance in ("edges", "padded")}
+    modes["per-level"] = BFSTuning(grid_levels=False)
     if mode in modes:
         return modes[mode]
     if "=" not in mode:

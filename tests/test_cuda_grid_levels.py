@@ -105,11 +105,12 @@ def test_policies_without_a_bound_never_ask_for_the_kernel():
         CUDAHybridPolicy(FixedPolicy("bottom-up"), grid_levels=True).grid_levels_rule(10, 10)
 
 
-def test_tuning_fields_are_checked_and_reach_the_kernel():
+def test_tuning_fields_are_checked_and_the_slots_are_the_padded_rows():
+    from wavefront.backends.cuda.device_graph import PADDED_MAX_SLOTS
+
     source = (KERNEL_DIR / "bfs_grid_levels.cu").read_text()
-    default = int(re.search(r"#ifndef GL_DEGREE\n#define GL_DEGREE (\d+)\n", source).group(1))
-    assert ON.defines("bfs_grid_levels.cu") == {"GL_DEGREE": default}
-    assert BFSTuning(grid_levels_max_degree=16).defines("bfs_grid_levels.cu")["GL_DEGREE"] == 16
+    assert int(re.search(r"#define GL_MAX_SLOTS (\d+)", source).group(1)) == PADDED_MAX_SLOTS
+    assert ON.defines("bfs_grid_levels.cu") == {}  # nothing compiled in: the rows' shape is an argument
     for bad in ({"grid_levels_max_degree": 0}, {"grid_levels_max_degree": 33}, {"grid_levels_blocks": 0},
                 {"grid_levels_block_edges": -1}, {"grid_levels_block_edges": 2**20 + 1},
                 {"grid_levels_keep_edges": -1}):
@@ -297,6 +298,24 @@ def test_degree_above_the_bound_keeps_the_per_level_loop():
     check_result(hub, plain, 5)
     assert grid_kernel_levels(plain) == 0
     on_and_off(hub, 5, single_block=False, grid_levels_max_degree=16)
+
+
+@gpu
+def test_rows_of_several_slots_a_lane():
+    """Out-degrees 1-2 with 0.5 % of the vertices at 8: the padded rows have 8
+    slots, read by 2 lanes of 4 (padded_shape), in the kernel and out."""
+    from wavefront.backends.cuda.device_graph import padded_shape
+
+    rng = np.random.default_rng(4)
+    n = 20_000
+    count = rng.integers(1, 3, n)
+    count[rng.random(n) < 0.005] = 8
+    src = np.repeat(np.arange(n), count)
+    g = Graph.from_edges(src, rng.integers(0, n, src.size), n=n, directed=True)
+    assert padded_shape(g.to("cuda")) == (3, 1)
+    for source in (0, 17):
+        on_and_off(g, source, min_grid_levels=0, single_block=False)
+        on_and_off(g, source, min_grid_levels=0)
 
 
 @gpu

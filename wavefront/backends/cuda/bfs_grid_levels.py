@@ -2,8 +2,9 @@
 BFS levels too big for the single block, run in one persistent launch with a
 grid barrier between them, for as long as the hybrid's rules
 (:meth:`~wavefront.bfs.policy.CUDAHybridPolicy.grid_levels_rule`) keep them
-there. :func:`grid_levels_apply` says which graphs it takes; the discovery
-log it writes is kept with the graph. Measurements: docs/decisions/cuda-bfs.md,
+there, on the single block's padded rows (``device_graph.padded_rows``).
+:func:`grid_levels_apply` says which graphs it takes; the discovery log it
+writes is kept with the graph. Measurements: docs/decisions/cuda-bfs.md,
 "Grid levels".
 """
 from __future__ import annotations
@@ -16,7 +17,7 @@ import numpy as np
 from .abi import GRID_LEVELS_THREADS
 from .bfs_steps import get_kernel, i64
 from .bfs_tuning import BFSTuning
-from .device_graph import BFSWorkspace, max_out_degree
+from .device_graph import BFSWorkspace, max_out_degree, padded_rows, padded_shape
 from .memory import check_fits
 
 GridLevelsArgs = NamedTuple("GridLevelsArgs", [
@@ -24,8 +25,8 @@ GridLevelsArgs = NamedTuple("GridLevelsArgs", [
     ("frontier_edges", np.int64), ("unexplored", np.int64), ("first_level", np.int32), ("max_level", np.int32),
     ("block_vertices", np.int64),
     ("block_edges", np.int64), ("min_edges", np.int64), ("edges", np.int64), ("unexplored_alpha", np.float64),
-    ("indptr", Any), ("indices", Any), ("levels", Any), ("parents", Any), ("visited", Any), ("counters", Any),
-    ("level_stats", Any), ("ctl", Any)])
+    ("indptr", Any), ("padded", Any), ("levels", Any), ("parents", Any), ("visited", Any), ("counters", Any),
+    ("level_stats", Any), ("ctl", Any), ("width_log2", np.int32), ("lanes_log2", np.int32)])
 
 
 def grid_levels_apply(graph, tuning: BFSTuning) -> bool:
@@ -78,8 +79,9 @@ def grid_levels(graph, ws: BFSWorkspace, tuning: BFSTuning, count: int, frontier
         max_level=np.int32(max_level),
         block_vertices=i64(rule.block_vertices), block_edges=i64(rule.block_edges), min_edges=i64(rule.min_edges),
         edges=i64(min(rule.edges, 2**62)), unexplored_alpha=np.float64(rule.unexplored_alpha),
-        indptr=graph.indptr, indices=graph.indices, levels=levels, parents=parents, visited=ws.visited,
-        counters=ws.counters, level_stats=ws.level_stats, ctl=ws.grid_ctl)
+        indptr=graph.indptr, padded=padded_rows(graph), levels=levels, parents=parents, visited=ws.visited,
+        counters=ws.counters, level_stats=ws.level_stats, ctl=ws.grid_ctl,
+        width_log2=np.int32(padded_shape(graph)[0]), lanes_log2=np.int32(padded_shape(graph)[1]))
     # Every block resident at once (the grid barrier waits for all): at most
     # one per SM, which any SM can hold (GRID_LEVELS_THREADS, few registers).
     grid = min(_sm_count(device_id), int(tuning.grid_levels_blocks))

@@ -28,7 +28,7 @@ from .abi import (
 )
 from .bfs_tuning import DEFAULT_TUNING, BFSTuning
 from .compile import kernel
-from .device_graph import BFSWorkspace, index64, max_out_degree
+from .device_graph import BFSWorkspace, index64, max_out_degree, padded_rows, padded_shape
 from .memory import check_fits
 
 
@@ -60,7 +60,7 @@ KERNELS = {
     "bfs_load_balanced.cu": ("top_down_balanced_step", "record_levels"),
     "bfs_bottom_up.cu": ("build_degree_masks", "bottom_up_small", "bottom_up_large", "bottom_up_small_first",
                          "bottom_up_large_first"),
-    "bfs_single_block.cu": ("single_block_levels", "single_block_levels_vertices"),
+    "bfs_single_block.cu": ("single_block_levels", "single_block_levels_padded"),
     "bfs_grid_levels.cu": ("grid_levels",),
 }
 
@@ -317,7 +317,7 @@ def record_levels(ws: BFSWorkspace, count: int, level: int, levels) -> None:
 
 
 # -- the single-block kernel ------------------------------------------------------------------
-SINGLE_BLOCK_KERNELS = {"edges": "single_block_levels", "vertices": "single_block_levels_vertices"}
+SINGLE_BLOCK_KERNELS = {"edges": "single_block_levels", "padded": "single_block_levels_padded"}
 
 
 @lru_cache(maxsize=None)
@@ -333,13 +333,14 @@ def _single_block_function(balance: str, wide: bool, device_id: int, tuning: BFS
     return fn, True
 
 
+# ``indices`` carries padded_rows(graph) for the padded kernel (its parameter ``padded``).
 SingleBlockArgs = NamedTuple("SingleBlockArgs", [
     ("frontier", Any), ("count", np.int64), ("first_level", np.int32), ("max_level", np.int32),
     ("edge_limit", np.int64), ("shared_words", np.int64), *_TOP_DOWN_OUTPUTS, ("level_stats", Any)])
 
 
 def single_block_balance(graph, tuning: BFSTuning) -> str:
-    """"edges" or "vertices": the single-block kernel ``tuning`` picks for ``graph``."""
+    """"edges" or "padded": the single-block kernel ``tuning`` picks for ``graph``."""
     if tuning.single_block_balance == "edges":  # no reduction over the degrees needed
         return "edges"
     return tuning.single_block_kernel(max_out_degree(graph))
@@ -349,9 +350,9 @@ def single_block(graph, ws: BFSWorkspace, tuning: BFSTuning, count: int, level: 
                  levels, parents, edge_limit: int | None = None) -> None:
     """Levels from ``level`` (at most to ``max_level``) in one block, from
     queue_in[:count] (count <= capacity) to queue_out, each with at most
-    ``edge_limit`` out-edges (default ``tuning.single_block_edges``); edge- or
-    vertex-balanced as ``tuning`` picks for the graph (the same levels and
-    trace rows either way)."""
+    ``edge_limit`` out-edges (default ``tuning.single_block_edges``);
+    edge-balanced or on padded rows as ``tuning`` picks for the graph (the
+    same levels and trace rows either way)."""
     import cupy
 
     balance = single_block_balance(graph, tuning)
@@ -361,8 +362,8 @@ def single_block(graph, ws: BFSWorkspace, tuning: BFSTuning, count: int, level: 
         frontier=ws.queue_in, count=i64(count), first_level=np.int32(level), max_level=np.int32(max_level),
         edge_limit=i64(tuning.single_block_edges if edge_limit is None else edge_limit),
         shared_words=i64(shared_words), indptr=graph.indptr,
-        indices=graph.indices, levels=levels, parents=parents, visited=ws.visited, next_queue=ws.queue_out,
-        counters=ws.counters, level_stats=ws.level_stats))
-    if balance == "vertices":  # its one extra parameter: bounds a level's edges by size * max degree
-        args += (np.int32(max_out_degree(graph)),)
+        indices=padded_rows(graph) if balance == "padded" else graph.indices, levels=levels, parents=parents,
+        visited=ws.visited, next_queue=ws.queue_out, counters=ws.counters, level_stats=ws.level_stats))
+    if balance == "padded":  # size * max degree bounds a level's edges; the rows' shape
+        args += (np.int32(max_out_degree(graph)), *(np.int32(v) for v in padded_shape(graph)))
     fn((1,), (SINGLE_BLOCK_THREADS,), args, shared_mem=4 * shared_words)

@@ -15,16 +15,14 @@ from functools import lru_cache
 from ...errors import WavefrontError
 
 NEIGHBOUR_ORDERS = ("degree", "id")
-SINGLE_BLOCK_BALANCES = ("auto", "edges", "vertices")
-# A thread of the vertex-balanced single block keeps up to 3 frontier
-# vertices' neighbours (kernels/bfs_single_block.cu's SB_ITEMS at 32-bit
-# ids) in one 32-bit mask: 3 * 10 <= 32.
-MAX_SINGLE_BLOCK_VERTEX_DEGREE = 10
+SINGLE_BLOCK_BALANCES = ("auto", "edges", "padded")
+# The padded rows of the single block hold at most 32 slots (8 lanes of 4).
+MAX_PADDED_DEGREE = 32
 
 
 class SingleBlockBalanceError(WavefrontError, ValueError):
-    """``single_block_balance="vertices"`` was asked for a graph with an
-    out-degree above ``single_block_vertex_degree``."""
+    """``single_block_balance="padded"`` was asked for a graph with an
+    out-degree above MAX_PADDED_DEGREE."""
 
 
 @dataclass(frozen=True)
@@ -72,26 +70,23 @@ class BFSTuning:
     defer_top_down_levels: bool = True
     """While the results are not yet written whole, a grid-wide top-down step
     writes its winners' parents only; the next step writes their levels."""
-    single_block_balance: str = "edges"
+    single_block_balance: str = "auto"
     """How the single block shares a level among its threads: "edges" (a
     block scan of the frontier's degrees, each thread a slot of every 1024
-    arcs: a frontier of two hubs still keeps 1024 threads busy), "vertices"
-    (each thread whole frontier vertices and all their arcs at once, one
-    barrier per level: graphs whose out-degrees are all at most
-    ``single_block_vertex_degree``) or "auto" (vertices where the graph's
-    maximum out-degree is at most ``single_block_auto_max_degree``, edges
-    elsewhere). "edges" is the default: on an H200 the vertex mode lost on
-    both DIMACS roads (amsterdam 1.32 against 0.98 ms, seattle 1.82 against
-    1.59) and won on a 1024 x 1024 grid (8.42 against 10.42 ms), whose
-    frontiers need several passes of the block's threads
-    (docs/decisions/cuda-bfs.md)."""
-    single_block_vertex_degree: int = 8
-    """The largest out-degree the vertex-balanced single block takes
-    (SB_VERTEX_DEGREE, 1..10): each thread holds that many neighbours per
-    frontier vertex in registers, loaded before its first claim."""
+    arcs: a frontier of two hubs still keeps 1024 threads busy), "padded" (a
+    few lanes a frontier vertex, reading its row from a copy of the adjacency
+    padded to a power of two >= the largest out-degree, at most
+    MAX_PADDED_DEGREE: one dependent L2 trip a level instead of two) or
+    "auto" (padded where the graph's largest out-degree is at most
+    ``single_block_auto_max_degree``, edges elsewhere). H100, in the block:
+    amsterdam 1.82 against 1.96 us a level, seattle 2.65 against 2.94, a 1024
+    x 1024 grid 2.40 against 3.77, road-like 1.4 M 3.56 against 4.74; a thread
+    a vertex with its neighbours from the CSR lost to both (2.77, 3.65, 3.84,
+    5.43; docs/decisions/cuda-bfs.md, "Padded rows")."""
     single_block_auto_max_degree: int = 8
-    """``single_block_balance="auto"`` balances vertices on graphs whose
-    maximum out-degree is at most this and ``single_block_vertex_degree``."""
+    """``single_block_balance="auto"`` takes the padded rows on graphs whose
+    largest out-degree is at most this (rows of at most 8 ids, 32 bytes a
+    vertex at 32-bit ids)."""
     grid_levels: bool = True
     """Top-down levels too big for the single block run in one persistent
     grid launch (kernels/bfs_grid_levels.cu), as many in a row as the
@@ -99,10 +94,13 @@ class BFSTuning:
     most ``grid_levels_max_degree``: no launch or host round trip between
     them, a grid barrier instead. H200: road-like 4 M 42.1 -> 14.2 ms, 1.4 M
     14.2 -> 9.2, 1024 x 1024 grid 10.7 -> 7.3, seattle unchanged (with the
-    block limits below; docs/decisions/cuda-bfs.md, "Grid levels")."""
+    block limits below; docs/decisions/cuda-bfs.md, "Grid levels"); on the
+    padded rows, H100: road-like 4 M 15.9 -> 12.4 ms, 1.4 M 9.0 -> 6.6, grid
+    7.0 -> 5.1 ("Padded rows")."""
     grid_levels_max_degree: int = 8
-    """The largest out-degree the grid-levels kernel takes (GL_DEGREE, 1..32):
-    each thread holds one frontier vertex's neighbours in registers."""
+    """The largest out-degree the grid-levels kernel takes (1..32): it reads
+    the single block's padded rows (``padded_rows``, W >= this many slots a
+    vertex)."""
     grid_levels_block_edges: int = 3072
     """On graphs the grid-levels kernel takes, the host sends the single block
     frontiers of up to this many out-edges (``single_block_edges``
@@ -147,9 +145,6 @@ class BFSTuning:
         if self.single_block_balance not in SINGLE_BLOCK_BALANCES:
             raise ValueError(f"single_block_balance must be one of {SINGLE_BLOCK_BALANCES}, "
                              f"got {self.single_block_balance!r}")
-        if not 1 <= int(self.single_block_vertex_degree) <= MAX_SINGLE_BLOCK_VERTEX_DEGREE:
-            raise ValueError(f"single_block_vertex_degree must be in [1, {MAX_SINGLE_BLOCK_VERTEX_DEGREE}], "
-                             f"got {self.single_block_vertex_degree}")
         if int(self.single_block_auto_max_degree) < 0:
             raise ValueError(f"single_block_auto_max_degree must be >= 0, got {self.single_block_auto_max_degree}")
         if not 1 <= int(self.grid_levels_max_degree) <= 32:
@@ -175,27 +170,21 @@ class BFSTuning:
         if filename == "bfs_bottom_up.cu":
             return {"BU_SMALL_UNROLL": int(self.bottom_up_small_unroll),
                     "BU_LARGE_PROBE": int(self.bottom_up_large_probe)}
-        if filename == "bfs_single_block.cu":
-            return {"SB_VERTEX_DEGREE": int(self.single_block_vertex_degree)}
-        if filename == "bfs_grid_levels.cu":
-            return {"GL_DEGREE": int(self.grid_levels_max_degree)}
         return {}
 
     def single_block_kernel(self, max_degree: int) -> str:
-        """"edges" or "vertices": how the single block balances a level on a
+        """"edges" or "padded": how the single block balances a level on a
         graph whose largest out-degree is ``max_degree``."""
         if self.single_block_balance == "edges":
             return "edges"
-        if self.single_block_balance == "vertices":
-            if max_degree > self.single_block_vertex_degree:
+        if self.single_block_balance == "padded":
+            if max_degree > MAX_PADDED_DEGREE:
                 raise SingleBlockBalanceError(
-                    f"single_block_balance='vertices' takes out-degrees up to single_block_vertex_degree = "
-                    f"{self.single_block_vertex_degree}, but this graph has a vertex of out-degree {max_degree}; "
-                    f"use single_block_balance='auto' or 'edges', or raise single_block_vertex_degree "
-                    f"(at most {MAX_SINGLE_BLOCK_VERTEX_DEGREE})")
-            return "vertices"
-        fits = max_degree <= min(self.single_block_auto_max_degree, self.single_block_vertex_degree)
-        return "vertices" if fits else "edges"
+                    f"single_block_balance='padded' takes out-degrees up to {MAX_PADDED_DEGREE}, but this graph "
+                    f"has a vertex of out-degree {max_degree}; use single_block_balance='auto' or 'edges'")
+            return "padded"
+        fits = max_degree <= min(self.single_block_auto_max_degree, MAX_PADDED_DEGREE)
+        return "padded" if fits else "edges"
 
     def with_options(self, **options) -> "BFSTuning":
         """This tuning with some fields replaced (``None`` values are ignored);

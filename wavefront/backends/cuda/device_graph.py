@@ -22,6 +22,12 @@
 * :func:`max_out_degree` (``graph.derived["cuda.max_out_degree"]``): the
   largest out-degree, which picks the single block's balance
   (``BFSTuning.single_block_kernel``); one reduction and one read per graph.
+* :func:`padded_rows` (``graph.derived["cuda.bfs.padded.<W>"]``): the
+  adjacency with every row padded to W slots (-1 where a vertex has fewer
+  neighbours), W the power of two at or above the largest out-degree, stored
+  for L lanes a vertex (:func:`padded_shape`): the
+  single block's ``padded`` balance reads a frontier vertex's neighbours in
+  one coalesced load, without its row start first (low-degree graphs only).
 
 GPU memory, beyond the graph itself (n vertices, m stored arcs, I = 4 bytes
 per vertex id while n < 2**31, else 8):
@@ -32,6 +38,7 @@ per vertex id while n < 2**31, else 8):
     by degree  m * I bytes                      (bottom-up, neighbour_order="degree")
     first in   8 (n + 1) bytes per probe order  (bottom-up, 32-bit ids)
     grid log   n * (I + 8) bytes                (grid-levels kernel, low-degree graphs)
+    padded     n * W * I bytes                  (single block, padded balance, max out-degree <= W)
 
 Sizes are checked with :func:`~wavefront.backends.cuda.memory.check_fits`
 before anything is allocated, so a graph that does not fit raises
@@ -68,6 +75,70 @@ def max_out_degree(graph) -> int:
         degree = int(cupy.diff(graph.indptr).max()) if graph.n and graph.m else 0
         graph.derived["cuda.max_out_degree"] = degree
     return degree
+
+
+PADDED_MAX_SLOTS = 4  # slots a lane of the padded kernel holds at most (SB_PAD_MAX_SLOTS)
+PADDED_LANE_QUANTILE = 0.99  # lanes a vertex cover the out-degree of this share of the vertices
+
+
+def padded_shape(graph) -> tuple[int, int]:
+    """(log2 W, log2 L) of the graph's padded rows (:func:`padded_shape_of`
+    its out-degree histogram), computed once per graph and cached."""
+    shape = graph.derived.get("cuda.bfs.padded_shape")
+    if shape is None:
+        import cupy
+
+        counts = cupy.bincount(cupy.diff(graph.indptr)).get() if graph.n else np.zeros(1, dtype=np.int64)
+        shape = graph.derived["cuda.bfs.padded_shape"] = padded_shape_of(counts)
+    return shape
+
+
+def padded_shape_of(degree_counts) -> tuple[int, int]:
+    """(log2 W, log2 L) for vertices whose out-degree d occurs
+    ``degree_counts[d]`` times: W slots a row, the smallest power of two >= the
+    largest degree; L lanes a vertex, the smallest power of two >= the degree
+    of PADDED_LANE_QUANTILE of the vertices, at least W / PADDED_MAX_SLOTS."""
+    counts = np.asarray(degree_counts, dtype=np.int64)
+    present = np.flatnonzero(counts)
+    largest = int(present[-1]) if present.size else 0
+    common = int(np.searchsorted(np.cumsum(counts), PADDED_LANE_QUANTILE * counts.sum())) if present.size else 0
+    width_log2 = max(largest - 1, 0).bit_length()
+    lanes_log2 = max(max(common - 1, 0).bit_length(), width_log2 - (PADDED_MAX_SLOTS.bit_length() - 1))
+    return width_log2, min(lanes_log2, width_log2)
+
+
+def padded_rows(graph):
+    """Every out-row in W slots (:func:`padded_shape`), -1 where the vertex
+    has fewer neighbours, stored lane by lane: with K = W / L, slot l * K + j
+    of vertex u (at u * W + l * K + j) holds its neighbour l + j * L. Built
+    once per graph by one thread a row and cached. Raises GPUMemoryError when
+    the n * W ids do not fit."""
+    width_log2, lanes_log2 = padded_shape(graph)
+    key = f"cuda.bfs.padded.{width_log2}.{lanes_log2}"
+    rows = graph.derived.get(key)
+    if rows is None:
+        import cupy
+
+        width, dtype = 1 << width_log2, graph.indices.dtype
+        check_fits(lambda: f"the padded rows of {graph!r} ({width} slots a vertex)", graph.n * width * dtype.itemsize)
+        rows = cupy.full(graph.n * width, -1, dtype=dtype)
+        if graph.n:
+            _pad_rows_kernel()(graph.indptr, graph.indices, np.int64(width_log2), np.int64(lanes_log2), rows,
+                               size=graph.n)
+        graph.derived[key] = rows
+    return rows
+
+
+def _pad_rows_kernel():
+    import cupy
+
+    return cupy.ElementwiseKernel(
+        "raw int64 indptr, raw T indices, int64 width_log2, int64 lanes_log2", "raw T rows",
+        "const long long start = indptr[i], end = indptr[i + 1];"
+        "const long long lanes = 1LL << lanes_log2, slots_log2 = width_log2 - lanes_log2;"
+        "for (long long j = 0; j < end - start; ++j)"
+        "    rows[(i << width_log2) + ((j & (lanes - 1)) << slots_log2) + (j >> lanes_log2)] = indices[start + j];",
+        "wavefront_pad_rows")
 
 
 def workspace_bytes(graph) -> int:

@@ -1,6 +1,6 @@
 // Grid-wide top-down levels in one persistent launch (issue 18 item 3: "grid-
 // wide synchronisation in one persistent cooperative kernel"), for graphs
-// whose out-degrees are all at most GL_DEGREE (roads, grids).
+// of low out-degree (roads, grids; BFSTuning.grid_levels_max_degree).
 //
 // A road search on a few million vertices has thousands of levels whose
 // frontiers (thousands of vertices) are too big for the single block
@@ -9,12 +9,17 @@
 // Here every block stays resident and the levels are separated by the
 // software grid barrier of persistent.cuh.
 //
-// Thread g of the grid takes frontier items g, g + T, g + 2T, ... (T threads
-// in all). For each it reads the row, issues every neighbour load before its
-// first claim, tests every visited bit, claims the unvisited ones, reads the
-// winners' rows (the next frontier's out-degree sum m_f, which the rules
-// below need) and appends its winners through one warp scan and one global
-// atomic per warp for each sum.
+// The rows come from the single block's padded copy of the adjacency
+// (device_graph.padded_rows, kernels/bfs_single_block.cu): L = 1 <<
+// lanes_log2 lanes take a frontier vertex, each the K = W / L slots of its
+// row, read without the row start. Each lane loads its candidates' visited
+// bits and out-degrees (the next frontier's m_f, which the rules below need,
+// if they win) together, claims the unvisited ones, and appends its winners
+// through one warp scan and one global atomic per warp for each sum. A
+// level's chain: the queue entry, the row, the bits and degrees, the claims,
+// the append, the barrier (with rows from the CSR and the winners' degrees
+// read after the claims, two trips more: H100 5.2-5.5 against 3.3-4.0 us a
+// level, docs/decisions/cuda-bfs.md, "Padded rows").
 //
 // No scattered store before a barrier: the barrier's release waits for every
 // store the block has in flight, and scattered ones cost most of a level
@@ -51,11 +56,6 @@
 #ifndef GL_THREADS
 #define GL_THREADS 256
 #endif
-// The largest out-degree taken (BFSTuning.grid_levels_max_degree): a thread
-// holds that many neighbours in registers, one bit each in a 32-bit mask.
-#ifndef GL_DEGREE
-#define GL_DEGREE 8
-#endif
 // Bits of a record word that hold level - first_level (SINGLE_BLOCK_MAX_LEVELS levels a launch).
 #ifndef GL_LEVEL_BITS
 #define GL_LEVEL_BITS 12
@@ -63,8 +63,8 @@
 #ifndef SB_STATS_FIELDS
 #define SB_STATS_FIELDS 3
 #endif
-static_assert(GL_DEGREE >= 1 && GL_DEGREE <= 32, "a thread's neighbours must fit one 32-bit mask");
 
+#define GL_MAX_SLOTS 4  // slots a lane holds at most (device_graph.PADDED_MAX_SLOTS)
 #define GL_CTL_FOUND 1
 #define GL_CTL_DEGREE 4
 
@@ -80,65 +80,93 @@ __device__ __forceinline__ bool gl_next_runs(unsigned long long n_f, unsigned lo
     return unexplored_alpha > 0.0 && (double)m_f <= (double)m_u / unexplored_alpha;
 }
 
-extern "C" __global__ void __launch_bounds__(GL_THREADS)
+// After the last level: every logged vertex's level and parent, and the
+// final frontier (the last level's range of the log, `in`) into `next`. Log
+// entries other blocks wrote are read from L2.
+__device__ __forceinline__ void gl_finish(const vid_t* log, const unsigned long long* record,
+                                          unsigned long long logged, const vid_t* in, unsigned long long size,
+                                          unsigned long long m_f, int first_level, int level, long long thread,
+                                          long long threads, bool reporter, vid_t* next, int* levels,
+                                          long long* parents, counter_t* counters) {
+    for (long long i = thread; i < (long long)logged; i += threads) {
+        const vid_t v = __ldcg(log + i);
+        const unsigned long long word = __ldcg(record + i);
+        record_visit(levels, parents, v, first_level + (int)(word & ((1u << GL_LEVEL_BITS) - 1)),
+                     (vid_t)(word >> GL_LEVEL_BITS));
+    }
+    for (long long i = thread; i < (long long)size; i += threads) next[i] = __ldcg(in + i);
+    if (reporter) {
+        counters[CNT_NEXT_COUNT] = size;
+        counters[CNT_NEXT_DEGREE] = m_f;
+        counters[CNT_LEVELS_RUN] = (counter_t)(level - first_level + 1);
+    }
+}
+
+// One block per SM at most (all resident): the register cap of a full SM
+// would make the 64-bit build spill.
+extern "C" __global__ void __launch_bounds__(GL_THREADS, 1)
 grid_levels(const vid_t* frontier, vid_t* next, vid_t* log, unsigned long long* record, long long count,
             long long frontier_edges, long long unexplored, int first_level, int max_level,
             long long block_vertices, long long block_edges, long long min_edges, long long edges,
-            double unexplored_alpha, const eid_t* indptr, const vid_t* indices, int* levels, long long* parents,
-            word_t* visited, counter_t* counters, long long* level_stats, unsigned long long* ctl) {
+            double unexplored_alpha, const eid_t* indptr, const vid_t* __restrict__ padded, int* levels,
+            long long* parents, word_t* visited, counter_t* counters, long long* level_stats,
+            unsigned long long* ctl, int width_log2, int lanes_log2) {
     unsigned int* arrived = reinterpret_cast<unsigned int*>(ctl);
     const bool reporter = blockIdx.x == 0 && threadIdx.x == 0;
     if (reporter) level_stats[0] = (long long)global_timer_ns();
 
     const int lane = threadIdx.x & 31;
+    const int slots = 1 << (width_log2 - lanes_log2);
     const long long threads = (long long)gridDim.x * GL_THREADS;
     const long long thread = (long long)blockIdx.x * GL_THREADS + threadIdx.x;
-    const long long warp_first = thread - lane;
+    const unsigned int slot0 = (unsigned int)(thread & ((1 << lanes_log2) - 1)) * slots;
+    const long long per_pass = threads >> lanes_log2;                 // vertices a pass of the grid takes
+    const long long warp_vertex = (thread - lane) >> lanes_log2;      // the warp's first vertex in a pass
+    const long long vertex0 = thread >> lanes_log2;                   // this thread's vertex in a pass
     const vid_t* in = frontier;
     unsigned long long size = (unsigned long long)count, m_f = (unsigned long long)frontier_edges;
-    unsigned long long logged = 0;  // log entries before this level's
+    unsigned long long logged = 0;
     long long m_u = unexplored;
     unsigned int barriers = 0;
-    int at = 0;  // (level - first_level) mod 3
+    int at = 0;
     int level = first_level;
     for (;; ++level) {
         const int after = at == 2 ? 0 : at + 1;
-        // Level L + 1's words were last read before the barrier ending L - 1.
         if (reporter) {
             ctl[GL_CTL_FOUND + after] = 0;
             ctl[GL_CTL_DEGREE + after] = 0;
         }
         const unsigned long long stamp = (unsigned long long)(level - first_level);
-        for (long long base = warp_first; base < (long long)size; base += threads) {  // warp-uniform
-            const long long k = base + lane;
+        for (long long pass = 0; warp_vertex + pass < (long long)size; pass += per_pass) {  // warp-uniform
+            const long long k = vertex0 + pass;
             vid_t u = 0;
-            eid_t row = 0;
-            unsigned int degree = 0;
+            vid_t w[GL_MAX_SLOTS];
+#pragma unroll
+            for (int j = 0; j < GL_MAX_SLOTS; ++j) w[j] = -1;
             if (k < (long long)size) {
                 u = __ldcg(in + k);
-                row = indptr[u];
-                degree = (unsigned int)(indptr[u + 1] - row);
+                const vid_t* row = padded + (((eid_t)u << width_log2) + slot0);
+#pragma unroll
+                for (int j = 0; j < GL_MAX_SLOTS; ++j)
+                    if (j < slots) w[j] = __ldg(row + j);
             }
-            // Every neighbour load before any claim: the claims' atomics would
-            // otherwise keep the loads one L2 round trip apart.
-            vid_t w[GL_DEGREE];
+            // Bits and degrees together: both depend on the row only.
+            unsigned int open = 0, degree[GL_MAX_SLOTS];
 #pragma unroll
-            for (int e = 0; e < GL_DEGREE; ++e) w[e] = (e < (int)degree) ? indices[row + e] : 0;
-            unsigned int open = 0;
+            for (int j = 0; j < GL_MAX_SLOTS; ++j) {
+                degree[j] = 0;
+                if (w[j] >= 0) {
+                    degree[j] = (unsigned int)vertex_degree(indptr, w[j]);
+                    if (!bit_test(visited, w[j])) open |= 1u << j;
+                }
+            }
+            unsigned int wins = 0, won_degree = 0;
 #pragma unroll
-            for (int e = 0; e < GL_DEGREE; ++e)
-                if (e < (int)degree && !bit_test(visited, w[e])) open |= 1u << e;
-            unsigned int wins = 0;
-#pragma unroll
-            for (int e = 0; e < GL_DEGREE; ++e)
-                if ((open & (1u << e)) && bit_claim(visited, w[e])) wins |= 1u << e;
-            // The winners' out-degrees: the next frontier's m_f.
-            unsigned int won_degree = 0;
-#pragma unroll
-            for (int e = 0; e < GL_DEGREE; ++e)
-                if (wins & (1u << e)) won_degree += (unsigned int)vertex_degree(indptr, w[e]);
-            // Append: one inclusive warp scan of (degrees << 32 | wins), one
-            // global atomic per warp for each sum.
+            for (int j = 0; j < GL_MAX_SLOTS; ++j)
+                if ((open & (1u << j)) && bit_claim(visited, w[j])) {
+                    wins |= 1u << j;
+                    won_degree += degree[j];
+                }
             const unsigned int won = __popc(wins);
             unsigned long long inclusive = ((unsigned long long)won_degree << 32) | won;
 #pragma unroll
@@ -157,9 +185,9 @@ grid_levels(const vid_t* frontier, vid_t* next, vid_t* log, unsigned long long* 
                 unsigned long long position = logged + first + (unsigned int)inclusive - won;
                 const unsigned long long from = ((unsigned long long)u << GL_LEVEL_BITS) | stamp;
 #pragma unroll
-                for (int e = 0; e < GL_DEGREE; ++e)
-                    if (wins & (1u << e)) {
-                        log[position] = w[e];
+                for (int j = 0; j < GL_MAX_SLOTS; ++j)
+                    if (wins & (1u << j)) {
+                        log[position] = w[j];
                         record[position] = from;
                         ++position;
                     }
@@ -174,7 +202,6 @@ grid_levels(const vid_t* frontier, vid_t* next, vid_t* log, unsigned long long* 
             stats[1] = (long long)m_f;
             stats[2] = (long long)global_timer_ns();
         }
-        // The host's bookkeeping (BFSSearch._advance): m_u loses the new frontier's out-edges.
         m_u -= (long long)found_degree;
         in = log + logged;
         logged += found;
@@ -185,19 +212,6 @@ grid_levels(const vid_t* frontier, vid_t* next, vid_t* log, unsigned long long* 
             !gl_next_runs(size, m_f, m_u, block_vertices, block_edges, min_edges, edges, unexplored_alpha))
             break;
     }
-    // Every logged vertex's level and parent, and the final frontier (the
-    // last level's range of the log) into `next`. Log entries other blocks
-    // wrote are read from L2.
-    for (long long i = thread; i < (long long)logged; i += threads) {
-        const vid_t v = __ldcg(log + i);
-        const unsigned long long word = __ldcg(record + i);
-        record_visit(levels, parents, v, first_level + (int)(word & ((1u << GL_LEVEL_BITS) - 1)),
-                     (vid_t)(word >> GL_LEVEL_BITS));
-    }
-    for (long long i = thread; i < (long long)size; i += threads) next[i] = __ldcg(in + i);
-    if (reporter) {
-        counters[CNT_NEXT_COUNT] = size;
-        counters[CNT_NEXT_DEGREE] = m_f;
-        counters[CNT_LEVELS_RUN] = (counter_t)(level - first_level + 1);
-    }
+    gl_finish(log, record, logged, in, size, m_f, first_level, level, thread, threads, reporter, next, levels,
+              parents, counters);
 }

@@ -17,12 +17,12 @@
 // threads). Claims go through the visited bitmap, as in the edge-balanced
 // step, and appends are warp-aggregated.
 //
-// single_block_levels_vertices balances vertices, for graphs whose
-// out-degrees are all at most SB_VERTEX_DEGREE (roads, grids; the launcher
-// picks it from the graph's maximum out-degree): each thread takes whole
-// frontier vertices, reads their rows in one round trip, issues every
-// neighbour load before its first claim, and appends its winners through a
-// warp scan: no block scan, no binary search, one barrier per level. Both
+// single_block_levels_padded balances vertices, for graphs of low out-degree
+// (roads, grids; BFSTuning.single_block_balance "auto" picks it from the
+// graph's maximum out-degree): a few lanes take each frontier vertex and read
+// its row from a padded copy of the adjacency in one coalesced load (no row
+// start first), then claim and append through warp ballots: no block scan,
+// no binary search, one dependent L2 trip and one barrier per level. Both
 // kernels share the prologue, the exit and the level rules, so they run the
 // same levels and write the same trace rows; parents may differ (any BFS
 // tree is valid).
@@ -49,13 +49,6 @@
 #define SB_STATS_FIELDS 3
 #endif
 #define SB_ITEMS ((SB_QUEUE_CAPACITY + SB_THREADS - 1) / SB_THREADS)
-// The vertex-balanced kernel's largest out-degree (BFSTuning's
-// single_block_vertex_degree): each thread holds SB_ITEMS * SB_VERTEX_DEGREE
-// neighbours in registers, one bit each in a 32-bit mask.
-#ifndef SB_VERTEX_DEGREE
-#define SB_VERTEX_DEGREE 8
-#endif
-static_assert(SB_ITEMS * SB_VERTEX_DEGREE <= 32, "a thread's neighbours must fit one 32-bit mask");
 
 // -- shared by both kernels ------------------------------------------------------------
 
@@ -235,17 +228,62 @@ single_block_levels(const vid_t* frontier, long long count, int first_level, int
               counters);
 }
 
-// -- vertex-balanced -------------------------------------------------------------------
+// -- padded rows -----------------------------------------------------------------------
 
-// The same arguments, plus the graph's maximum out-degree (<= SB_VERTEX_DEGREE,
-// the launcher's check): a level of `size` vertices has at most size *
-// max_degree edges, so the exact edge count that the edge_limit rule needs
-// costs a barrier only where that bound exceeds the limit.
+// Vertex-balanced, on a padded copy of the adjacency
+// (device_graph.padded_rows): each vertex's row has W = 1 << width_log2 >=
+// its out-degree slots (-1 where it has fewer neighbours), L = 1 <<
+// lanes_log2 lanes share a vertex, and lane l holds the K = W / L slots l * K
+// .. l * K + K - 1 with its neighbours l, l + L, l + 2L, ... (the row is
+// stored lane by lane). A lane's K loads are independent, so a level is one
+// dependent trip to L2 (the row) instead of two (row start, then
+// neighbours), and a warp's load touches a few sectors instead of a line a
+// lane. L covers the degree of almost every vertex (the launcher takes the
+// 99th percentile), so the rounds of slots 1 .. K - 1 run only in the warps
+// that hold a wider vertex. The degrees come with the rows, so where the
+// edge_limit rule needs the level's exact edge count (size * max_degree >
+// edge_limit) the block counts the loaded rows and takes a second barrier
+// before any claim; rows beyond the first SB_PAD_CHUNK passes are read twice
+// then.
+#define SB_PAD_CHUNK 4      // passes of the block a thread holds in registers
+#define SB_PAD_MAX_SLOTS 4  // K at most (PADDED_MAX_SLOTS in device_graph.py)
+
+// This thread's slots of the rows of passes [first, first + SB_PAD_CHUNK)
+// that exist (`passes` is uniform: passes past it cost no instructions):
+// slot k of pass p into w[p][k], bit p * SB_PAD_MAX_SLOTS + k of the result
+// set where it holds a neighbour.
+__device__ __forceinline__ unsigned int sb_padded_chunk(const vid_t* __restrict__ padded, const vid_t* queue,
+                                                        unsigned int size, unsigned int first, unsigned int passes,
+                                                        unsigned int group, unsigned int per_pass, int width_log2,
+                                                        unsigned int slot0, int slots,
+                                                        vid_t (*w)[SB_PAD_MAX_SLOTS]) {
+    unsigned int valid = 0;
+#pragma unroll
+    for (int p = 0; p < SB_PAD_CHUNK; ++p) {
+#pragma unroll
+        for (int k = 0; k < SB_PAD_MAX_SLOTS; ++k) w[p][k] = -1;
+        if (first + p < passes) {
+            const unsigned int i = group + (first + p) * per_pass;
+            if (i < size) {
+                const vid_t* row = padded + (((eid_t)queue[i] << width_log2) + slot0);
+#pragma unroll
+                for (int k = 0; k < SB_PAD_MAX_SLOTS; ++k)
+                    if (k < slots) w[p][k] = __ldg(row + k);
+            }
+        }
+#pragma unroll
+        for (int k = 0; k < SB_PAD_MAX_SLOTS; ++k)
+            if (w[p][k] >= 0) valid |= 1u << (p * SB_PAD_MAX_SLOTS + k);
+    }
+    return valid;
+}
+
 extern "C" __global__ void __launch_bounds__(SB_THREADS)
-single_block_levels_vertices(const vid_t* frontier, long long count, int first_level, int max_level,
-                             long long edge_limit, long long shared_words, const eid_t* indptr,
-                             const vid_t* indices, int* levels, long long* parents, word_t* visited,
-                             vid_t* next, counter_t* counters, long long* level_stats, int max_degree) {
+single_block_levels_padded(const vid_t* frontier, long long count, int first_level, int max_level,
+                           long long edge_limit, long long shared_words, const eid_t* indptr,
+                           const vid_t* __restrict__ padded, int* levels, long long* parents, word_t* visited,
+                           vid_t* next, counter_t* counters, long long* level_stats, int max_degree,
+                           int width_log2, int lanes_log2) {
     extern __shared__ word_t shared_visited[];
     __shared__ vid_t queue[2][SB_QUEUE_CAPACITY];
     // New vertices and edges examined of level L in [L mod 3]: with one
@@ -262,40 +300,32 @@ single_block_levels_vertices(const vid_t* frontier, long long count, int first_l
     __syncthreads();
 
     const int lane = threadIdx.x & 31;
-    // Items are strided (thread t takes t, t + SB_THREADS, ...), so a frontier
-    // of a few hundred vertices is one vertex per thread.
-    const unsigned int warp_first = threadIdx.x & ~31u;
-    int current = 0, at = 0;  // at = (level - first_level) mod 3
+    const unsigned int below = (1u << lane) - 1u;
+    const int slots = 1 << (width_log2 - lanes_log2);                                  // K
+    const unsigned int slot0 = (threadIdx.x & ((1u << lanes_log2) - 1u)) * slots;      // this lane's first slot
+    const unsigned int group = threadIdx.x >> lanes_log2;                              // this thread's vertex
+    const unsigned int per_pass = SB_THREADS >> lanes_log2;                            // vertices a pass takes
+    const unsigned int warp_group = (threadIdx.x & ~31u) >> lanes_log2;  // the warp's first vertex in a pass
+    int current = 0, at = 0;
     unsigned int size = (unsigned int)count;
     int levels_run, out_queue;
     unsigned int out_count, kept;
     for (int level = first_level;; ++level) {
         const int after = at == 2 ? 0 : at + 1;
-        // This thread's vertices and their rows: every indptr load in flight at once.
-        vid_t u[SB_ITEMS];
-        eid_t row[SB_ITEMS];
-        unsigned int degree[SB_ITEMS];
-        unsigned int mine = 0;
-#pragma unroll
-        for (int j = 0; j < SB_ITEMS; ++j) {
-            unsigned int k = threadIdx.x + j * SB_THREADS;
-            u[j] = 0;
-            row[j] = 0;
-            degree[j] = 0;
-            if (k < size) {
-                u[j] = queue[current][k];
-                row[j] = indptr[u[j]];
-                degree[j] = (unsigned int)(indptr[u[j] + 1] - row[j]);
-            }
-        }
-#pragma unroll
-        for (int j = 0; j < SB_ITEMS; ++j) mine += degree[j];
-
-        // The edge_limit rule, exactly as the edge kernel applies it. The
-        // branch is uniform (size and max_degree are), so is its barrier.
+        const unsigned int passes = (size + per_pass - 1) / per_pass;
+        vid_t w[SB_PAD_CHUNK][SB_PAD_MAX_SLOTS];
+        unsigned int valid = 0;
         bool stop = size == 0 || level > max_level;
         bool counted = false;
-        if (!stop && (long long)size * max_degree > edge_limit) {
+        if (!stop && (long long)size * max_degree > edge_limit) {  // uniform, so is the barrier
+            valid = sb_padded_chunk(padded, queue[current], size, 0, passes, group, per_pass, width_log2, slot0,
+                                    slots, w);
+            unsigned int mine = __popc(valid);
+            for (unsigned int first = SB_PAD_CHUNK; first < passes; first += SB_PAD_CHUNK) {
+                vid_t more[SB_PAD_CHUNK][SB_PAD_MAX_SLOTS];
+                mine += __popc(sb_padded_chunk(padded, queue[current], size, first, passes, group, per_pass,
+                                               width_log2, slot0, slots, more));
+            }
             unsigned int sum = (unsigned int)warp_sum(mine);
             if (lane == 0 && sum) atomicAdd(&edges[at], sum);
             __syncthreads();
@@ -312,61 +342,56 @@ single_block_levels_vertices(const vid_t* frontier, long long count, int first_l
             tails[after] = 0;
             edges[after] = 0;
         }
-
-        if (warp_first < size) {  // warps past the frontier go straight to the barrier
-            // Every neighbour load before any claim: the claims' atomics
-            // would otherwise keep the loads one L2 round trip apart.
-            vid_t w[SB_ITEMS][SB_VERTEX_DEGREE];
+        if (warp_group < size) {  // warps past the frontier go straight to the barrier
+            for (unsigned int first = 0; first < passes; first += SB_PAD_CHUNK) {
+                if (!(counted && first == 0))  // the first chunk is still in registers after a count
+                    valid = sb_padded_chunk(padded, queue[current], size, first, passes, group, per_pass, width_log2,
+                                            slot0, slots, w);
+                const unsigned int warp_edges = counted ? 0u : __reduce_add_sync(WF_FULL_MASK, __popc(valid));
+                // Slot k of every pass, then the next k while some lane of the warp has one.
 #pragma unroll
-            for (int j = 0; j < SB_ITEMS; ++j)
+                for (int k = 0; k < SB_PAD_MAX_SLOTS; ++k) {
+                    unsigned int mask = 0;
 #pragma unroll
-                for (int e = 0; e < SB_VERTEX_DEGREE; ++e)
-                    w[j][e] = (e < degree[j]) ? indices[row[j] + e] : 0;
-            // Test every bit (independent loads), then claim the unvisited ones.
-            unsigned int open = 0;
+                    for (int p = 0; p < SB_PAD_CHUNK; ++p) mask |= 1u << (p * SB_PAD_MAX_SLOTS + k);
+                    if (k > 0 && !__any_sync(WF_FULL_MASK, valid & mask)) break;
+                    unsigned int wins = 0;
 #pragma unroll
-            for (int j = 0; j < SB_ITEMS; ++j)
-#pragma unroll
-                for (int e = 0; e < SB_VERTEX_DEGREE; ++e)
-                    if (e < degree[j] && !bit_test(seen, w[j][e])) open |= 1u << (j * SB_VERTEX_DEGREE + e);
-            unsigned int wins = 0;
-            if (open) {
-#pragma unroll
-                for (int j = 0; j < SB_ITEMS; ++j)
-#pragma unroll
-                    for (int e = 0; e < SB_VERTEX_DEGREE; ++e) {
-                        const unsigned int bit = 1u << (j * SB_VERTEX_DEGREE + e);
-                        if ((open & bit) && bit_claim(seen, w[j][e])) {
-                            record_visit(levels, parents, w[j][e], level, u[j]);
+                    for (int p = 0; p < SB_PAD_CHUNK; ++p) {
+                        const unsigned int bit = 1u << (p * SB_PAD_MAX_SLOTS + k);
+                        if ((valid & bit) && !bit_test(seen, w[p][k]) && bit_claim(seen, w[p][k])) {
+                            record_visit(levels, parents, w[p][k], level,
+                                         queue[current][group + (first + p) * per_pass]);
                             wins |= bit;
                         }
                     }
-            }
-            // Append: one inclusive warp scan of (edges << 32 | wins), one
-            // shared atomic per warp for each count.
-            const unsigned int won = __popc(wins);
-            const unsigned long long mine_pair = ((unsigned long long)(counted ? 0u : mine) << 32) | won;
-            unsigned long long inclusive = mine_pair;
+                    // A ballot a pass places every winner; one shared atomic a warp.
+                    unsigned int won_by[SB_PAD_CHUNK];
+                    unsigned int warp_won = 0;
 #pragma unroll
-            for (int offset = 1; offset < 32; offset <<= 1) {
-                unsigned long long up = __shfl_up_sync(WF_FULL_MASK, inclusive, offset);
-                if (lane >= offset) inclusive += up;
-            }
-            unsigned int first = 0;
-            if (lane == 31) {
-                const unsigned int warp_won = (unsigned int)inclusive, warp_edges = (unsigned int)(inclusive >> 32);
-                if (warp_won) first = atomicAdd(&tails[at], warp_won);
-                if (warp_edges) atomicAdd(&edges[at], warp_edges);
-            }
-            first = __shfl_sync(WF_FULL_MASK, first, 31);
-            if (wins) {
-                unsigned int position = first + (unsigned int)inclusive - won;
+                    for (int p = 0; p < SB_PAD_CHUNK; ++p) {
+                        won_by[p] = 0;
+                        if (first + p < passes) {
+                            won_by[p] = __ballot_sync(WF_FULL_MASK, wins >> (p * SB_PAD_MAX_SLOTS + k) & 1u);
+                            warp_won += __popc(won_by[p]);
+                        }
+                    }
+                    unsigned int base = 0;
+                    if (lane == 0) {
+                        if (warp_won) base = atomicAdd(&tails[at], warp_won);
+                        if (k == 0 && warp_edges) atomicAdd(&edges[at], warp_edges);
+                    }
+                    if (warp_won) {
+                        base = __shfl_sync(WF_FULL_MASK, base, 0);
 #pragma unroll
-                for (int j = 0; j < SB_ITEMS; ++j)
-#pragma unroll
-                    for (int e = 0; e < SB_VERTEX_DEGREE; ++e)
-                        if (wins & (1u << (j * SB_VERTEX_DEGREE + e)))
-                            sb_push(w[j][e], position++, queue[current ^ 1], next, counters);
+                        for (int p = 0; p < SB_PAD_CHUNK; ++p) {
+                            if (wins >> (p * SB_PAD_MAX_SLOTS + k) & 1u)
+                                sb_push(w[p][k], base + __popc(won_by[p] & below), queue[current ^ 1], next,
+                                        counters);
+                            base += __popc(won_by[p]);
+                        }
+                    }
+                }
             }
         }
         __syncthreads();

@@ -1,12 +1,13 @@
-"""The single block's vertex-balanced kernel (``single_block_levels_vertices``)
-and the per-graph choice between it and the edge-balanced one
+"""The single block on padded rows (``single_block_levels_padded``: L lanes a
+frontier vertex, its row padded to W slots, read in one load) and the
+per-graph choice between it and the edge-balanced kernel
 (``BFSTuning.single_block_balance``).
 
-The vertex mode must keep every contract of the edge mode: levels equal to
+The padded mode must keep every contract of the edge mode: levels equal to
 SciPy's, a valid BFS tree (parents may differ), and the same levels run in
 the block, handed back at the same places (edge limit, queue overflow), with
 the same trace rows (frontier vertices, edges examined). The CPU tests check
-the ``auto`` rule and the tuning's validation; the GPU tests run both modes
+the ``auto`` rule and the tuning's validation; the GPU tests run every mode
 on grids, paths, layered trees that overflow the block queue, a road-like
 graph and random low-degree graphs.
 """
@@ -21,7 +22,7 @@ from test_cuda_bfs import check_result
 
 import wavefront as wf
 from wavefront.backends.cuda.bfs_tuning import (
-    MAX_SINGLE_BLOCK_VERTEX_DEGREE,
+    MAX_PADDED_DEGREE,
     BFSTuning,
     SingleBlockBalanceError,
 )
@@ -33,7 +34,8 @@ from wavefront.graph.container import Graph
 gpu = pytest.mark.gpu
 
 EDGES = BFSTuning(single_block_balance="edges")
-VERTICES = BFSTuning(single_block_balance="vertices")
+PADDED = BFSTuning(single_block_balance="padded")
+MODES = {"edges": EDGES, "padded": PADDED}
 
 
 def max_degree(graph) -> int:
@@ -61,55 +63,65 @@ def path(n, directed=False):
 # -- the auto rule and the tuning, on the CPU -------------------------------------------------
 
 
-def test_auto_balances_vertices_on_low_degree_graphs_and_edges_elsewhere():
-    assert BFSTuning().single_block_balance == "edges"  # the default: the vertex mode lost on roads (H200)
-    auto = BFSTuning(single_block_balance="auto")
+def test_auto_takes_padded_rows_on_low_degree_graphs_and_edges_elsewhere():
+    assert BFSTuning().single_block_balance == "auto"
+    auto = BFSTuning()
     grid_degree = max_degree(grid(16, 16))
     kron_degree = max_degree(wf.kronecker(10, seed=5, weighted=False))
     assert grid_degree == 4 and kron_degree > 8
-    assert auto.single_block_kernel(grid_degree) == "vertices"
-    assert auto.single_block_kernel(0) == "vertices"  # no arcs: nothing to balance
-    assert auto.single_block_kernel(8) == "vertices"
+    assert auto.single_block_kernel(grid_degree) == "padded"
+    assert auto.single_block_kernel(0) == "padded"  # no arcs: rows of one slot
+    assert auto.single_block_kernel(8) == "padded"
     assert auto.single_block_kernel(9) == "edges"
     assert auto.single_block_kernel(kron_degree) == "edges"
     assert auto.with_options(single_block_auto_max_degree=3).single_block_kernel(grid_degree) == "edges"
     assert auto.with_options(single_block_auto_max_degree=0).single_block_kernel(1) == "edges"
-    assert auto.with_options(single_block_vertex_degree=5).single_block_kernel(7) == "edges"  # the buffer bounds auto
-    assert auto.with_options(single_block_vertex_degree=5).single_block_kernel(5) == "vertices"
+    assert auto.with_options(single_block_auto_max_degree=100).single_block_kernel(33) == "edges"  # rows <= 32
     assert EDGES.single_block_kernel(grid_degree) == "edges"
-    assert VERTICES.single_block_kernel(grid_degree) == "vertices"
-
-
-def test_forced_vertex_balance_refuses_a_degree_above_the_buffer():
-    with pytest.raises(SingleBlockBalanceError, match="out-degree 9") as info:
-        VERTICES.single_block_kernel(9)
-    assert isinstance(info.value, WavefrontError) and isinstance(info.value, ValueError)
-    wide = BFSTuning(single_block_balance="vertices", single_block_vertex_degree=MAX_SINGLE_BLOCK_VERTEX_DEGREE)
-    assert wide.single_block_kernel(MAX_SINGLE_BLOCK_VERTEX_DEGREE) == "vertices"
+    assert PADDED.single_block_kernel(grid_degree) == "padded"
 
 
 def test_bad_balance_settings_fail_at_once():
     with pytest.raises(ValueError, match="single_block_balance"):
-        BFSTuning(single_block_balance="threads")
-    with pytest.raises(ValueError, match="single_block_vertex_degree"):
-        BFSTuning(single_block_vertex_degree=0)
-    with pytest.raises(ValueError, match="single_block_vertex_degree"):
-        BFSTuning(single_block_vertex_degree=MAX_SINGLE_BLOCK_VERTEX_DEGREE + 1)
+        BFSTuning(single_block_balance="vertices")  # the thread-a-vertex kernel lost and is gone
     with pytest.raises(ValueError, match="single_block_auto_max_degree"):
         BFSTuning(single_block_auto_max_degree=-1)
 
 
-def test_the_buffer_size_reaches_the_kernel_and_the_default_is_the_kernels_own():
-    """BFSTuning renders SB_VERTEX_DEGREE for the single-block file only, and
-    its default equals the file's #ifndef default (the build CI compiles)."""
+def test_forced_padded_rows_refuse_a_degree_above_32():
+    assert PADDED.single_block_kernel(0) == "padded"
+    assert PADDED.single_block_kernel(MAX_PADDED_DEGREE) == "padded"
+    with pytest.raises(SingleBlockBalanceError, match="out-degree 33") as info:
+        PADDED.single_block_kernel(MAX_PADDED_DEGREE + 1)
+    assert isinstance(info.value, WavefrontError) and isinstance(info.value, ValueError)
+
+
+def test_padded_rows_are_as_wide_as_the_largest_degree_and_lanes_cover_the_common_one():
+    from wavefront.backends.cuda.device_graph import padded_shape_of
+
+    def shape(counts):
+        width_log2, lanes_log2 = padded_shape_of(counts)
+        return 1 << width_log2, 1 << lanes_log2
+
+    assert shape([0]) == (1, 1)  # no vertex, or no arcs
+    assert shape([5]) == (1, 1)
+    assert shape([0, 0, 0, 0, 100]) == (4, 4)  # a grid
+    # amsterdam's out-degrees: 99.75 % at most 4, seven at most
+    assert shape([0, 3504, 48522, 12089, 3926, 131, 37, 4]) == (8, 4)
+    assert shape([0, 98, 0, 0, 0, 2]) == (8, 8)  # 2 % of degree 5: more than the 1 % L may leave out
+    assert shape([0, 99, 0, 0, 0, 1]) == (8, 2)  # 1 %: L = 1 would do, but K = W / L <= 4 slots a lane
+    assert shape([0, 990] + [0] * 30 + [10]) == (32, 8)
+
+
+def test_the_slots_a_lane_holds_are_the_kernels_own():
+    """device_graph's PADDED_MAX_SLOTS (which bounds K = W / L) is the
+    kernel's SB_PAD_MAX_SLOTS, and 32 slots fit 8 lanes of it."""
+    from wavefront.backends.cuda.device_graph import PADDED_MAX_SLOTS
+
     source = (KERNEL_DIR / "bfs_single_block.cu").read_text()
-    default = re.search(r"#ifndef SB_VERTEX_DEGREE\n#define SB_VERTEX_DEGREE (\d+)\n", source)
-    assert default is not None
-    assert BFSTuning().defines("bfs_single_block.cu") == {"SB_VERTEX_DEGREE": int(default.group(1))}
-    assert BFSTuning(single_block_vertex_degree=5).defines("bfs_single_block.cu")["SB_VERTEX_DEGREE"] == 5
-    assert "SB_VERTEX_DEGREE" not in BFSTuning().defines("bfs_bottom_up.cu")
-    # The kernel's mask holds SB_ITEMS (3 at 32-bit ids) times the degree.
-    assert 3 * MAX_SINGLE_BLOCK_VERTEX_DEGREE <= 32
+    slots = re.search(r"#define SB_PAD_MAX_SLOTS (\d+)", source)
+    assert slots is not None and int(slots.group(1)) == PADDED_MAX_SLOTS
+    assert MAX_PADDED_DEGREE == 8 * PADDED_MAX_SLOTS
 
 
 # -- both kernels on the GPU ------------------------------------------------------------------
@@ -121,18 +133,20 @@ def trace_rows(result):
     return [(r.step, r.kind, r.frontier, r.edges, r.reason) for r in result.trace]
 
 
-def both_modes(graph, source, method="single-block", **options):
-    """Edge- and vertex-balanced results (each checked against SciPy) and
-    their traces, which must be identical."""
+def every_mode(graph, source, method="single-block", modes=("edges", "padded"), **options):
+    """The results of every mode in ``modes`` (each checked against SciPy),
+    whose traces must be identical; returns the last."""
     gd = graph if graph.device == "cuda" else graph.to("cuda")
     host = graph if graph.device != "cuda" else graph.to("cpu")
     results = {}
-    for name, tuning in (("edges", EDGES), ("vertices", VERTICES)):
-        result = wf.bfs(gd, source, method=method, tuning=tuning.with_options(**options))
+    for name in modes:
+        result = wf.bfs(gd, source, method=method, tuning=MODES[name].with_options(**options))
         check_result(host, result, source)
         results[name] = result
-    assert trace_rows(results["vertices"]) == trace_rows(results["edges"])
-    return results["vertices"]
+    first = trace_rows(results[modes[0]])
+    for name in modes[1:]:
+        assert trace_rows(results[name]) == first, name
+    return results[modes[-1]]
 
 
 def in_block(result):
@@ -142,20 +156,20 @@ def in_block(result):
 @gpu
 @pytest.mark.parametrize("method", ["single-block", "hybrid"])
 @pytest.mark.parametrize("shape", [(1, 1), (1, 300), (2, 50), (17, 33), (64, 64), (300, 7)])
-def test_grids_match_scipy_in_both_modes(method, shape):
+def test_grids_match_scipy_in_every_mode(method, shape):
     g = grid(*shape)
     for source in sorted({0, g.n // 2, g.n - 1}):
-        result = both_modes(g, source, method)
+        result = every_mode(g, source, method)
         if g.n > 1:
             assert all(in_block(result))  # no grid level needs the host
 
 
 @gpu
 @pytest.mark.parametrize("directed", [False, True])
-def test_paths_match_scipy_in_both_modes(directed):
+def test_paths_match_scipy_in_every_mode(directed):
     g = path(2000, directed)
     for source in (0, 999, 1999):
-        result = both_modes(g, source)
+        result = every_mode(g, source)
         assert result.depth == (1999 - source if directed else max(source, 1999 - source))
 
 
@@ -167,27 +181,75 @@ def test_road_like_graph_matches_scipy_and_passes_the_validator():
     assert max_degree(g) <= 8
     src = np.repeat(np.arange(g.n, dtype=np.int64), np.diff(g.indptr))
     for source in (0, 7777, g.n - 1):
-        result = both_modes(g, source, method="hybrid")
+        result = every_mode(g, source, method="hybrid")
         host = SimpleNamespace(source=source, parents=result.parents.get(), levels=result.levels.get())
         validate_bfs((src, g.indices), host, n=g.n)
         assert result.depth > 20 and all(in_block(result))
 
 
 @gpu
-def test_auto_picks_vertices_on_a_grid_and_edges_on_kronecker():
-    """``auto`` (not the default) by the cached maximum out-degree."""
+def test_padded_rows_hold_each_row_then_minus_one():
+    from wavefront.backends.cuda.device_graph import padded_rows, padded_shape
+
+    g = road_like(3000, seed=2)
+    gd = g.to("cuda")
+    rows = padded_rows(gd).get().reshape(g.n, -1)
+    width_log2, lanes_log2 = padded_shape(gd)
+    assert rows.shape[1] == 1 << width_log2 == 1 << (max_degree(g) - 1).bit_length()
+    lanes, slots = 1 << lanes_log2, 1 << (width_log2 - lanes_log2)
+    for v in range(g.n):
+        row = g.indices[g.indptr[v]:g.indptr[v + 1]]
+        # lane l's slots hold neighbours l, l + L, ...: transposed, the row in order, then -1
+        by_neighbour = rows[v].reshape(lanes, slots).T.ravel()
+        assert np.array_equal(by_neighbour[:row.size], row) and (by_neighbour[row.size:] == -1).all()
+    assert padded_rows(gd) is padded_rows(gd)  # built once per graph
+
+
+@gpu
+@pytest.mark.parametrize("degree", [1, 2, 12, 16, 20, 32])
+@pytest.mark.parametrize("skewed", [False, True])
+def test_padded_rows_of_every_shape(degree, skewed):
+    """Rows of 1 to 32 slots against the edge mode: out-degrees uniform in
+    [0, degree] (L lanes a vertex cover the row), or 1-2 with 0.5 % of the
+    vertices at ``degree`` (K = W / L slots a lane, the rounds past the first
+    only in warps that hold such a vertex)."""
+    from wavefront.backends.cuda.device_graph import padded_shape
+
+    rng = np.random.default_rng(degree)
+    n = 3000
+    if skewed:
+        count = rng.integers(1, min(degree, 2) + 1, n)
+        count[rng.random(n) < 0.005] = degree
+    else:
+        count = rng.integers(0, degree + 1, n)
+    count[0] = degree
+    src = np.repeat(np.arange(n), count)
+    g = Graph.from_edges(src, rng.integers(0, n, src.size), n=n, directed=True)
+    assert max_degree(g) <= degree
+    gd = g.to("cuda")
+    width_log2, lanes_log2 = padded_shape(gd)
+    if skewed and degree >= 12:
+        assert width_log2 - lanes_log2 == 2  # four slots a lane
+    for source in (0, 1, n // 2):
+        every_mode(gd, source, modes=("edges", "padded"))
+        every_mode(gd, source, method="hybrid", modes=("edges", "padded"))
+
+
+@gpu
+def test_auto_picks_padded_rows_on_a_grid_and_edges_on_kronecker():
+    """``auto`` (the default) by the cached maximum out-degree."""
     from wavefront.backends.cuda.bfs_steps import single_block_balance
 
     gd = grid(32, 32).to("cuda")
     kd = wf.kronecker(12, seed=5, weighted=False).to("cuda")
     auto = BFSTuning(single_block_balance="auto")
-    assert single_block_balance(gd, auto) == "vertices"
+    assert single_block_balance(gd, auto) == "padded"
     assert gd.derived["cuda.max_out_degree"] == 4  # cached once per graph
     assert single_block_balance(kd, auto) == "edges"
     assert kd.derived["cuda.max_out_degree"] == max_degree(kd.to("cpu"))
     assert single_block_balance(kd, EDGES) == "edges"
     with pytest.raises(SingleBlockBalanceError):
-        wf.bfs(kd, 0, method="single-block", tuning=VERTICES)
+        wf.bfs(kd, 0, method="single-block", tuning=PADDED)
 
 
 @gpu
@@ -199,33 +261,34 @@ def test_block_queue_overflow_into_the_global_queue(directed):
     the block returns; the next level (too big) runs grid-wide."""
     g = layered_tree([4, 4, 4, 4, 4, 3, 1, 2, 1, 1], directed)
     assert max_degree(g) <= 5
-    result = both_modes(g, 0)
+    result = every_mode(g, 0)
     sizes = [r.frontier for r in result.trace]
     assert sizes[:9] == [1, 4, 16, 64, 256, 1024, 3072, 3072, 6144]
     blocked = in_block(result)
     assert all(blocked[:8]) and not blocked[8]  # the 6144-vertex level came back to the host
-    both_modes(g, 0, method="hybrid")
+    every_mode(g, 0, method="hybrid")
 
 
 @gpu
 def test_edge_limit_hands_levels_back_exactly_as_the_edge_mode_does():
     """A 2 x 50 grid from a corner has frontiers of two vertices with up to
-    6 out-edges: 2 * max degree = 8 exceeds a limit of 7, so the vertex kernel
+    6 out-edges: 2 * max degree = 8 exceeds a limit of 7, so the padded kernel
     counts the level's edges exactly (its extra barrier) and keeps it; a limit
     of 5 sends the same levels back to the host in both modes."""
     g = grid(2, 50)
-    kept = both_modes(g, 0, single_block_edges=7)
+    kept = every_mode(g, 0, single_block_edges=7)
     assert all(in_block(kept))
-    handed = both_modes(g, 0, single_block_edges=5)
+    handed = every_mode(g, 0, single_block_edges=5)
     assert not all(in_block(handed)) and any(in_block(handed))
     for limit in (0, 1, 3, 12, 40):
-        both_modes(grid(24, 24), 5, single_block_edges=limit)
-        both_modes(grid(24, 24), 5, method="hybrid", single_block_edges=limit)
+        every_mode(grid(24, 24), 5, single_block_edges=limit)
+        every_mode(grid(24, 24), 5, method="hybrid", single_block_edges=limit)
 
 
 @gpu
 def test_int64_vertex_ids():
-    """The 64-bit instantiation (two items per thread, a 2048-vertex queue)."""
+    """The 64-bit instantiation (two items per thread, a 2048-vertex queue;
+    padded rows of 64-bit ids)."""
     for g in (grid(40, 40), layered_tree([4, 4, 4, 4, 4, 2, 1, 2], directed=True)):
         wide = Graph(g.indptr, g.indices.astype(np.int64), n=g.n, directed=g.directed,
                      in_indptr=g.in_indptr if g.directed else None,
@@ -233,9 +296,9 @@ def test_int64_vertex_ids():
         assert wide.indices.dtype == np.int64
         for source in (0, g.n // 3):
             edges = wf.bfs(wide, source, method="single-block", tuning=EDGES)
-            vertices = wf.bfs(wide, source, method="single-block", tuning=VERTICES)
-            check_result(g, vertices, source)
-            assert trace_rows(vertices) == trace_rows(edges)
+            padded = wf.bfs(wide, source, method="single-block", tuning=PADDED)
+            check_result(g, padded, source)
+            assert trace_rows(padded) == trace_rows(edges)
 
 
 @st.composite
@@ -266,4 +329,4 @@ def low_degree_graphs(draw):
 def test_random_low_degree_graphs(case, method):
     g, source = case
     assert max_degree(g) <= 8
-    both_modes(g, source, method)
+    every_mode(g, source, method)
