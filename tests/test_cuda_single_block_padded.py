@@ -330,3 +330,34 @@ def test_random_low_degree_graphs(case, method):
     g, source = case
     assert max_degree(g) <= 8
     every_mode(g, source, method)
+
+
+@gpu
+def test_padded_rows_that_do_not_fit_fall_back_to_the_csr_kernels(monkeypatch):
+    """auto takes the edge-balanced block and the per-level loop where the
+    padded rows would not fit; a forced "padded" raises GPUMemoryError."""
+    from wavefront.backends.cuda import device_graph
+    from wavefront.backends.cuda.bfs_steps import single_block_balance
+    from wavefront.errors import GPUMemoryError
+
+    real = device_graph.check_fits
+
+    def no_room_for_rows(what, needed_bytes):
+        text = what() if callable(what) else what
+        if "padded rows" in text:
+            raise GPUMemoryError(text, needed_bytes, 0)
+        real(what, needed_bytes)
+
+    monkeypatch.setattr(device_graph, "check_fits", no_room_for_rows)
+    g = grid(300, 40)
+    gd = g.to("cuda")
+    assert single_block_balance(gd, BFSTuning()) == "edges"
+    result = wf.bfs(gd, 7, method="hybrid")
+    check_result(g, result, 7)
+    assert not any("[grid levels]" in r.reason for r in result.trace)
+    with pytest.raises(GPUMemoryError, match="padded rows"):
+        wf.bfs(gd, 7, method="single-block", tuning=PADDED)
+    monkeypatch.setattr(device_graph, "check_fits", real)
+    assert single_block_balance(gd, BFSTuning()) == "padded"  # built once there is room
+    assert any("[grid levels]" in r.reason for r in wf.bfs(gd, 7, method="hybrid", tuning=BFSTuning(
+        single_block=False)).trace)

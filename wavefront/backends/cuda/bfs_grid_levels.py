@@ -17,7 +17,7 @@ import numpy as np
 from .abi import GRID_LEVELS_THREADS
 from .bfs_steps import get_kernel, i64
 from .bfs_tuning import BFSTuning
-from .device_graph import BFSWorkspace, max_out_degree, padded_rows, padded_shape
+from .device_graph import BFSWorkspace, max_out_degree, padded_rows, padded_rows_fit, padded_shape
 from .memory import check_fits
 
 GridLevelsArgs = NamedTuple("GridLevelsArgs", [
@@ -31,8 +31,9 @@ GridLevelsArgs = NamedTuple("GridLevelsArgs", [
 
 def grid_levels_apply(graph, tuning: BFSTuning) -> bool:
     """Whether the grid-levels kernel takes ``graph``: every out-degree at
-    most ``tuning.grid_levels_max_degree`` (one reduction, cached)."""
-    return graph.m > 0 and max_out_degree(graph) <= tuning.grid_levels_max_degree
+    most ``tuning.grid_levels_max_degree`` (one reduction, cached), and its
+    padded rows built or fitting in GPU memory (else the per-level loop)."""
+    return graph.m > 0 and max_out_degree(graph) <= tuning.grid_levels_max_degree and padded_rows_fit(graph)
 
 
 def _discovery_log(graph, ws: BFSWorkspace):

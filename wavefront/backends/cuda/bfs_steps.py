@@ -28,7 +28,7 @@ from .abi import (
 )
 from .bfs_tuning import DEFAULT_TUNING, BFSTuning
 from .compile import kernel
-from .device_graph import BFSWorkspace, index64, max_out_degree, padded_rows, padded_shape
+from .device_graph import BFSWorkspace, index64, max_out_degree, padded_rows, padded_rows_fit, padded_shape
 from .memory import check_fits
 
 
@@ -340,10 +340,15 @@ SingleBlockArgs = NamedTuple("SingleBlockArgs", [
 
 
 def single_block_balance(graph, tuning: BFSTuning) -> str:
-    """"edges" or "padded": the single-block kernel ``tuning`` picks for ``graph``."""
+    """"edges" or "padded": the single-block kernel ``tuning`` picks for
+    ``graph`` ("auto" takes the edges where the padded rows would not fit in
+    GPU memory; "padded" asked for raises GPUMemoryError then)."""
     if tuning.single_block_balance == "edges":  # no reduction over the degrees needed
         return "edges"
-    return tuning.single_block_kernel(max_out_degree(graph))
+    balance = tuning.single_block_kernel(max_out_degree(graph))
+    if balance == "padded" and tuning.single_block_balance == "auto" and not padded_rows_fit(graph):
+        return "edges"
+    return balance
 
 
 def single_block(graph, ws: BFSWorkspace, tuning: BFSTuning, count: int, level: int, max_level: int,

@@ -129,6 +129,19 @@ def padded_rows(graph):
     return rows
 
 
+def padded_rows_fit(graph) -> bool:
+    """Whether the padded rows are built, or can be (built now if so): a graph
+    whose rows would not fit in free GPU memory runs the kernels that read the
+    CSR instead (the single block's edge balance, the per-level loop)."""
+    from ...errors import GPUMemoryError
+
+    try:
+        padded_rows(graph)
+    except GPUMemoryError:
+        return False
+    return True
+
+
 def _pad_rows_kernel():
     import cupy
 
