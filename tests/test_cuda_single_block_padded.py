@@ -84,6 +84,7 @@ def test_auto_takes_padded_rows_on_low_degree_graphs_and_edges_elsewhere():
 def test_bad_balance_settings_fail_at_once():
     with pytest.raises(ValueError, match="single_block_balance"):
         BFSTuning(single_block_balance="vertices")  # the thread-a-vertex kernel lost and is gone
+    assert BFSTuning().defines("bfs_single_block.cu") == {}  # nothing compiled in
     with pytest.raises(ValueError, match="single_block_auto_max_degree"):
         BFSTuning(single_block_auto_max_degree=-1)
 
@@ -231,8 +232,8 @@ def test_padded_rows_of_every_shape(degree, skewed):
     if skewed and degree >= 12:
         assert width_log2 - lanes_log2 == 2  # four slots a lane
     for source in (0, 1, n // 2):
-        every_mode(gd, source, modes=("edges", "padded"))
-        every_mode(gd, source, method="hybrid", modes=("edges", "padded"))
+        every_mode(gd, source)
+        every_mode(gd, source, method="hybrid")
 
 
 @gpu

@@ -278,6 +278,104 @@ __device__ __forceinline__ unsigned int sb_padded_chunk(const vid_t* __restrict_
     return valid;
 }
 
+// A thread's place in the padded rows (L lanes a frontier vertex, K slots a
+// lane) and the two things a level does with them: count the loaded rows'
+// arcs (where the edge_limit rule needs the exact count first), and run the
+// level (claims through `claim`, which marks a vertex visited and says
+// whether this thread won it).
+struct SbPadded {
+    const vid_t* __restrict__ padded;
+    int width_log2, slots;
+    unsigned int slot0, group, per_pass, warp_group;
+    int lane;
+    unsigned int below;
+
+    __device__ __forceinline__ SbPadded(const vid_t* __restrict__ rows, int width_log2_, int lanes_log2)
+        : padded(rows), width_log2(width_log2_), slots(1 << (width_log2_ - lanes_log2)),
+          slot0((threadIdx.x & ((1u << lanes_log2) - 1u)) * (1u << (width_log2_ - lanes_log2))),
+          group(threadIdx.x >> lanes_log2), per_pass(SB_THREADS >> lanes_log2),
+          warp_group((threadIdx.x & ~31u) >> lanes_log2), lane(threadIdx.x & 31),
+          below((1u << (threadIdx.x & 31)) - 1u) {}
+
+    __device__ __forceinline__ unsigned int passes(unsigned int size) const { return (size + per_pass - 1) / per_pass; }
+
+    __device__ __forceinline__ unsigned int chunk(const vid_t* queue, unsigned int size, unsigned int first,
+                                                  vid_t (*w)[SB_PAD_MAX_SLOTS]) const {
+        return sb_padded_chunk(padded, queue, size, first, passes(size), group, per_pass, width_log2, slot0, slots,
+                               w);
+    }
+
+    // This thread's arcs in the rows of `queue` (the first chunk left in w / valid).
+    __device__ __forceinline__ unsigned int count(const vid_t* queue, unsigned int size,
+                                                  vid_t (*w)[SB_PAD_MAX_SLOTS], unsigned int& valid) const {
+        valid = chunk(queue, size, 0, w);
+        unsigned int mine = __popc(valid);
+        for (unsigned int first = SB_PAD_CHUNK; first < passes(size); first += SB_PAD_CHUNK) {
+            vid_t more[SB_PAD_CHUNK][SB_PAD_MAX_SLOTS];
+            mine += __popc(chunk(queue, size, first, more));
+        }
+        return mine;
+    }
+
+    // One level from queue_in[:size] into queue_out (overflow into `next`),
+    // winners and (unless `counted`) arcs added to *tail and *edges.
+    template <class Claim>
+    __device__ __forceinline__ void level(const vid_t* queue_in, unsigned int size, vid_t* queue_out, int level,
+                                          bool counted, vid_t (*w)[SB_PAD_MAX_SLOTS], unsigned int valid,
+                                          unsigned int* tail, unsigned int* edges, int* levels, long long* parents,
+                                          vid_t* next, counter_t* counters, Claim claim) const {
+        if (warp_group >= size) return;  // warps past the frontier go straight to the barrier
+        const unsigned int all = passes(size);
+        for (unsigned int first = 0; first < all; first += SB_PAD_CHUNK) {
+            if (!(counted && first == 0))  // the first chunk is still in registers after a count
+                valid = chunk(queue_in, size, first, w);
+            const unsigned int warp_edges = counted ? 0u : __reduce_add_sync(WF_FULL_MASK, __popc(valid));
+            // Slot k of every pass, then the next k while some lane of the warp has one.
+#pragma unroll
+            for (int k = 0; k < SB_PAD_MAX_SLOTS; ++k) {
+                unsigned int mask = 0;
+#pragma unroll
+                for (int p = 0; p < SB_PAD_CHUNK; ++p) mask |= 1u << (p * SB_PAD_MAX_SLOTS + k);
+                if (k > 0 && !__any_sync(WF_FULL_MASK, valid & mask)) break;
+                unsigned int wins = 0;
+#pragma unroll
+                for (int p = 0; p < SB_PAD_CHUNK; ++p) {
+                    const unsigned int bit = 1u << (p * SB_PAD_MAX_SLOTS + k);
+                    if ((valid & bit) && claim(w[p][k])) {
+                        record_visit(levels, parents, w[p][k], level, queue_in[group + (first + p) * per_pass]);
+                        wins |= bit;
+                    }
+                }
+                // A ballot a pass places every winner; one shared atomic a warp.
+                unsigned int won_by[SB_PAD_CHUNK];
+                unsigned int warp_won = 0;
+#pragma unroll
+                for (int p = 0; p < SB_PAD_CHUNK; ++p) {
+                    won_by[p] = 0;
+                    if (first + p < all) {
+                        won_by[p] = __ballot_sync(WF_FULL_MASK, wins >> (p * SB_PAD_MAX_SLOTS + k) & 1u);
+                        warp_won += __popc(won_by[p]);
+                    }
+                }
+                unsigned int base = 0;
+                if (lane == 0) {
+                    if (warp_won) base = atomicAdd(tail, warp_won);
+                    if (k == 0 && warp_edges) atomicAdd(edges, warp_edges);
+                }
+                if (warp_won) {
+                    base = __shfl_sync(WF_FULL_MASK, base, 0);
+#pragma unroll
+                    for (int p = 0; p < SB_PAD_CHUNK; ++p) {
+                        if (wins >> (p * SB_PAD_MAX_SLOTS + k) & 1u)
+                            sb_push(w[p][k], base + __popc(won_by[p] & below), queue_out, next, counters);
+                        base += __popc(won_by[p]);
+                    }
+                }
+            }
+        }
+    }
+};
+
 extern "C" __global__ void __launch_bounds__(SB_THREADS)
 single_block_levels_padded(const vid_t* frontier, long long count, int first_level, int max_level,
                            long long edge_limit, long long shared_words, const eid_t* indptr,
@@ -299,35 +397,21 @@ single_block_levels_padded(const vid_t* frontier, long long count, int first_lev
     }
     __syncthreads();
 
-    const int lane = threadIdx.x & 31;
-    const unsigned int below = (1u << lane) - 1u;
-    const int slots = 1 << (width_log2 - lanes_log2);                                  // K
-    const unsigned int slot0 = (threadIdx.x & ((1u << lanes_log2) - 1u)) * slots;      // this lane's first slot
-    const unsigned int group = threadIdx.x >> lanes_log2;                              // this thread's vertex
-    const unsigned int per_pass = SB_THREADS >> lanes_log2;                            // vertices a pass takes
-    const unsigned int warp_group = (threadIdx.x & ~31u) >> lanes_log2;  // the warp's first vertex in a pass
+    const SbPadded rows(padded, width_log2, lanes_log2);
+    auto claim = [seen](vid_t v) { return !bit_test(seen, v) && bit_claim(seen, v); };
     int current = 0, at = 0;
     unsigned int size = (unsigned int)count;
     int levels_run, out_queue;
     unsigned int out_count, kept;
     for (int level = first_level;; ++level) {
         const int after = at == 2 ? 0 : at + 1;
-        const unsigned int passes = (size + per_pass - 1) / per_pass;
         vid_t w[SB_PAD_CHUNK][SB_PAD_MAX_SLOTS];
         unsigned int valid = 0;
         bool stop = size == 0 || level > max_level;
         bool counted = false;
         if (!stop && (long long)size * max_degree > edge_limit) {  // uniform, so is the barrier
-            valid = sb_padded_chunk(padded, queue[current], size, 0, passes, group, per_pass, width_log2, slot0,
-                                    slots, w);
-            unsigned int mine = __popc(valid);
-            for (unsigned int first = SB_PAD_CHUNK; first < passes; first += SB_PAD_CHUNK) {
-                vid_t more[SB_PAD_CHUNK][SB_PAD_MAX_SLOTS];
-                mine += __popc(sb_padded_chunk(padded, queue[current], size, first, passes, group, per_pass,
-                                               width_log2, slot0, slots, more));
-            }
-            unsigned int sum = (unsigned int)warp_sum(mine);
-            if (lane == 0 && sum) atomicAdd(&edges[at], sum);
+            unsigned int sum = (unsigned int)warp_sum(rows.count(queue[current], size, w, valid));
+            if (rows.lane == 0 && sum) atomicAdd(&edges[at], sum);
             __syncthreads();
             stop = (long long)edges[at] > edge_limit;
             counted = true;
@@ -342,58 +426,8 @@ single_block_levels_padded(const vid_t* frontier, long long count, int first_lev
             tails[after] = 0;
             edges[after] = 0;
         }
-        if (warp_group < size) {  // warps past the frontier go straight to the barrier
-            for (unsigned int first = 0; first < passes; first += SB_PAD_CHUNK) {
-                if (!(counted && first == 0))  // the first chunk is still in registers after a count
-                    valid = sb_padded_chunk(padded, queue[current], size, first, passes, group, per_pass, width_log2,
-                                            slot0, slots, w);
-                const unsigned int warp_edges = counted ? 0u : __reduce_add_sync(WF_FULL_MASK, __popc(valid));
-                // Slot k of every pass, then the next k while some lane of the warp has one.
-#pragma unroll
-                for (int k = 0; k < SB_PAD_MAX_SLOTS; ++k) {
-                    unsigned int mask = 0;
-#pragma unroll
-                    for (int p = 0; p < SB_PAD_CHUNK; ++p) mask |= 1u << (p * SB_PAD_MAX_SLOTS + k);
-                    if (k > 0 && !__any_sync(WF_FULL_MASK, valid & mask)) break;
-                    unsigned int wins = 0;
-#pragma unroll
-                    for (int p = 0; p < SB_PAD_CHUNK; ++p) {
-                        const unsigned int bit = 1u << (p * SB_PAD_MAX_SLOTS + k);
-                        if ((valid & bit) && !bit_test(seen, w[p][k]) && bit_claim(seen, w[p][k])) {
-                            record_visit(levels, parents, w[p][k], level,
-                                         queue[current][group + (first + p) * per_pass]);
-                            wins |= bit;
-                        }
-                    }
-                    // A ballot a pass places every winner; one shared atomic a warp.
-                    unsigned int won_by[SB_PAD_CHUNK];
-                    unsigned int warp_won = 0;
-#pragma unroll
-                    for (int p = 0; p < SB_PAD_CHUNK; ++p) {
-                        won_by[p] = 0;
-                        if (first + p < passes) {
-                            won_by[p] = __ballot_sync(WF_FULL_MASK, wins >> (p * SB_PAD_MAX_SLOTS + k) & 1u);
-                            warp_won += __popc(won_by[p]);
-                        }
-                    }
-                    unsigned int base = 0;
-                    if (lane == 0) {
-                        if (warp_won) base = atomicAdd(&tails[at], warp_won);
-                        if (k == 0 && warp_edges) atomicAdd(&edges[at], warp_edges);
-                    }
-                    if (warp_won) {
-                        base = __shfl_sync(WF_FULL_MASK, base, 0);
-#pragma unroll
-                        for (int p = 0; p < SB_PAD_CHUNK; ++p) {
-                            if (wins >> (p * SB_PAD_MAX_SLOTS + k) & 1u)
-                                sb_push(w[p][k], base + __popc(won_by[p] & below), queue[current ^ 1], next,
-                                        counters);
-                            base += __popc(won_by[p]);
-                        }
-                    }
-                }
-            }
-        }
+        rows.level(queue[current], size, queue[current ^ 1], level, counted, w, valid, &tails[at], &edges[at], levels,
+                   parents, next, counters, claim);
         __syncthreads();
         unsigned int found = tails[at];
         if (threadIdx.x == 0) sb_level_row(level_stats, first_level, level, size, edges[at]);
