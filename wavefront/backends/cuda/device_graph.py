@@ -22,7 +22,7 @@
 * :func:`max_out_degree` (``graph.derived["cuda.max_out_degree"]``): the
   largest out-degree, which picks the single block's balance
   (``BFSTuning.single_block_kernel``); one reduction and one read per graph.
-* :func:`padded_rows` (``graph.derived["cuda.bfs.padded.<W>"]``): the
+* :func:`padded_rows` (``graph.derived["cuda.bfs.padded.<log2 W>.<log2 L>"]``): the
   adjacency with every row padded to W slots (-1 where a vertex has fewer
   neighbours), W the power of two at or above the largest out-degree, stored
   for L lanes a vertex (:func:`padded_shape`): the
