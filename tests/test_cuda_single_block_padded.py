@@ -11,7 +11,6 @@ the ``auto`` rule and the tuning's validation; the GPU tests run every mode
 on grids, paths, layered trees that overflow the block queue, a road-like
 graph and random low-degree graphs.
 """
-import re
 from types import SimpleNamespace
 
 import numpy as np
@@ -26,7 +25,6 @@ from wavefront.backends.cuda.bfs_tuning import (
     BFSTuning,
     SingleBlockBalanceError,
 )
-from wavefront.backends.cuda.compile import KERNEL_DIR
 from wavefront.errors import WavefrontError
 from wavefront.generators import grid, road_like
 from wavefront.graph.container import Graph
@@ -114,15 +112,19 @@ def test_padded_rows_are_as_wide_as_the_largest_degree_and_lanes_cover_the_commo
     assert shape([0, 990] + [0] * 30 + [10]) == (32, 8)
 
 
-def test_the_slots_a_lane_holds_are_the_kernels_own():
-    """device_graph's PADDED_MAX_SLOTS (which bounds K = W / L) is the
-    kernel's SB_PAD_MAX_SLOTS, and 32 slots fit 8 lanes of it."""
-    from wavefront.backends.cuda.device_graph import PADDED_MAX_SLOTS
+def test_the_slots_a_lane_holds_are_an_abi_constant():
+    """K = W / L is bounded by abi.PADDED_MAX_SLOTS, which both kernels are
+    compiled with (tests/test_abi.py checks their standalone defaults), and
+    the widest row is 8 lanes of it; no histogram gives a lane more."""
+    from wavefront.backends.cuda import abi
+    from wavefront.backends.cuda.device_graph import padded_shape_of
 
-    source = (KERNEL_DIR / "bfs_single_block.cu").read_text()
-    slots = re.search(r"#define SB_PAD_MAX_SLOTS (\d+)", source)
-    assert slots is not None and int(slots.group(1)) == PADDED_MAX_SLOTS
-    assert MAX_PADDED_DEGREE == 8 * PADDED_MAX_SLOTS
+    assert abi.defines("bfs_single_block.cu")["SB_PAD_MAX_SLOTS"] == abi.PADDED_MAX_SLOTS
+    assert abi.defines("bfs_grid_levels.cu")["GL_MAX_SLOTS"] == abi.PADDED_MAX_SLOTS
+    assert MAX_PADDED_DEGREE == abi.PADDED_MAX_WIDTH == 8 * abi.PADDED_MAX_SLOTS
+    for largest in range(MAX_PADDED_DEGREE + 1):
+        width_log2, lanes_log2 = padded_shape_of([0, 1000] + [0] * (largest - 1) + [1] if largest > 1 else [1000])
+        assert 1 << (width_log2 - lanes_log2) <= abi.PADDED_MAX_SLOTS
 
 
 # -- both kernels on the GPU ------------------------------------------------------------------
@@ -358,7 +360,7 @@ def test_padded_rows_that_do_not_fit_fall_back_to_the_csr_kernels(monkeypatch):
     assert not any("[grid levels]" in r.reason for r in result.trace)
     with pytest.raises(GPUMemoryError, match="padded rows"):
         wf.bfs(gd, 7, method="single-block", tuning=PADDED)
-    monkeypatch.setattr(device_graph, "check_fits", real)
+    monkeypatch.undo()
     assert single_block_balance(gd, BFSTuning()) == "padded"  # built once there is room
     assert any("[grid levels]" in r.reason for r in wf.bfs(gd, 7, method="hybrid", tuning=BFSTuning(
         single_block=False)).trace)

@@ -47,6 +47,10 @@ GRID_LEVELS_THREADS = 256  # kernels/bfs_grid_levels.cu: threads per resident bl
 GRID_LEVELS_CTL_WORDS = 8  # its control words (uint64): barrier arrivals, new vertices and m_f of 3 levels
 GRID_LEVELS_LEVEL_BITS = 12  # its record words: parent << 12 | level - first level (a launch's levels)
 assert SINGLE_BLOCK_MAX_LEVELS <= 1 << GRID_LEVELS_LEVEL_BITS
+# Padded rows (device_graph.padded_rows): slots one lane of the single block
+# and the grid-levels kernel holds at most (K = W / L), and the widest row.
+PADDED_MAX_SLOTS = 4
+PADDED_MAX_WIDTH = 32  # 8 lanes of 4 slots
 
 
 def single_block_capacity(index64: bool) -> int:
@@ -150,9 +154,10 @@ _FILES = {
     "bfs_load_balanced.cu": {**_COMMON, "LB_BLOCK": BALANCED_BLOCK, "LB_ITEMS": BALANCED_ITEMS},
     "bfs_bottom_up.cu": {**_COMMON, "BU_BLOCK": BOTTOM_UP_BLOCK, "BU_LARGE_BLOCK": BOTTOM_UP_LARGE_BLOCK},
     "bfs_single_block.cu": {**_COMMON, **_PERSISTENT, "SB_THREADS": SINGLE_BLOCK_THREADS,
-                            "SB_STATS_FIELDS": SINGLE_BLOCK_STATS_FIELDS},
+                            "SB_STATS_FIELDS": SINGLE_BLOCK_STATS_FIELDS, "SB_PAD_MAX_SLOTS": PADDED_MAX_SLOTS},
     "bfs_grid_levels.cu": {**_COMMON, **_PERSISTENT, "GL_THREADS": GRID_LEVELS_THREADS,
-                           "GL_LEVEL_BITS": GRID_LEVELS_LEVEL_BITS, "SB_STATS_FIELDS": SINGLE_BLOCK_STATS_FIELDS},
+                           "GL_LEVEL_BITS": GRID_LEVELS_LEVEL_BITS, "SB_STATS_FIELDS": SINGLE_BLOCK_STATS_FIELDS,
+                           "GL_MAX_SLOTS": PADDED_MAX_SLOTS},
     "bfs_fold_2d.cu": {**_COMMON, "FOLD_MAX_OWNERS": FOLD_MAX_OWNERS},
     "sssp_harish.cu": {**_SSSP_COMMON, "HARISH_BLOCK": SSSP_BLOCK},
     "sssp_near_far.cu": {**_PERSISTENT, **_SSSP_COMMON, **_SSSP_TRACE, "NF_BLOCK": NEAR_FAR_BLOCK,

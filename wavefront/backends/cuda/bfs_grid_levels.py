@@ -72,6 +72,7 @@ def grid_levels(graph, ws: BFSWorkspace, tuning: BFSTuning, count: int, frontier
     device_id = cupy.cuda.Device().id
     fn = get_kernel("bfs_grid_levels.cu", "grid_levels", ws.index64, tuning)
     log, record = _discovery_log(graph, ws)
+    width_log2, lanes_log2 = padded_shape(graph)
     stream = cupy.cuda.get_current_stream()
     cupy.cuda.runtime.memsetAsync(ws.grid_ctl.data.ptr, 0, ws.grid_ctl.nbytes, stream.ptr)
     args = GridLevelsArgs(
@@ -82,7 +83,7 @@ def grid_levels(graph, ws: BFSWorkspace, tuning: BFSTuning, count: int, frontier
         edges=i64(min(rule.edges, 2**62)), unexplored_alpha=np.float64(rule.unexplored_alpha),
         indptr=graph.indptr, padded=padded_rows(graph), levels=levels, parents=parents, visited=ws.visited,
         counters=ws.counters, level_stats=ws.level_stats, ctl=ws.grid_ctl,
-        width_log2=np.int32(padded_shape(graph)[0]), lanes_log2=np.int32(padded_shape(graph)[1]))
+        width_log2=np.int32(width_log2), lanes_log2=np.int32(lanes_log2))
     # Every block resident at once (the grid barrier waits for all): at most
     # one per SM, which any SM can hold (GRID_LEVELS_THREADS, few registers).
     grid = min(_sm_count(device_id), int(tuning.grid_levels_blocks))

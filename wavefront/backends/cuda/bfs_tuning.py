@@ -13,11 +13,10 @@ from dataclasses import dataclass, fields, replace
 from functools import lru_cache
 
 from ...errors import WavefrontError
+from .abi import PADDED_MAX_WIDTH as MAX_PADDED_DEGREE  # the widest padded row
 
 NEIGHBOUR_ORDERS = ("degree", "id")
 SINGLE_BLOCK_BALANCES = ("auto", "edges", "padded")
-# The padded rows of the single block hold at most 32 slots (8 lanes of 4).
-MAX_PADDED_DEGREE = 32
 
 
 class SingleBlockBalanceError(WavefrontError, ValueError):

@@ -48,7 +48,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from .abi import CNT_SLOTS, GRID_LEVELS_CTL_WORDS, SCAN_CHUNK, SINGLE_BLOCK_MAX_LEVELS, SINGLE_BLOCK_STATS_FIELDS
+from .abi import (
+    CNT_SLOTS,
+    GRID_LEVELS_CTL_WORDS,
+    PADDED_MAX_SLOTS,
+    SCAN_CHUNK,
+    SINGLE_BLOCK_MAX_LEVELS,
+    SINGLE_BLOCK_STATS_FIELDS,
+)
 from .memory import check_fits
 
 
@@ -77,7 +84,6 @@ def max_out_degree(graph) -> int:
     return degree
 
 
-PADDED_MAX_SLOTS = 4  # slots a lane of the padded kernel holds at most (SB_PAD_MAX_SLOTS)
 PADDED_LANE_QUANTILE = 0.99  # lanes a vertex cover the out-degree of this share of the vertices
 
 

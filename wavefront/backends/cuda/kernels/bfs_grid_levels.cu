@@ -64,7 +64,9 @@
 #define SB_STATS_FIELDS 3
 #endif
 
-#define GL_MAX_SLOTS 4  // slots a lane holds at most (device_graph.PADDED_MAX_SLOTS)
+#ifndef GL_MAX_SLOTS
+#define GL_MAX_SLOTS 4  // slots a lane holds at most (abi.PADDED_MAX_SLOTS)
+#endif
 #define GL_CTL_FOUND 1
 #define GL_CTL_DEGREE 4
 

@@ -246,7 +246,9 @@ single_block_levels(const vid_t* frontier, long long count, int first_level, int
 // before any claim; rows beyond the first SB_PAD_CHUNK passes are read twice
 // then.
 #define SB_PAD_CHUNK 4      // passes of the block a thread holds in registers
-#define SB_PAD_MAX_SLOTS 4  // K at most (PADDED_MAX_SLOTS in device_graph.py)
+#ifndef SB_PAD_MAX_SLOTS
+#define SB_PAD_MAX_SLOTS 4  // K at most (abi.PADDED_MAX_SLOTS)
+#endif
 
 // This thread's slots of the rows of passes [first, first + SB_PAD_CHUNK)
 // that exist (`passes` is uniform: passes past it cost no instructions):
