@@ -49,23 +49,23 @@
 #define SB_STATS_FIELDS 3
 #endif
 #define SB_ITEMS ((SB_QUEUE_CAPACITY + SB_THREADS - 1) / SB_THREADS)
+static_assert((SB_THREADS & (SB_THREADS - 1)) == 0, "the padded kernel's passes are shifts");
 
 // -- shared by both kernels ------------------------------------------------------------
 
+// The visited bitmap in dynamic shared memory (`shared_words` > 0).
+extern __shared__ word_t sb_shared_visited[];
+
 // Prologue: the visited bitmap into shared memory (when it fits), the
 // frontier into the block queue, the start time. The caller syncs. Returns
-// the bitmap claims go through.
-__device__ __forceinline__ word_t* sb_start(const vid_t* frontier, long long count, long long shared_words,
-                                            word_t* visited, word_t* shared_visited, vid_t* queue,
-                                            long long* level_stats) {
-    word_t* seen = visited;
-    if (shared_words > 0) {
-        for (long long k = threadIdx.x; k < shared_words; k += SB_THREADS) shared_visited[k] = visited[k];
-        seen = shared_visited;
-    }
+// whether claims go through the shared copy.
+__device__ __forceinline__ bool sb_start(const vid_t* frontier, long long count, long long shared_words,
+                                         const word_t* visited, word_t* shared_visited, vid_t* queue,
+                                         long long* level_stats) {
+    for (long long k = threadIdx.x; k < shared_words; k += SB_THREADS) shared_visited[k] = visited[k];
     for (long long k = threadIdx.x; k < count; k += SB_THREADS) queue[k] = frontier[k];
     if (threadIdx.x == 0) level_stats[0] = (long long)global_timer_ns();  // start time
-    return seen;
+    return shared_words > 0;
 }
 
 // A new vertex at `position` of the block queue, or past its end in `next`.
@@ -137,7 +137,6 @@ single_block_levels(const vid_t* frontier, long long count, int first_level, int
                     long long edge_limit, long long shared_words, const eid_t* indptr,
                     const vid_t* indices, int* levels, long long* parents, word_t* visited,
                     vid_t* next, counter_t* counters, long long* level_stats) {
-    extern __shared__ word_t shared_visited[];
     __shared__ vid_t queue[2][SB_QUEUE_CAPACITY];
     // A level runs only while its edges <= edge_limit <= 2^20; degrees are capped
     // at edge_limit + 1 in the scan, so 3072 of them still sum within 32 bits.
@@ -146,7 +145,7 @@ single_block_levels(const vid_t* frontier, long long count, int first_level, int
     __shared__ unsigned int total_slots;
     __shared__ unsigned int tails[2];  // new-vertex count, double-buffered by level parity
 
-    word_t* seen = sb_start(frontier, count, shared_words, visited, shared_visited, queue[0], level_stats);
+    const bool in_shared = sb_start(frontier, count, shared_words, visited, sb_shared_visited, queue[0], level_stats);
     if (threadIdx.x == 0) {
         tails[0] = 0;
         tails[1] = 0;
@@ -202,7 +201,11 @@ single_block_levels(const vid_t* frontier, long long count, int first_level, int
                 }
                 vid_t u = queue[current][lo];
                 w = indices[indptr[u] + (slot - first_slot[lo])];
-                if (!bit_test(seen, w) && bit_claim(seen, w)) {
+                // The bitmap named in each branch: shared-memory claims
+                // compile to shared loads and atomics.
+                const bool claimed = in_shared ? !bit_test(sb_shared_visited, w) && bit_claim(sb_shared_visited, w)
+                                               : !bit_test(visited, w) && bit_claim(visited, w);
+                if (claimed) {
                     record_visit(levels, parents, w, level, u);
                     won = true;
                 }
@@ -224,7 +227,7 @@ single_block_levels(const vid_t* frontier, long long count, int first_level, int
         current ^= 1;
         size = found;
     }
-    sb_finish(queue[out_queue], kept, out_count, levels_run, shared_words, shared_visited, visited, indptr, next,
+    sb_finish(queue[out_queue], kept, out_count, levels_run, shared_words, sb_shared_visited, visited, indptr, next,
               counters);
 }
 
@@ -288,7 +291,7 @@ __device__ __forceinline__ unsigned int sb_padded_chunk(const vid_t* __restrict_
 struct SbPadded {
     const vid_t* __restrict__ padded;
     int width_log2, slots;
-    unsigned int slot0, group, per_pass, warp_group;
+    unsigned int slot0, group, per_pass, pass_shift, warp_group;
     int lane;
     unsigned int below;
 
@@ -296,10 +299,14 @@ struct SbPadded {
         : padded(rows), width_log2(width_log2_), slots(1 << (width_log2_ - lanes_log2)),
           slot0((threadIdx.x & ((1u << lanes_log2) - 1u)) * (1u << (width_log2_ - lanes_log2))),
           group(threadIdx.x >> lanes_log2), per_pass(SB_THREADS >> lanes_log2),
+          pass_shift((unsigned int)(__ffs(SB_THREADS) - 1 - lanes_log2)),
           warp_group((threadIdx.x & ~31u) >> lanes_log2), lane(threadIdx.x & 31),
           below((1u << (threadIdx.x & 31)) - 1u) {}
 
-    __device__ __forceinline__ unsigned int passes(unsigned int size) const { return (size + per_pass - 1) / per_pass; }
+    // per_pass is a power of two (SB_THREADS >> lanes_log2): a shift, not a division.
+    __device__ __forceinline__ unsigned int passes(unsigned int size) const {
+        return (size + per_pass - 1) >> pass_shift;
+    }
 
     __device__ __forceinline__ unsigned int chunk(const vid_t* queue, unsigned int size, unsigned int first,
                                                   vid_t (*w)[SB_PAD_MAX_SLOTS]) const {
@@ -378,33 +385,18 @@ struct SbPadded {
     }
 };
 
-extern "C" __global__ void __launch_bounds__(SB_THREADS)
-single_block_levels_padded(const vid_t* frontier, long long count, int first_level, int max_level,
-                           long long edge_limit, long long shared_words, const eid_t* indptr,
-                           const vid_t* __restrict__ padded, int* levels, long long* parents, word_t* visited,
-                           vid_t* next, counter_t* counters, long long* level_stats, int max_degree,
-                           int width_log2, int lanes_log2) {
-    extern __shared__ word_t shared_visited[];
-    __shared__ vid_t queue[2][SB_QUEUE_CAPACITY];
-    // New vertices and edges examined of level L in [L mod 3]: with one
-    // barrier per level, thread 0 clears level L + 1's pair during level L,
-    // when every thread has read level L - 2's (before the barrier ending L - 1).
-    __shared__ unsigned int tails[3];
-    __shared__ unsigned int edges[3];
-
-    word_t* seen = sb_start(frontier, count, shared_words, visited, shared_visited, queue[0], level_stats);
-    if (threadIdx.x < 3) {
-        tails[threadIdx.x] = 0;
-        edges[threadIdx.x] = 0;
-    }
-    __syncthreads();
-
-    const SbPadded rows(padded, width_log2, lanes_log2);
-    auto claim = [seen](vid_t v) { return !bit_test(seen, v) && bit_claim(seen, v); };
+// The level loop of the padded kernel, from queue[0][:count]; `claim` marks a
+// vertex visited and says whether this thread won it. Returns through the
+// references what sb_finish hands back.
+template <class Claim>
+__device__ __forceinline__ void sb_padded_levels(const SbPadded& rows, Claim claim, vid_t (*queue)[SB_QUEUE_CAPACITY],
+                                                 unsigned int* tails, unsigned int* edges, long long count,
+                                                 int first_level, int max_level, long long edge_limit, int max_degree,
+                                                 int* levels, long long* parents, vid_t* next, counter_t* counters,
+                                                 long long* level_stats, int& levels_run, int& out_queue,
+                                                 unsigned int& out_count, unsigned int& kept) {
     int current = 0, at = 0;
     unsigned int size = (unsigned int)count;
-    int levels_run, out_queue;
-    unsigned int out_count, kept;
     for (int level = first_level;; ++level) {
         const int after = at == 2 ? 0 : at + 1;
         vid_t w[SB_PAD_CHUNK][SB_PAD_MAX_SLOTS];
@@ -422,7 +414,7 @@ single_block_levels_padded(const vid_t* frontier, long long count, int first_lev
             levels_run = level - first_level;
             out_queue = current;
             out_count = kept = size;
-            break;
+            return;
         }
         if (threadIdx.x == 0) {
             tails[after] = 0;
@@ -433,11 +425,47 @@ single_block_levels_padded(const vid_t* frontier, long long count, int first_lev
         __syncthreads();
         unsigned int found = tails[at];
         if (threadIdx.x == 0) sb_level_row(level_stats, first_level, level, size, edges[at]);
-        if (sb_overflowed(found, level, first_level, current, levels_run, out_queue, out_count, kept)) break;
+        if (sb_overflowed(found, level, first_level, current, levels_run, out_queue, out_count, kept)) return;
         current ^= 1;
         size = found;
         at = after;
     }
-    sb_finish(queue[out_queue], kept, out_count, levels_run, shared_words, shared_visited, visited, indptr, next,
+}
+
+extern "C" __global__ void __launch_bounds__(SB_THREADS)
+single_block_levels_padded(const vid_t* frontier, long long count, int first_level, int max_level,
+                           long long edge_limit, long long shared_words, const eid_t* indptr,
+                           const vid_t* __restrict__ padded, int* levels, long long* parents, word_t* visited,
+                           vid_t* next, counter_t* counters, long long* level_stats, int max_degree,
+                           int width_log2, int lanes_log2) {
+    __shared__ vid_t queue[2][SB_QUEUE_CAPACITY];
+    // New vertices and edges examined of level L in [L mod 3]: with one
+    // barrier per level, thread 0 clears level L + 1's pair during level L,
+    // when every thread has read level L - 2's (before the barrier ending L - 1).
+    __shared__ unsigned int tails[3];
+    __shared__ unsigned int edges[3];
+
+    sb_start(frontier, count, shared_words, visited, sb_shared_visited, queue[0], level_stats);
+    if (threadIdx.x < 3) {
+        tails[threadIdx.x] = 0;
+        edges[threadIdx.x] = 0;
+    }
+    __syncthreads();
+
+    const SbPadded rows(padded, width_log2, lanes_log2);
+    int levels_run, out_queue;
+    unsigned int out_count, kept;
+    // The claims' bitmap is named in each branch, so the shared one compiles
+    // to shared-memory loads and atomics (through one pointer that may be
+    // either, they were generic ones).
+    if (shared_words > 0)
+        sb_padded_levels(rows, [](vid_t v) { return !bit_test(sb_shared_visited, v) && bit_claim(sb_shared_visited, v); },
+                         queue, tails, edges, count, first_level, max_level, edge_limit, max_degree, levels, parents,
+                         next, counters, level_stats, levels_run, out_queue, out_count, kept);
+    else
+        sb_padded_levels(rows, [visited](vid_t v) { return !bit_test(visited, v) && bit_claim(visited, v); }, queue,
+                         tails, edges, count, first_level, max_level, edge_limit, max_degree, levels, parents, next,
+                         counters, level_stats, levels_run, out_queue, out_count, kept);
+    sb_finish(queue[out_queue], kept, out_count, levels_run, shared_words, sb_shared_visited, visited, indptr, next,
               counters);
 }
