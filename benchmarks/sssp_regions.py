@@ -83,7 +83,7 @@ def breakdown(g, name: str, roots) -> dict:
     for root in roots:
         ar, k, weights, in_weights, cut = clock("prepare_search", partial(prepare_search, g, root, None, tuning))
         ws = RegionWorkspace.for_graph(g, weights, ar, k, tuning)
-        clock("reset", partial(ws.reset, ar.infinity))
+        clock("reset", partial(ws.reset, k))
         result = clock("whole call", partial(wf.sssp, g, root, method="regions"))
         parts["kernel"].append(1e6 * result.trace[0].seconds)
         dist = result.distances.astype(ar.dist_dtype) if ar.dist_dtype != np.int64 else \

@@ -16,10 +16,9 @@ import math
 import numpy as np
 
 from ...errors import MethodLimitError
-from ...results import SSSPResult, Trace
+from ...results import SSSPResult, Trace, TraceRow
 from .abi import (
     REGION_CTL_WORDS,
-    REGION_CTL_WORK,
     REGION_STAT_BUSIEST_CYCLES,
     REGION_STAT_ITERATIONS,
     REGION_STAT_KERNEL_CYCLES,
@@ -131,15 +130,9 @@ class RegionWorkspace:
             ws = graph.derived[key] = cls(graph, weights, ar, k, tuning)
         return ws
 
-    def reset(self, infinity) -> None:
-        self.dist.fill(infinity)
-        self.minima.fill(infinity)
-        self.flag.fill(0)
-        self.tails.fill(0)
-        self.inbox.fill(-1)
-        self.ctl.fill(0)
-        self.ctl[REGION_CTL_WORK] = self.regions  # every block starts busy
-        self.stats.fill(0)
+    def reset(self, k) -> None:
+        """Every search buffer as a search starts (one launch: ``k.region_reset``)."""
+        k.region_reset(self.dist.size, self.dist, self.flag, self.minima, self.inbox, self.tails, self.ctl, self.stats)
 
 
 def region_delta(graph, ar, tuning: SSSPTuning, delta=None):
@@ -160,7 +153,7 @@ def region_sssp(graph, source, ar, k, weights, in_weights, cut, tuning: SSSPTuni
 
     delta_value = region_delta(graph, ar, tuning, delta)
     ws = RegionWorkspace.for_graph(graph, weights, ar, k, tuning)
-    ws.reset(ar.infinity)
+    ws.reset(k)
     seeds = ws.rank[cupy.asarray(np.atleast_1d(np.asarray(source, dtype=np.int64)))].astype(k.index_dtype)
     start = cupy.cuda.Event()
     end = cupy.cuda.Event()
@@ -173,17 +166,28 @@ def region_sssp(graph, source, ar, k, weights, in_weights, cut, tuning: SSSPTuni
         cap=ws.cap, arc_cap=ws.arc_cap, stats=ws.stats), ws.regions, ws.shared)
     end.record()
     dist = ws.dist[ws.rank]  # back to the graph's numbering
-    stats = ws.stats.get()
-    trace = Trace()
+    # The row is built when the trace is first read, from this search's copy
+    # of the statistics (the next search resets the workspace's): reading
+    # them here would make the host wait for the kernel before it queues the
+    # predecessors, leaving the GPU idle in between.
+    stats = ws.stats.copy()
+    seed_count, regions, cut_arcs = int(seeds.size), ws.regions, ws.cut_arcs
     arcs_at = "arcs in shared memory" if ws.arc_cap else "arcs in global memory"
-    trace.add(0, "regions", int(seeds.size), -1, cupy.cuda.get_elapsed_time(start, end) * 1e-3,
-              f"{ws.regions} regions (delta {float(delta_value):g}, {arcs_at}, "
-              f"{ws.cut_arcs} arcs between regions): {int(stats[REGION_STAT_RELAXED])} vertex relaxations, "
-              f"{int(stats[REGION_STAT_ITERATIONS])} block iterations "
-              f"(most {int(stats[REGION_STAT_MOST_ITERATIONS])} in one region), "
-              f"{int(stats[REGION_STAT_SENT])} messages, {int(stats[REGION_STAT_WAKEUPS])} wake-ups")
-    if tuning.region_stats:
-        trace[0].reason += "; " + _cycle_report(stats, ws.regions)
+
+    def make_row():
+        end.synchronize()
+        words = stats.get()
+        reason = (f"{regions} regions (delta {float(delta_value):g}, {arcs_at}, "
+                  f"{cut_arcs} arcs between regions): {int(words[REGION_STAT_RELAXED])} vertex relaxations, "
+                  f"{int(words[REGION_STAT_ITERATIONS])} block iterations "
+                  f"(most {int(words[REGION_STAT_MOST_ITERATIONS])} in one region), "
+                  f"{int(words[REGION_STAT_SENT])} messages, {int(words[REGION_STAT_WAKEUPS])} wake-ups")
+        if tuning.region_stats:
+            reason += "; " + _cycle_report(words, regions)
+        return (TraceRow(0, "regions", seed_count, -1, cupy.cuda.get_elapsed_time(start, end) * 1e-3, reason),)
+
+    trace = Trace()
+    trace.defer(make_row)
     return finish_search(graph, source, dist, ar, k, in_weights, trace, "regions")
 
 

@@ -224,7 +224,9 @@ class SSSPKernels:
         parents = build("sssp_parents.cu")
         self.records_parents = records_parents(index64, weight_code, tuning)
         self.async_delta_k = build("sssp_async.cu").get_function("async_delta")
-        self.region_sssp_k = build("sssp_regions.cu").get_function("region_sssp")
+        regions = build("sssp_regions.cu")
+        self.region_sssp_k = regions.get_function("region_sssp")
+        self.region_reset_k = regions.get_function("region_reset")
         self.region_threads = tuning.region_threads
         self.relax_all_k = harish.get_function("relax_all")
         self.update_all_k = harish.get_function("update_all")
@@ -330,6 +332,15 @@ class SSSPKernels:
         kernel((blocks,), (self.region_threads,), tuple(args._replace(
             seed_count=np.int64(args.seed_count), cap=np.int32(args.cap), arc_cap=np.int64(args.arc_cap))),
             shared_mem=shared_bytes)
+
+    def region_reset(self, n: int, dist, flag, minima, inbox, tails, ctl, stats) -> None:
+        """A region search's buffers as ``RegionArgs`` wants them, in one launch:
+        ``dist`` and ``minima`` infinity, ``inbox`` -1, ``flag``, ``tails``,
+        ``stats`` zeros, ``ctl`` zeros but the work word (the region count)."""
+        items = max(n, inbox.size, tails.size)
+        self.region_reset_k((max(1, min(-(-items // SSSP_BLOCK), self.sm_count * 8)),), (SSSP_BLOCK,),
+                            (dist, flag, np.int64(n), minima, np.int32(minima.size), inbox, np.int64(inbox.size),
+                             tails, ctl, np.int32(ctl.size), stats))
 
     def split_light_heavy(self, g, weights, delta, out_indices, out_weights, light_end):
         """Each out-list light arcs (w < delta) first into out_*; light_end[v]: v's first heavy arc."""
