@@ -475,3 +475,27 @@ def test_lean_undirected_build_equals_general_path(n, edges, chunk, relabel):
     assert (lean.labels is None) == (general.labels is None)
     if lean.labels is not None:
         assert np.array_equal(lean.labels, general.labels)
+
+
+@gpu
+def test_result_arrays_raise_gpu_memory_error_when_cupy_runs_out(monkeypatch):
+    """memory.allocate: no driver query when the arrays fit; CuPy's
+    OutOfMemoryError becomes GPUMemoryError with the figures."""
+    import cupy
+
+    from wavefront.backends.cuda import memory
+
+    def no_query():
+        raise AssertionError("allocate queried free memory for arrays that fit")
+
+    monkeypatch.setattr(memory, "free_bytes", no_query)
+    monkeypatch.setattr(memory, "pool_free_bytes", lambda: 0)
+    assert memory.allocate("two arrays", 16, lambda: (cupy.empty(2), cupy.empty(2)))[0].size == 2
+
+    def out_of_memory():
+        raise cupy.cuda.memory.OutOfMemoryError(10**12, 1024, 2048)
+
+    monkeypatch.setattr(memory, "free_bytes", lambda: 1024)
+    with pytest.raises(wf.GPUMemoryError, match="the result arrays") as info:
+        memory.allocate(lambda: "the result arrays", 10**12, out_of_memory)
+    assert info.value.free_bytes == 1024 and info.value.needed_bytes > 10**12

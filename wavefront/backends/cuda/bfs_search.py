@@ -40,7 +40,7 @@ from . import bfs_steps as steps
 from .abi import CNT_EDGES, CNT_LEVELS_RUN, CNT_NEXT_COUNT, CNT_NEXT_DEGREE
 from .bfs_tuning import BFSTuning
 from .device_graph import degree_ordered_in_indices, first_in_rows, result_bytes
-from .memory import check_fits
+from .memory import allocate
 
 BACKEND = "cuda"
 
@@ -65,9 +65,8 @@ def start_search(graph, source, fill: bool = True):
                           f"the graph has vertices 0..{graph.n - 1}")
     ws = steps.workspace(graph)
     steps.wait_for_workspace(ws)  # a search on another stream may have left a bottom-up step queued
-    check_fits(lambda: f"the BFS result arrays for {graph!r}", result_bytes(graph))
-    levels = cupy.empty(graph.n, dtype=cupy.int32)
-    parents = cupy.empty(graph.n, dtype=cupy.int64)
+    levels, parents = allocate(lambda: f"the BFS result arrays for {graph!r}", result_bytes(graph),
+                               lambda: (cupy.empty(graph.n, dtype=cupy.int32), cupy.empty(graph.n, dtype=cupy.int64)))
     steps.init_search(graph, ws, int(seeds[0]), levels, parents, fill)
     if seeds.size > 1:
         steps.seed_sources(ws, seeds, levels, parents)

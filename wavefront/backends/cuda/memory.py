@@ -34,3 +34,19 @@ def check_fits(what, needed_bytes: int) -> None:
     free = free_bytes()
     if needed > free:
         raise GPUMemoryError(what() if callable(what) else what, needed, free)
+
+
+def allocate(what, needed_bytes: int, make):
+    """``make()`` (CuPy allocations of about ``needed_bytes``), raising
+    :func:`check_fits`'s :class:`GPUMemoryError` (what, needed, free) if CuPy
+    runs out of memory. Nothing is queried when they fit: for allocations a
+    search makes every time (its results), the check before them cost a
+    driver query (~9 µs, H100) on every search whose previous results were
+    still held."""
+    import cupy
+
+    try:
+        return make()
+    except cupy.cuda.memory.OutOfMemoryError:
+        check_fits(what, needed_bytes)
+        raise
