@@ -79,6 +79,8 @@ def prepare(graph, tuning: BFSTuning | None = None, **options) -> None:
     tuning = tuning_from(tuning, **options)
     check_graph(graph)
     steps.compile_all(graph.indices.dtype.itemsize == 8, tuning)
+    if tuning.single_block:  # its padded kernel is built for the graph's row shape
+        steps.single_block_function(graph, graph.indices.dtype.itemsize == 8, tuning)
     steps.workspace(graph)
     packed_rows(graph, tuning, bottom_up_indices(graph, tuning))
     cupy.cuda.get_current_stream().synchronize()

@@ -321,11 +321,19 @@ SINGLE_BLOCK_KERNELS = {"edges": "single_block_levels", "padded": "single_block_
 
 
 @lru_cache(maxsize=None)
-def _single_block_function(balance: str, wide: bool, device_id: int, tuning: BFSTuning):
-    """(kernel, whether it may use ``tuning.shared_visited_bytes`` of dynamic shared memory)."""
+def _single_block_function(balance: str, wide: bool, device_id: int, tuning: BFSTuning, shape=None):
+    """(kernel, whether it may use ``tuning.shared_visited_bytes`` of dynamic
+    shared memory). ``shape``: the padded rows' (log2 W, log2 L), compiled in
+    (one build per shape a process meets; the kernel's slot and lane
+    arithmetic then folds to constants)."""
     import cupy
 
-    fn = _function("bfs_single_block.cu", SINGLE_BLOCK_KERNELS[balance], wide, device_id, tuning)
+    if shape is None:
+        fn = _function("bfs_single_block.cu", SINGLE_BLOCK_KERNELS[balance], wide, device_id, tuning)
+    else:
+        fn = kernel("bfs_single_block.cu", SINGLE_BLOCK_KERNELS[balance],
+                    {"WF_INDEX64": int(wide), **tuning.defines("bfs_single_block.cu"),
+                     "SB_PAD_WIDTH_LOG2": shape[0], "SB_PAD_LANES_LOG2": shape[1]})
     try:
         fn.max_dynamic_shared_size_bytes = tuning.shared_visited_bytes
     except cupy.cuda.driver.CUDADriverError:  # a GPU with less shared memory per block
@@ -351,6 +359,21 @@ def single_block_balance(graph, tuning: BFSTuning) -> str:
     return balance
 
 
+def single_block_function(graph, wide: bool, tuning: BFSTuning):
+    """(kernel, whether it may keep the visited bitmap in shared memory,
+    balance, padded shape or None) for ``graph``: built on first use, so
+    :func:`~.bfs.prepare` calls it to keep the build out of the first search."""
+    import cupy
+
+    balance = single_block_balance(graph, tuning)
+    shape = padded_shape(graph) if balance == "padded" else None
+    # The shape is compiled in where a lane holds several slots (W > L): the
+    # DIMACS roads' W 8, L 4 ran 7-8 % faster a level so, the one-slot rows of
+    # grids and road-like graphs 6-14 % slower (H100, docs/decisions/cuda-bfs.md).
+    compiled = shape if shape is not None and shape[0] > shape[1] else None
+    return (*_single_block_function(balance, wide, cupy.cuda.Device().id, tuning, compiled), balance, shape)
+
+
 def single_block(graph, ws: BFSWorkspace, tuning: BFSTuning, count: int, level: int, max_level: int,
                  levels, parents, edge_limit: int | None = None) -> None:
     """Levels from ``level`` (at most to ``max_level``) in one block, from
@@ -358,10 +381,7 @@ def single_block(graph, ws: BFSWorkspace, tuning: BFSTuning, count: int, level: 
     ``edge_limit`` out-edges (default ``tuning.single_block_edges``);
     edge-balanced or on padded rows as ``tuning`` picks for the graph (the
     same levels and trace rows either way)."""
-    import cupy
-
-    balance = single_block_balance(graph, tuning)
-    fn, shared_ok = _single_block_function(balance, ws.index64, cupy.cuda.Device().id, tuning)
+    fn, shared_ok, balance, shape = single_block_function(graph, ws.index64, tuning)
     shared_words = ws.words if shared_ok and ws.words * 4 <= tuning.shared_visited_bytes else 0
     args = tuple(SingleBlockArgs(
         frontier=ws.queue_in, count=i64(count), first_level=np.int32(level), max_level=np.int32(max_level),
@@ -370,5 +390,5 @@ def single_block(graph, ws: BFSWorkspace, tuning: BFSTuning, count: int, level: 
         indices=padded_rows(graph) if balance == "padded" else graph.indices, levels=levels, parents=parents,
         visited=ws.visited, next_queue=ws.queue_out, counters=ws.counters, level_stats=ws.level_stats))
     if balance == "padded":  # size * max degree bounds a level's edges; the rows' shape
-        args += (np.int32(max_out_degree(graph)), *(np.int32(v) for v in padded_shape(graph)))
+        args += (np.int32(max_out_degree(graph)), *(np.int32(v) for v in shape))
     fn((1,), (SINGLE_BLOCK_THREADS,), args, shared_mem=4 * shared_words)

@@ -452,6 +452,12 @@ single_block_levels_padded(const vid_t* frontier, long long count, int first_lev
     }
     __syncthreads();
 
+#ifdef SB_PAD_WIDTH_LOG2
+    // The launcher compiled this graph's row shape in: the slot and lane
+    // arithmetic folds to constants (the arguments then say the same).
+    width_log2 = SB_PAD_WIDTH_LOG2;
+    lanes_log2 = SB_PAD_LANES_LOG2;
+#endif
     const SbPadded rows(padded, width_log2, lanes_log2);
     int levels_run, out_queue;
     unsigned int out_count, kept;
