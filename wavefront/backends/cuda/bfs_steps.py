@@ -33,8 +33,9 @@ from .memory import check_fits
 
 
 @lru_cache(maxsize=None)
-def _function(filename: str, name: str, wide: bool, device_id: int, tuning: BFSTuning):
-    return kernel(filename, name, {"WF_INDEX64": int(wide), **tuning.defines(filename)})
+def _function(filename: str, name: str, wide: bool, device_id: int, tuning: BFSTuning, extra: tuple = ()):
+    """``extra``: more (define, value) pairs, such as a graph's padded row shape."""
+    return kernel(filename, name, {"WF_INDEX64": int(wide), **tuning.defines(filename), **dict(extra)})
 
 
 def get_kernel(filename: str, name: str, wide: bool, tuning: BFSTuning = DEFAULT_TUNING):
@@ -328,12 +329,8 @@ def _single_block_function(balance: str, wide: bool, device_id: int, tuning: BFS
     arithmetic then folds to constants)."""
     import cupy
 
-    if shape is None:
-        fn = _function("bfs_single_block.cu", SINGLE_BLOCK_KERNELS[balance], wide, device_id, tuning)
-    else:
-        fn = kernel("bfs_single_block.cu", SINGLE_BLOCK_KERNELS[balance],
-                    {"WF_INDEX64": int(wide), **tuning.defines("bfs_single_block.cu"),
-                     "SB_PAD_WIDTH_LOG2": shape[0], "SB_PAD_LANES_LOG2": shape[1]})
+    extra = () if shape is None else (("SB_PAD_WIDTH_LOG2", shape[0]), ("SB_PAD_LANES_LOG2", shape[1]))
+    fn = _function("bfs_single_block.cu", SINGLE_BLOCK_KERNELS[balance], wide, device_id, tuning, extra)
     try:
         fn.max_dynamic_shared_size_bytes = tuning.shared_visited_bytes
     except cupy.cuda.driver.CUDADriverError:  # a GPU with less shared memory per block

@@ -132,7 +132,7 @@ class RegionWorkspace:
 
     def reset(self, k) -> None:
         """Every search buffer as a search starts (one launch: ``k.region_reset``)."""
-        k.region_reset(self.dist.size, self.dist, self.flag, self.minima, self.inbox, self.tails, self.ctl, self.stats)
+        k.region_reset(self.dist, self.flag, self.minima, self.inbox, self.tails, self.ctl, self.stats)
 
 
 def region_delta(graph, ar, tuning: SSSPTuning, delta=None):

@@ -333,14 +333,15 @@ class SSSPKernels:
             seed_count=np.int64(args.seed_count), cap=np.int32(args.cap), arc_cap=np.int64(args.arc_cap))),
             shared_mem=shared_bytes)
 
-    def region_reset(self, n: int, dist, flag, minima, inbox, tails, ctl, stats) -> None:
+    def region_reset(self, dist, flag, minima, inbox, tails, ctl, stats) -> None:
         """A region search's buffers as ``RegionArgs`` wants them, in one launch:
-        ``dist`` and ``minima`` infinity, ``inbox`` -1, ``flag``, ``tails``,
-        ``stats`` zeros, ``ctl`` zeros but the work word (the region count)."""
-        items = max(n, inbox.size, tails.size)
+        ``dist`` and ``minima`` (one per region) infinity, ``inbox`` -1,
+        ``flag``, ``tails``, ``stats`` zeros, ``ctl`` zeros but the work word
+        (the region count)."""
+        items = max(dist.size, inbox.size, tails.size)
         self.region_reset_k((max(1, min(-(-items // SSSP_BLOCK), self.sm_count * 8)),), (SSSP_BLOCK,),
-                            (dist, flag, np.int64(n), minima, np.int32(minima.size), inbox, np.int64(inbox.size),
-                             tails, ctl, np.int32(ctl.size), stats))
+                            (dist, flag, np.int64(dist.size), minima, np.int32(minima.size), inbox,
+                             np.int64(inbox.size), tails, ctl, np.int32(ctl.size), stats))
 
     def split_light_heavy(self, g, weights, delta, out_indices, out_weights, light_end):
         """Each out-list light arcs (w < delta) first into out_*; light_end[v]: v's first heavy arc."""

@@ -595,7 +595,7 @@ extern "C" __global__ void region_reset(dist_t* dist, int* flag, long long n, di
     }
     for (long long i = first; i < inbox_slots; i += stride) inbox[i] = (vid_t)-1;
     for (long long i = first; i < (long long)regions * RG_TAIL_STRIDE; i += stride) tails[i] = 0u;
-    if (first < regions) minima[first] = dist_infinity();
-    if (first < ctl_words) ctl[first] = first == RG_CTL_WORK ? regions : 0;
-    if (first < RG_STAT_WORDS) stats[first] = 0ull;
+    for (long long i = first; i < regions; i += stride) minima[i] = dist_infinity();
+    for (long long i = first; i < ctl_words; i += stride) ctl[i] = i == RG_CTL_WORK ? regions : 0;
+    for (long long i = first; i < RG_STAT_WORDS; i += stride) stats[i] = 0ull;
 }
