@@ -198,14 +198,17 @@ def level_bytes(layout: Layout, rank: int, level: int, *, deduplicated: bool = F
 
 
 def gpu_exchange(layout: Layout, level: int, direction: str, next_direction: str | None, total: int,
-                 cooperative: bool = False) -> str:
+                 cooperative: bool = False, root_sent: bool = False) -> str:
     """How a GPU search (``a8f02a2`` and later, ``gpu._Search.run``) moves
     ``level``'s ``total`` new frontier vertices: "none" where no level follows
     (``next_direction`` None) and on P = 1, whose step output is the next
     step's input (except the root's bits and a cooperative bottom-up step's
     piece); on one column "ids" where the next level is top-down and the ids
     are no more bytes than the bitmap, else "bitmap" (a cooperative
-    bottom-up step's piece always); wider grids "bitmap"."""
+    bottom-up step's piece always); wider grids "bitmap". The root bound
+    for a top-down level on one column (P > 1) is "none": every rank queues
+    it itself, unless ``root_sent`` (traces of the code before that, whose
+    owner sent its id: :func:`trace_rules` "gpu-root-sent")."""
     from wavefront.bfs.policy import BOTTOM_UP, TOP_DOWN
 
     shared_step = cooperative and direction == BOTTOM_UP
@@ -213,6 +216,8 @@ def gpu_exchange(layout: Layout, level: int, direction: str, next_direction: str
         return "none"
     if layout.size == 1:
         return "bitmap" if level == 0 or shared_step else "none"
+    if level == 0 and layout.cols == 1 and next_direction == TOP_DOWN and not root_sent:
+        return "none"
     if layout.cols == 1 and not shared_step and next_direction == TOP_DOWN and (
             total * layout.id_bytes <= layout.bitmap_bytes):
         return "ids"
@@ -362,7 +367,9 @@ def predict_levels(scale: int, rows: int, cols: int, kind: str = "cpu", roots: i
     table = []
     for level in range(counts.levels):
         last = level == counts.levels - 1
-        exchange = "none" if current and (last or (layout.size == 1 and level > 0)) else "bitmap"
+        # the root, on one column: every rank queues it for the top-down level 1
+        root_known = one_column and level == 0
+        exchange = "none" if current and (last or root_known or (layout.size == 1 and level > 0)) else "bitmap"
         own = [int(rank == owner) if level == 0 else int(counts.found[level, rank]) for rank in range(layout.size)]
         per_rank = [level_bytes(layout, rank, level, deduplicated=bool(counts.deduplicated[level]),
                                 to_others=int(counts.to_others[level, rank]),
@@ -381,7 +388,8 @@ def predict_levels(scale: int, rows: int, cols: int, kind: str = "cpu", roots: i
                                ids_in=int(counts.discovered[level]) - own[rank],
                                counts_gather=True)["column_allgather"][0] for rank in range(layout.size)]
             fits = int(counts.discovered[level]) * layout.id_bytes <= layout.bitmap_bytes
-            row.append("-" if last else f"{min(ids):,.0f}-{max(ids):,.0f}" + ("" if fits else " (sent as bitmap)"))
+            row.append("-" if last or root_known else f"{min(ids):,.0f}-{max(ids):,.0f}"
+                       + ("" if fits else " (sent as bitmap)"))
         table.append(row)
     return table
 
@@ -471,14 +479,24 @@ def trace_rules(run: Run) -> str:
     collective (``588e75b`` and later: P = 1 runs the single-GPU search on
     the whole-graph block, which exchanges nothing); "gpu-before-a8f02a2"
     where the last level of a GPU search still exchanged (every GPU search
-    did before ``a8f02a2``), else "gpu"."""
+    did before ``a8f02a2``); "gpu-root-sent" where a one-column grid's root
+    owner sent its id to a top-down level 1 (before the ranks queued the
+    root themselves), else "gpu"."""
     if run.backend != "cuda":
         return "cpu"
     if run.layout.size == 1 and not any(row["collectives"] for row in run.trace):
         return "gpu-whole-graph"
     last = max(int(row["level"]) for row in run.trace)
     exchanged = any("column_allgather" in row["collectives"] for row in run.trace if int(row["level"]) == last)
-    return "gpu-before-a8f02a2" if exchanged else "gpu"
+    if exchanged:
+        return "gpu-before-a8f02a2"
+    from wavefront.bfs.policy import TOP_DOWN
+
+    first = {row["direction"] for row in run.trace if int(row["level"]) == 1}
+    root_sent = any("column_allgather" in row["collectives"] for row in run.trace if int(row["level"]) == 0)
+    if run.layout.size > 1 and run.layout.cols == 1 and first == {TOP_DOWN} and root_sent:
+        return "gpu-root-sent"
+    return "gpu"
 
 
 def check_bytes(run: Run, counts: SearchCounts | None = None) -> ByteCheck:
@@ -527,11 +545,11 @@ def check_bytes(run: Run, counts: SearchCounts | None = None) -> ByteCheck:
         gpu = {}
         measured = row["collectives"]
         unread = "column_allgather_unread" in measured
-        if rules == "gpu":
+        if rules in ("gpu", "gpu-root-sent"):
             total = int(row["discovered"])
             own = int(rank == root_owner) if level == 0 else int(row["found"])
             exchange = gpu_exchange(layout, level, row["direction"], direction.get((rank, level + 1)), total,
-                                    cooperative="cpu_share_mode" in row)
+                                    cooperative="cpu_share_mode" in row, root_sent=rules == "gpu-root-sent")
             if overlapped(layout, row) and not unread:
                 exchange = "bitmap"  # sent while the step ran, before the next direction was known
             gpu = {"exchange": exchange, "ids_out": own, "ids_in": total - own, "counts_gather": True}
@@ -1085,7 +1103,8 @@ def one_column_forms(m=ONE_COLUMN_ROUND) -> list[str]:
     forms = []
     for i, (level, direction, found, *_) in enumerate(trace):
         following = trace[i + 1][1] if i + 1 < len(trace) else None
-        forms.append(gpu_exchange(layout, level, direction, following, 1 if level == 0 else layout.rows * found))
+        forms.append(gpu_exchange(layout, level, direction, following, 1 if level == 0 else layout.rows * found,
+                                  root_sent=True))  # that trace predates the ranks queueing the root
     return forms
 
 

@@ -313,6 +313,9 @@ def test_gpu_exchange_form():
     assert sm.gpu_exchange(layout, 2, td, td, 1, cooperative=True) == "ids"
     assert sm.gpu_exchange(layout, 2, td, None, 1) == "none"  # no exchange after the last level
     assert sm.gpu_exchange(sm.Layout(1 << 12, 1, 2), 2, bu, td, 1) == "bitmap"  # 2-D grids: bitmaps
+    assert sm.gpu_exchange(layout, 0, "root", td, 1) == "none"  # one column: every rank queues the root
+    assert sm.gpu_exchange(layout, 0, "root", td, 1, root_sent=True) == "ids"  # as its owner sent it before
+    assert sm.gpu_exchange(layout, 0, "root", bu, 1) == "bitmap"
     one = sm.Layout(1 << 12, 1, 1)
     assert [sm.gpu_exchange(one, 0, "root", td, 1), sm.gpu_exchange(one, 1, td, bu, 5),
             sm.gpu_exchange(one, 2, bu, td, 5), sm.gpu_exchange(one, 2, bu, td, 5, cooperative=True)] == [
@@ -344,8 +347,8 @@ def _row(rank, level, direction, discovered, found, collectives):
 
 def _one_column_trace():
     """By hand, from gpu._Search.run and _exchange_owned on 2x1 over 2^12
-    vertices (pieces of 2048: the root 3000 is rank 1's): the root's one id;
-    level 1 (top-down) bound for a bottom-up step: bitmaps of 256 bytes;
+    vertices (pieces of 2048: the root 3000 is rank 1's): the root, bound
+    for a top-down level, is queued by every rank (no exchange); level 1 (top-down) bound for a bottom-up step: bitmaps of 256 bytes;
     level 2 (bottom-up), 1500 found, bound for a top-down step: 6000 bytes
     of ids outweigh the 512-byte bitmap, so a bitmap; level 3, 30 found
     (20 and 10), bound for a top-down step: ids; level 4 finds nothing: no
@@ -355,7 +358,7 @@ def _one_column_trace():
     for rank, mine, theirs in ((0, (0, 5, 700, 20, 0), (1, 4, 800, 10, 0)), (1, (1, 4, 800, 10, 0),
                                                                            (0, 5, 700, 20, 0))):
         directions = ("root", "top-down", "bottom-up", "top-down", "top-down")
-        column = [(4 * mine[0], 4 * theirs[0]), (256, 256), (256, 256), (4 * mine[3], 4 * theirs[3]), None]
+        column = [None, (256, 256), (256, 256), (4 * mine[3], 4 * theirs[3]), None]
         for level in range(5):
             collectives = {} if level == 0 else {"fold": empty}
             if column[level] is not None:
@@ -394,6 +397,24 @@ def test_a_one_column_gpu_trace_takes_the_exchanges_of_a8f02a2(tmp_path):
     assert sm.trace_rules(run) == "gpu-before-a8f02a2" and not sm.check_bytes(run).ok
     # the same search on 1x2 under the old rules: bitmaps every level, 8 then 16 bytes of all-reduce
     assert sm.trace_rules(_gpu_report(tmp_path / "d.json", rows, grid="1x2")) == "gpu"
+    # the root's id sent by its owner, as before the ranks queued it: that code's rules, which it meets
+    sent = json.loads(json.dumps(rows))
+    for row in (sent[0], sent[5]):
+        mine = 4 * int(row["rank"] == 1)
+        row["collectives"].update({name: {"seconds": 1e-5, "bytes_out": 0, "bytes_in": 0, "calls": 1}
+                                   for name in ("row_allgather", "transpose")})
+        row["collectives"]["column_allgather"] = {"seconds": 1e-5, "bytes_out": mine, "bytes_in": 4 - mine,
+                                                  "calls": 1}
+        row["bytes_out"] += mine
+    run = _gpu_report(tmp_path / "e.json", sent)
+    assert sm.trace_rules(run) == "gpu-root-sent"
+    check = sm.check_bytes(run)
+    assert check.ok, check.mismatches
+    # and a root exchange missing from such a trace is caught
+    del sent[5]["collectives"]["column_allgather"]
+    sent[5]["bytes_out"] -= 4
+    assert any("level 0 rank 1: collectives" in line
+               for line in sm.check_bytes(_gpu_report(tmp_path / "f.json", sent)).mismatches)
 
 
 def test_an_overlapped_one_column_trace_sends_the_bitmap(tmp_path):
@@ -418,7 +439,7 @@ def test_an_overlapped_one_column_trace_sends_the_bitmap(tmp_path):
     assert check.ok, check.mismatches
     assert sum(sm.overlapped(run.layout, row) for row in run.trace) == 4  # levels 3 and 4 on both ranks
     names = sm.samples(run)[3]
-    assert names.count("column_allgather") == 6 and "column_allgather_unread" not in names  # levels 0-2, 2 ranks
+    assert names.count("column_allgather") == 4 and "column_allgather_unread" not in names  # levels 1-2, 2 ranks
     # the same bitmap in one call is not overlapped: bound for a top-down level 4, level 3 should have sent ids
     plain = json.loads(json.dumps(rows))
     plain[3]["collectives"]["column_allgather"]["calls"] = 1
@@ -441,7 +462,7 @@ def test_predict_levels_gpu_kinds():
     assert now[-1][name["column_allgather"]] == "-" and now[-1][-1] == "-"
     assert before[-1][name["column_allgather"]] == "64"  # a piece: 512 of the 1024 vertices, a bit each
     assert now[1][name["column_allgather"]] == "64" and now[1][name["fold"]] == "0"
-    assert now[0][-1] == "0-4"  # the root's id, from its owner only
+    assert now[0][-1] == "-" and now[0][name["column_allgather"]] == "-"  # every rank queues the root itself
     with pytest.raises(ValueError, match="kind must be"):
         sm.predict_levels(10, 2, 1, "gpu")
 
@@ -665,8 +686,9 @@ def test_mpirun_gpu_report_bytes_equal_the_model(grid, tmp_path):
     run, counts = _assert_exact(path, 2)
     assert run.backend == "cuda" and not counts.deduplicated.any() and sm.trace_rules(run) == "gpu"
     assert f"{run.layout.rows}x{run.layout.cols}" == (grid or "2x1")
-    root_sends = {row["collectives"]["column_allgather"]["bytes_out"] for row in run.trace if row["level"] == 0}
-    assert root_sends == ({0, 4} if grid is None else {0})  # the root's owner sends its id; 1x2's column is one rank
+    root_sends = {row["collectives"].get("column_allgather", {}).get("bytes_out") for row in run.trace
+                  if row["level"] == 0}
+    assert root_sends == ({None} if grid is None else {0})  # 2x1: every rank queues the root; 1x2: bitmaps
 
 
 def test_the_gpu_benchmark_s_trace_report_is_what_the_model_reads(tmp_path):
@@ -714,8 +736,8 @@ def test_traced_levels_price_each_level_of_a_one_column_trace(tmp_path):
         row["comm_seconds"] = sum(entry["seconds"] for entry in row["collectives"].values())
     run = _gpu_report(tmp_path / "report.json", rows)
     levels = sm.traced_levels(run, host_call=20e-6)
-    assert [t.form for t in levels] == ["ids", "bitmap", "bitmap", "ids", "none"]
-    assert [t.bytes_in for t in levels] == [4, 256, 256, 80, 0]  # the most a rank received: level 3, rank 1's
+    assert [t.form for t in levels] == ["none", "bitmap", "bitmap", "ids", "none"]
+    assert [t.bytes_in for t in levels] == [0, 256, 256, 80, 0]  # the most a rank received: level 3, rank 1's
     ring = sm.NCCL_BASE + sm.NVLINK.step  # two ranks: one ring step
     level3 = levels[3]
     assert level3.model_low == pytest.approx(ring + 80 / sm.NVLINK.beta_high)

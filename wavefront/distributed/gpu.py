@@ -748,10 +748,8 @@ class _Search:
 
         ws, clock = self.gpu.ws, self.clock
         found, total = int(counts[self.grid.rank]), int(counts.sum())
-        with clock.collective("row_allgather", self.drow):
-            pass  # the row is this rank: the step set its visited bits
-        with clock.collective("transpose", self.dworld):
-            pass  # on one column every rank keeps its piece
+        clock.none("row_allgather")  # the row is this rank: the step set its visited bits
+        clock.none("transpose")  # on one column every rank keeps its piece
         if self.in_flight:  # the step sent its bitmap while it ran: whatever the next direction, it is here
             self._finish_overlap("column_allgather")
             self.queue_ready = False
@@ -786,8 +784,7 @@ class _Search:
         where the rank owns its row block, and the trace's columns stay those
         of every P."""
         self.clock.lap("compute")
-        with self.clock.collective("fold", self.drow):
-            pass
+        self.clock.none("fold")
 
     def _row_level(self, choice, level, frontier_edges, record, own_parents, own_levels, piece_bits):
         """A cooperative bottom-up level where the rank owns its whole row
@@ -834,7 +831,11 @@ class _Search:
         self.depth_limit = depth_limit
         make = functools.partial(cp.full, fill_value=-1) if self.complete else cp.empty
         own_parents, own_levels = make(piece, dtype=cp.int64), make(piece, dtype=cp.int32)
-        piece_bits = cp.zeros(piece // 32, dtype=cp.uint32)
+        # A one-column grid's own steps (R > 1) set their finds' visited bits
+        # and exchange from the step's output: no piece bitmap unless a
+        # cooperative level accepts into one.
+        spread = self.owns_rows and not self.whole_graph
+        piece_bits = None if spread and self.share is None else cp.zeros(piece // 32, dtype=cp.uint32)
         trace = []
 
         root_record = self.record_type(0, "root", "", 0, 0, 0, 0, 0, discovered=1)
@@ -847,11 +848,15 @@ class _Search:
         if 0 <= local_root < piece:
             own_parents[local_root] = source
             own_levels[local_root] = 0
-            piece_bits[local_root >> 5] = np.uint32(1 << (local_root & 31))
+            bit = np.uint32(1 << (local_root & 31))
+            if spread:
+                word = gpu.ws.visited[local_root >> 5 : (local_root >> 5) + 1]
+                word |= bit
+            else:
+                piece_bits[local_root >> 5] = bit
             root_edges = int(g.degree[local_root])
         if self.column_is_piece:
             self.own_frontier = (int(0 <= local_root < piece), root_edges)
-        spread = self.owns_rows and not self.whole_graph
         with clock.collective("allreduce", world):
             root_counts = world.allgather(np.array([int(self.local_source >= 0), root_edges], dtype=np.int64))
         frontier_edges = int(root_counts[1::2].sum())
@@ -861,13 +866,17 @@ class _Search:
         level = 0
         decision = self._decide(level + 1, frontier_vertices, frontier_edges, unexplored, previous, direction,
                                 depth_limit)
-        if spread:
-            gpu.ws.visited[: self.row_words] |= piece_bits
-            if self.local_source >= 0:
-                gpu.ws.queue_in[:1] = self.local_source
-            if decision is not None:
+        if spread and decision is not None:
+            if decision.direction == TOP_DOWN:
+                # Every rank knows the root: it is the next step's queue (as
+                # the column all-gather of its id would leave it), sent by none.
+                gpu.ws.queue_in[:1] = source
+                self.queue_ready = True
+            else:
+                if self.local_source >= 0:
+                    gpu.ws.queue_in[:1] = self.local_source
                 self._exchange_owned(TOP_DOWN, root_counts[0::2], decision.direction)
-        elif decision is not None:
+        elif decision is not None and not spread:
             self._exchange(piece_bits)
         trace.append(clock.stop())
 

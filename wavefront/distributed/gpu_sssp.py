@@ -467,8 +467,7 @@ class _Search:
         sb.pack(_blocks(mine, self.cap), (BLOCK,), (
             i64(mine), work.near if light else work.settled, work.dist, i64(self.g.first_vertex), work.send,
             np.int32(light), work.settled_flag, work.settled, work.ctl))
-        with clock.collective("transpose", self.dworld):
-            pass  # on one column every rank keeps its piece
+        clock.none("transpose")  # on one column every rank keeps its piece
         with clock.collective("column_allgather", self.dcol):
             if self.dcol.size == 1:
                 frontier = work.send
@@ -492,8 +491,7 @@ class _Search:
         if self.measure_wait:
             grid.world.barrier()
             clock.lap("wait")
-        with clock.collective("fold", self.drow):
-            pass  # the rank owns its row block: its relaxations lowered its own distances
+        clock.none("fold")  # the rank owns its row block: its relaxations lowered its own distances
         with clock.collective("allreduce", grid.world):
             everyone = grid.world.allgather(np.array([near, int(totals[OC_LOWERED]), settled], np.int64))
         record.improved = int(everyone[1::3].sum())
@@ -536,9 +534,8 @@ class _Search:
         world = grid.world
         kernels, in_arcs = sb.parent_kernels, sb.in_arcs
         clock.start(PhaseRecord(len(self.trace), "parents", self.bucket, -1))
-        for name, transport in (("row_allgather", self.drow), ("transpose", self.dworld), ("fold", self.drow)):
-            with clock.collective(name, transport):
-                pass  # on one column the rank's row block is its piece: the CPU ranks' columns, empty
+        for name in ("row_allgather", "transpose", "fold"):
+            clock.none(name)  # on one column the rank's row block is its piece: the CPU ranks' columns, empty
         with clock.collective("column_allgather", self.dcol):
             dist = self.dcol.allgather(work.dist)  # the column's id range
             self._sync()
