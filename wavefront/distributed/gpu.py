@@ -146,13 +146,15 @@ def _range_step(gpu, start: int, stop: int, levels, parents, n: int, whole_from)
     first, last = start // 32, stop // 32
     view = copy.copy(ws)
     view.words = last - first
+    if whole_from is not None:
+        whole_from = whole_from - start if start <= whole_from < stop else -1
+    if start == 0:  # every array starts where the range does: no views (the one range of the default, K = 1)
+        return gpu.block, view, levels, parents, gpu.rows, whole_from, max(0, min(n, stop))
     for name in ("visited", "next_frontier", "large", "unreachable"):
         setattr(view, name, getattr(ws, name)[first:last])
     in_indptr = gpu.block.in_indptr[start:]
     block = SimpleNamespace(in_indptr=in_indptr, indptr=in_indptr, n=stop - start)
     rows = None if gpu.rows is None else gpu.rows[start:]
-    if whole_from is not None:
-        whole_from = whole_from - start if start <= whole_from < stop else -1
     return block, view, levels[start:stop], parents[start:stop], rows, whole_from, max(0, min(n, stop) - start)
 
 
@@ -388,8 +390,6 @@ class _Search:
 
         if g.grid.cols > FOLD_MAX_OWNERS:
             raise ValueError(f"the GPU fold handles grids of up to {FOLD_MAX_OWNERS} columns, got {g.grid.cols}")
-        self.stats = cupy.zeros(2, dtype=cupy.uint64)  # fold_accept's accepted count and degree sum
-        self.owner_counts = cupy.zeros(g.grid.cols, dtype=cupy.uint64)
         self.row_words = g.part.row_block_size // 32
         self.col_words = g.part.col_block_size // 32
         # A one-column grid (C = 1, P = 1 included): the rank's row block is
@@ -431,6 +431,17 @@ class _Search:
             self.overlap = _overlap_for(gpu, tuning.overlap_chunks)
         self.in_flight = False
         self.depth_limit = None
+
+    # Made on first use: a one-column grid's own steps never fold or accept,
+    # and two allocations and fills cost ~30 us of every search there.
+    @functools.cached_property
+    def stats(self):
+        """fold_accept's accepted count and degree sum."""
+        return self.cupy.zeros(2, dtype=self.cupy.uint64)
+
+    @functools.cached_property
+    def owner_counts(self):
+        return self.cupy.zeros(self.grid.cols, dtype=self.cupy.uint64)
 
     def _sync(self) -> None:
         if self.measure_wait:
@@ -760,8 +771,12 @@ class _Search:
                 fn = steps.get_kernel("bfs_convert.cu", "bitmap_to_queue", ws.index64)
                 fn((steps.blocks(self.row_words),), (steps.BLOCK,),
                    (ws.next_frontier, steps.i64(self.row_words), ws.queue_in, ws.counters))
-            mine = ws.queue_in[:found]
-            mine += mine.dtype.type(self.g.first_vertex)  # owner-local ids to global (column-local) ones
+            # Owner-local ids to global (column-local) ones, written at this
+            # rank's place in the gathered queue, which the all-gather then
+            # leaves where they are.
+            at = int(counts[: self.dcol.rank].sum())
+            mine = ws.queue_out[at : at + found]
+            steps.offset_queue(ws, found, self.g.first_vertex, mine)
             with clock.collective("column_allgather", self.dcol):
                 self.dcol.allgatherv(mine, counts, out=ws.queue_out)
                 self._sync()
@@ -841,19 +856,16 @@ class _Search:
         root_record = self.record_type(0, "root", "", 0, 0, 0, 0, 0, discovered=1)
         self._start(root_record)
         clock.start(root_record)
-        gpu.ws.visited[...] = gpu.ws.unreachable  # no vertex of the row block is visited yet
         root_edges = 0
         local_root = source - g.first_vertex
         self.local_source = local_root if 0 <= local_root < piece else -1
-        if 0 <= local_root < piece:
-            own_parents[local_root] = source
-            own_levels[local_root] = 0
-            bit = np.uint32(1 << (local_root & 31))
-            if spread:
-                word = gpu.ws.visited[local_root >> 5 : (local_root >> 5) + 1]
-                word |= bit
-            else:
-                piece_bits[local_root >> 5] = bit
+        if not spread:
+            gpu.ws.visited[...] = gpu.ws.unreachable  # no vertex of the row block is visited yet
+            if self.local_source >= 0:
+                own_parents[local_root] = source
+                own_levels[local_root] = 0
+                piece_bits[local_root >> 5] = np.uint32(1 << (local_root & 31))
+        if self.local_source >= 0:
             root_edges = int(g.degree[local_root])
         if self.column_is_piece:
             self.own_frontier = (int(0 <= local_root < piece), root_edges)
@@ -866,17 +878,20 @@ class _Search:
         level = 0
         decision = self._decide(level + 1, frontier_vertices, frontier_edges, unexplored, previous, direction,
                                 depth_limit)
-        if spread and decision is not None:
-            if decision.direction == TOP_DOWN:
-                # Every rank knows the root: it is the next step's queue (as
-                # the column all-gather of its id would leave it), sent by none.
-                gpu.ws.queue_in[:1] = source
-                self.queue_ready = True
-            else:
-                if self.local_source >= 0:
-                    gpu.ws.queue_in[:1] = self.local_source
+        if spread:
+            # Visited, the owner's root and the queue in one launch. Every rank
+            # knows the root: for a top-down level 1 it is the queue on every
+            # rank (as the column all-gather of its id would leave it), sent by
+            # none; for a bottom-up one the owner's id goes out as a bitmap.
+            top_down = decision is not None and decision.direction == TOP_DOWN
+            from ..backends.cuda import bfs_steps as steps
+
+            steps.start_distributed(gpu.ws, self.local_source, source, source if top_down else self.local_source,
+                                    own_levels, own_parents)
+            self.queue_ready = top_down
+            if decision is not None and not top_down:
                 self._exchange_owned(TOP_DOWN, root_counts[0::2], decision.direction)
-        elif decision is not None and not spread:
+        elif decision is not None:
             self._exchange(piece_bits)
         trace.append(clock.stop())
 

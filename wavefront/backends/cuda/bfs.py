@@ -255,6 +255,7 @@ def _rules(base, tuning: BFSTuning, n: int, directed: bool, wide: bool, bottom_u
     )
 
 
+@lru_cache(maxsize=256)  # once per distributed search otherwise: a policy is pure
 def block_rules(base, tuning: BFSTuning, n: int) -> CUDAHybridPolicy:
     """The rules of ``tuning`` that hold whatever runs between two levels
     (``bottom_up_min_edges``, the stay-bottom-up margin) around ``base``, for
