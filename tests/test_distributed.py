@@ -980,6 +980,37 @@ def test_mpirun_gpu_overlap_on_one_column(chunks, transport, tmp_path):
     assert not summary["last_has_column_allgather"]
 
 
+def test_the_trace_clock_files_collectives_and_empty_ones():
+    """Clock.collective bills a collective's seconds and the bytes its
+    transport counted (also when the collective raises, which propagates);
+    Clock.none files a call that moved nothing, in no time, so a one-column
+    grid's rows keep the columns of every P."""
+    from types import SimpleNamespace
+
+    from wavefront.distributed._trace import Clock, LevelRecord
+
+    link = SimpleNamespace(bytes_out=0, bytes_in=0)
+    clock = Clock(link)
+    clock.start(LevelRecord(1, "top-down", "", 1, 1, 0, 0, 0))
+    with clock.collective("column_allgather", link):
+        link.bytes_out += 24
+        link.bytes_in += 40
+    clock.none("fold")
+    clock.none("fold")
+    with pytest.raises(RuntimeError, match="lost"), clock.collective("allreduce", link):
+        link.bytes_out += 8
+        raise RuntimeError("lost")
+    record = clock.stop()
+    entries = record.collectives
+    assert entries["column_allgather"]["bytes_out"] == 24 and entries["column_allgather"]["bytes_in"] == 40
+    assert entries["column_allgather"]["calls"] == 1 and entries["column_allgather"]["seconds"] > 0
+    assert entries["fold"] == {"seconds": 0.0, "bytes_out": 0, "bytes_in": 0, "calls": 2}
+    assert entries["allreduce"]["bytes_out"] == 8 and entries["allreduce"]["calls"] == 1
+    assert record.bytes_out == 32 and record.bytes_in == 40
+    assert record.comm_seconds == pytest.approx(sum(e["seconds"] for e in entries.values()))
+    assert record.compute_seconds >= 0 and record.wait_seconds == 0
+
+
 def test_overlap_chunks_tuning_is_checked():
     assert wd.DistributedTuning().overlap_chunks == 1  # the A/B's winner on 2 x H200
     assert wd.DistributedTuning(overlap_chunks=np.int64(4)).overlap_chunks == 4
