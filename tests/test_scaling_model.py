@@ -348,8 +348,8 @@ def _row(rank, level, direction, discovered, found, collectives):
 def _one_column_trace():
     """By hand, from gpu._Search.run and _exchange_owned on 2x1 over 2^12
     vertices (pieces of 2048: the root 3000 is rank 1's): the root, bound
-    for a top-down level, is queued by every rank (no exchange); level 1 (top-down) bound for a bottom-up step: bitmaps of 256 bytes;
-    level 2 (bottom-up), 1500 found, bound for a top-down step: 6000 bytes
+    for a top-down level, is queued by every rank (no exchange); level 1
+    (top-down) bound for a bottom-up step: bitmaps of 256 bytes; level 2 (bottom-up), 1500 found, bound for a top-down step: 6000 bytes
     of ids outweigh the 512-byte bitmap, so a bitmap; level 3, 30 found
     (20 and 10), bound for a top-down step: ids; level 4 finds nothing: no
     exchange. Every level: the totals' all-gather, 16 bytes each way."""
