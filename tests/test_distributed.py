@@ -1188,6 +1188,31 @@ def test_bottom_up_over_row_ranges_equals_the_whole_step(data):
     assert np.array_equal(gpu.ws.counters, expected.counters)
 
 
+def test_the_host_profile_wraps_functions_that_exist():
+    """benchmarks/distributed_gpu_host_profile.py times the level loop's
+    functions by name: every name it wraps resolves (a renamed function
+    would otherwise surface only on a GPU machine), and a wrapped function
+    returns what it returned and adds its calls and time."""
+    import collections
+    import importlib.util
+    from types import SimpleNamespace
+
+    spec = importlib.util.spec_from_file_location(
+        "distributed_gpu_host_profile", Path(__file__).resolve().parents[1] / "benchmarks" /
+        "distributed_gpu_host_profile.py")
+    profile = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(profile)
+    for path, names in profile.WRAPPED.items():
+        owner = profile.owner_of(path)
+        for name in names:
+            assert callable(getattr(owner, name)), (path, name)
+    holder = SimpleNamespace(add=lambda a, b: a + b)
+    seconds, calls = collections.defaultdict(float), collections.Counter()
+    profile.wrap(holder, "add", "add", seconds, calls)
+    assert holder.add(2, 3) == 5 and holder.add(1, 1) == 2
+    assert calls["add"] == 2 and seconds["add"] >= 0
+
+
 def test_benchmarks_time_searches_between_barriers_and_count_edges_after():
     """benchmarks._common.searches_between_barriers on CPU ranks (a world of
     one): a row per root with the Graph500 edge count the search reached,
