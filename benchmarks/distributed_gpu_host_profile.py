@@ -32,7 +32,8 @@ sys.path.insert(0, str(ROOT))
 WRAPPED = {
     "wavefront.backends.cuda.bfs_steps": ("reset_counters", "read_counters", "frontier_edges", "frontier_offsets",
                                           "top_down_balanced", "bitmap_to_queue", "queue_to_bitmap",
-                                          "complete_results", "offset_queue", "start_distributed", "get_kernel"),
+                                          "complete_results", "get_kernel"),
+    "wavefront.distributed.gpu_steps": ("start_distributed", "offset_queue"),
     "wavefront.backends.cuda.bfs_bottom_up": ("bottom_up",),
     "wavefront.distributed.gpu": ("_range_step",),
     "wavefront.distributed.gpu._Search": ("__init__", "_owned_level", "_top_down_owned", "_bottom_up_owned",

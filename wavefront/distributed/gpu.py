@@ -85,6 +85,7 @@ from types import SimpleNamespace
 import numpy as np
 
 from ..bfs.policy import BOTTOM_UP, TOP_DOWN, LevelState, make_policy
+from . import gpu_steps
 from ._trace import Clock, LevelRecord, level_records
 from .bfs2d import DistributedBFSResult, pair_shift
 from .cooperation import ROW_ALIGN
@@ -776,7 +777,7 @@ class _Search:
             # leaves where they are.
             at = int(counts[: self.dcol.rank].sum())
             mine = ws.queue_out[at : at + found]
-            steps.offset_queue(ws, found, self.g.first_vertex, mine)
+            gpu_steps.offset_queue(ws, found, self.g.first_vertex, mine)
             with clock.collective("column_allgather", self.dcol):
                 self.dcol.allgatherv(mine, counts, out=ws.queue_out)
                 self._sync()
@@ -884,9 +885,7 @@ class _Search:
             # rank (as the column all-gather of its id would leave it), sent by
             # none; for a bottom-up one the owner's id goes out as a bitmap.
             top_down = decision is not None and decision.direction == TOP_DOWN
-            from ..backends.cuda import bfs_steps as steps
-
-            steps.start_distributed(gpu.ws, self.local_source, source, source if top_down else self.local_source,
+            gpu_steps.start_distributed(gpu.ws, self.local_source, source, source if top_down else self.local_source,
                                     own_levels, own_parents)
             self.queue_ready = top_down
             if decision is not None and not top_down:

@@ -159,6 +159,7 @@ _FILES = {
                            "GL_LEVEL_BITS": GRID_LEVELS_LEVEL_BITS, "SB_STATS_FIELDS": SINGLE_BLOCK_STATS_FIELDS,
                            "GL_MAX_SLOTS": PADDED_MAX_SLOTS},
     "bfs_fold_2d.cu": {**_COMMON, "FOLD_MAX_OWNERS": FOLD_MAX_OWNERS},
+    "bfs_one_column_2d.cu": _COMMON,
     "sssp_harish.cu": {**_SSSP_COMMON, "HARISH_BLOCK": SSSP_BLOCK},
     "sssp_near_far.cu": {**_PERSISTENT, **_SSSP_COMMON, **_SSSP_TRACE, "NF_BLOCK": NEAR_FAR_BLOCK,
                          "NF_ARCS": NEAR_FAR_ARCS, "NF_MIN_BLOCKS": NEAR_FAR_MAX_BLOCKS_PER_SM,

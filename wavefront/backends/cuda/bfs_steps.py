@@ -54,7 +54,7 @@ def i64(x) -> np.int64:
 
 KERNELS = {
     "bfs_convert.cu": ("init_search", "seed_sources", "queue_to_bitmap", "bitmap_to_queue", "frontier_scan",
-                       "frontier_total", "complete_results", "start_distributed", "offset_queue"),
+                       "frontier_total", "complete_results"),
     "bfs_vertex.cu": ("vertex_push_step", "vertex_pull_step"),
     "bfs_edge.cu": ("edge_step", "expand_rows"),
     "bfs_frontier.cu": ("frontier_step", "frontier_privatized_step"),
@@ -136,25 +136,6 @@ def seed_sources(ws: BFSWorkspace, seeds: np.ndarray, levels, parents, start: bo
     null = np.uint64(0)  # a pointer the kernel does not follow
     fn((blocks(seeds.size),), (BLOCK,), (device_seeds, i64(seeds.size), levels, parents,
                                          ws.visited if start else null, ws.queue_in if start else null))
-
-
-def start_distributed(ws: BFSWorkspace, local: int, root: int, queued: int, levels, parents) -> None:
-    """A one-column grid rank's search start (``start_distributed`` in
-    bfs_convert.cu): visited from the unreachable bits plus the root's at
-    ``local`` (its index in the rank's piece, -1 where another rank owns
-    it; its level 0 and global id ``root`` as parent), and ``queued`` (-1:
-    none) as the queue's one entry."""
-    words = int(ws.visited.shape[0])
-    fn = get_kernel("bfs_convert.cu", "start_distributed", ws.index64)
-    fn((blocks(words),), (BLOCK,), (i64(words), i64(local), i64(root), i64(queued), ws.unreachable, ws.visited,
-                                    levels, parents, ws.queue_in))
-
-
-def offset_queue(ws: BFSWorkspace, count: int, offset: int, out) -> None:
-    """``out[:count] = queue_in[:count] + offset`` in one launch."""
-    if count:
-        fn = get_kernel("bfs_convert.cu", "offset_queue", ws.index64)
-        fn((blocks(count),), (BLOCK,), (ws.queue_in, i64(count), i64(offset), out))
 
 
 def complete_results(graph, ws: BFSWorkspace, source: int, levels, parents, n: int | None = None) -> None:
