@@ -100,10 +100,7 @@ class Clock:
         """File ``name`` as a collective that moves nothing here (a one-column
         grid's row and fold), as a call of no time: the trace keeps the same
         columns at every P without two clock reads."""
-        entry = self.record.collectives.get(name)
-        if entry is None:
-            entry = self.record.collectives[name] = {"seconds": 0.0, "bytes_out": 0, "bytes_in": 0, "calls": 0}
-        entry["calls"] += 1
+        _entry(self.record, name)["calls"] += 1
 
     def stop(self):
         r = self.record
@@ -112,6 +109,14 @@ class Clock:
             r.bytes_out += t.bytes_out - out
             r.bytes_in += t.bytes_in - into
         return r
+
+
+def _entry(record: Timing, name: str) -> dict:
+    """``record``'s entry for the collective ``name``, made empty on first use."""
+    entry = record.collectives.get(name)
+    if entry is None:
+        entry = record.collectives[name] = {"seconds": 0.0, "bytes_out": 0, "bytes_in": 0, "calls": 0}
+    return entry
 
 
 class _Collective:
@@ -134,9 +139,7 @@ class _Collective:
         seconds = now - clock.mark
         record = clock.record
         record.comm_seconds += seconds
-        entry = record.collectives.get(self.name)
-        if entry is None:
-            entry = record.collectives[self.name] = {"seconds": 0.0, "bytes_out": 0, "bytes_in": 0, "calls": 0}
+        entry = _entry(record, self.name)
         entry["seconds"] += seconds
         entry["bytes_out"] += transport.bytes_out - self.out
         entry["bytes_in"] += transport.bytes_in - self.into
