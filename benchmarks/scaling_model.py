@@ -126,12 +126,13 @@ class Layout:
         return 4 * (self.part.col_block_size // 32)
 
 
-EXCHANGES = ("bitmap", "ids", "none")  # how a level's new frontier travels (level_bytes' ``exchange``)
+EXCHANGES = ("bitmap", "ids", "none", "fixed")  # how a level's new frontier travels (level_bytes' ``exchange``)
 
 
 def level_bytes(layout: Layout, rank: int, level: int, *, deduplicated: bool = False,
                 to_others: float = 0, from_others: float = 0, exchange: str = "bitmap", ids_out: int = 0,
-                ids_in: int = 0, counts_gather: bool = False) -> dict[str, tuple[float, float]]:
+                ids_in: int = 0, counts_gather: bool = False,
+                segment_bytes: int = 0) -> dict[str, tuple[float, float]]:
     """``{collective: (bytes out, bytes in)}`` of ``rank`` at ``level``, as the
     transports count them: payload to and from *other* ranks.
 
@@ -161,12 +162,16 @@ def level_bytes(layout: Layout, rank: int, level: int, *, deduplicated: bool = F
       stay empty entries;
     * ``counts_gather``: the level totals come from a host all-gather of two
       int64 a rank (its count and degree sum), 16 bytes to and from each
-      other rank at every level, in place of the all-reduce.
+      other rank at every level, in place of the all-reduce;
+    * ``exchange="fixed"`` (one-column grids; ``DistributedTuning.fixed_ids_edges``):
+      a small top-down level's finds and totals in one segment of
+      ``segment_bytes`` a rank, all-gathered over the column; no totals'
+      all-gather.
     """
     if exchange not in EXCHANGES:
         raise ValueError(f"exchange must be one of {', '.join(EXCHANGES)}, got {exchange!r}")
     rows, cols, size = layout.rows, layout.cols, layout.size
-    if exchange == "ids" and cols != 1:
+    if exchange in ("ids", "fixed") and cols != 1:
         raise ValueError(f"only one-column grids exchange ids, not {rows}x{cols}: a wider grid's frontier "
                          "travels over its row and column as bitmaps")
     j = rank % cols
@@ -186,6 +191,9 @@ def level_bytes(layout: Layout, rank: int, level: int, *, deduplicated: bool = F
                             piece if layout.transpose_source(rank) != rank else 0)
         if exchange == "ids":
             out["column_allgather"] = (layout.id_bytes * ids_out * (rows - 1), layout.id_bytes * ids_in)
+        elif exchange == "fixed":
+            out["column_allgather"] = ((rows - 1) * segment_bytes, (rows - 1) * segment_bytes)
+            return out  # the totals came with the segments
         else:
             column = (rows - 1) * piece
             out["column_allgather"] = (column, column)
@@ -499,6 +507,17 @@ def trace_rules(run: Run) -> str:
     return "gpu"
 
 
+def fixed_segment(layout: Layout, row: dict) -> int | None:
+    """The segment bytes a rank sent where a one-column GPU trace row is a
+    small top-down level with a fixed-size exchange (its totals came with
+    the segments: a column all-gather and no totals' all-gather), else None."""
+    measured = row["collectives"]
+    if (layout.cols != 1 or layout.size == 1 or int(row["level"]) == 0 or "allreduce" in measured
+            or "column_allgather" not in measured):
+        return None
+    return measured["column_allgather"]["bytes_out"] // (layout.rows - 1)
+
+
 def check_bytes(run: Run, counts: SearchCounts | None = None) -> ByteCheck:
     """Compare every trace row's per-collective bytes (out and in) with
     :func:`level_bytes`. With ``counts`` (:func:`search_counts`) the fold's
@@ -553,6 +572,11 @@ def check_bytes(run: Run, counts: SearchCounts | None = None) -> ByteCheck:
             if overlapped(layout, row) and not unread:
                 exchange = "bitmap"  # sent while the step ran, before the next direction was known
             gpu = {"exchange": exchange, "ids_out": own, "ids_in": total - own, "counts_gather": True}
+            segment = fixed_segment(layout, row)
+            if segment is not None:
+                if segment < 8 * (3 + int(row["found"])) or segment % 8:
+                    bad.append(f"{where}: a fixed segment of {segment} bytes cannot hold {row['found']} finds")
+                gpu = {"exchange": "fixed", "segment_bytes": segment}
         model = {} if rules == "gpu-whole-graph" else level_bytes(
             layout, rank, level, deduplicated=dedup, to_others=to_others, from_others=from_others, **gpu)
         if unread:  # an overlapped last level: its bitmap went out, and no level read it
@@ -1478,7 +1502,8 @@ def traced_levels(run: Run, link: Link = NVLINK, host_call: float | None = None)
             entries = [entry for entry in gathers if entry is not None]
             received = max(entry["bytes_in"] for entry in entries)
             bitmap = received == (layout.rows - 1) * layout.piece_bytes  # the other ranks' pieces
-            form = "overlapped" if hidden else "bitmap" if bitmap else "ids"
+            fixed = all(fixed_segment(layout, row) is not None for row in rows)
+            form = "overlapped" if hidden else "fixed" if fixed else "bitmap" if bitmap else "ids"
             seconds = [entry["seconds"] for entry in entries]
             traced = (min(seconds), max(seconds))
         totals = [row["collectives"].get("allreduce", {}).get("seconds", 0.0) for row in rows]

@@ -980,6 +980,36 @@ def test_mpirun_gpu_overlap_on_one_column(chunks, transport, tmp_path):
     assert not summary["last_has_column_allgather"]
 
 
+@pytest.mark.gpu
+@pytest.mark.parametrize("transport", ["nccl", "mpi"])
+def test_mpirun_gpu_small_levels_with_a_fixed_exchange(transport, tmp_path):
+    """2x1 with small top-down levels run as one kernel and their finds and
+    totals sent as fixed-size segments (DistributedTuning.fixed_ids_edges):
+    every level equals the single-process search's and the distributed
+    validator passes, with the form on and off; on, the top-down searches'
+    small levels have no totals' all-gather."""
+    import cupy
+
+    if transport == "nccl" and cupy.cuda.runtime.getDeviceCount() < 2:
+        pytest.skip(f"NCCL needs a GPU per rank: 2 ranks, {cupy.cuda.runtime.getDeviceCount()} GPU(s)")
+    for fixed in (0, 1 << 14):
+        out = tmp_path / f"summary{fixed}.json"
+        done = mpirun(2, sys.executable, SCRIPTS / "check_gpu_bfs.py", "--scale", 12, "--roots", 2, "--grid", "2x1",
+                      "--transport", transport, "--fixed-ids-edges", fixed, "--out", out, timeout=300)
+        assert done.returncode == 0, done.stderr[-3000:]
+        summary = json.loads(out.read_text())
+        assert summary["searches"] == 2 * 3
+        assert (summary["fixed_rows"] > 0) == (fixed > 0)
+
+
+def test_fixed_ids_edges_tuning_is_checked():
+    assert wd.DistributedTuning().fixed_ids_edges == 1 << 14
+    assert wd.DistributedTuning(fixed_ids_edges=np.int64(0)).fixed_ids_edges == 0
+    for bad in (-1, True, 2.5, "8", (1 << 24) + 1):
+        with pytest.raises(ValueError, match="fixed_ids_edges"):
+            wd.DistributedTuning(fixed_ids_edges=bad)
+
+
 def test_the_trace_clock_files_collectives_and_empty_ones():
     """Clock.collective bills a collective's seconds and the bytes its
     transport counted (also when the collective raises, which propagates);

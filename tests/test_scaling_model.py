@@ -417,6 +417,38 @@ def test_a_one_column_gpu_trace_takes_the_exchanges_of_a8f02a2(tmp_path):
                for line in sm.check_bytes(_gpu_report(tmp_path / "f.json", sent)).mismatches)
 
 
+def test_a_small_level_with_a_fixed_exchange_checks(tmp_path):
+    """DistributedTuning.fixed_ids_edges: a small top-down level sends its
+    finds and totals as one segment a rank (header and capacity), so its
+    row holds a column all-gather of the segment and no totals' all-gather;
+    a segment too small for the rank's finds is caught, and traced_levels
+    names the form."""
+    layout = sm.Layout(1 << 12, 2, 1)
+    assert sm.level_bytes(layout, 0, 3, exchange="fixed", segment_bytes=152) == {
+        "fold": (0, 0), "row_allgather": (0, 0), "transpose": (0, 0), "column_allgather": (152, 152)}
+    rows = _one_column_trace()
+    for row in rows:
+        if row["level"] == 3:  # 30 found (20 and 10): segments of 32 ids and a 3-slot header, 280 bytes
+            collectives = row["collectives"]
+            del collectives["allreduce"]
+            collectives["column_allgather"].update(bytes_out=280, bytes_in=280)
+            row["bytes_out"] = sum(entry["bytes_out"] for entry in collectives.values())
+            row["comm_seconds"] = sum(entry["seconds"] for entry in collectives.values())
+    for row in rows:
+        row.setdefault("comm_seconds", sum(entry["seconds"] for entry in row["collectives"].values()))
+    run = _gpu_report(tmp_path / "fixed.json", rows)
+    check = sm.check_bytes(run)
+    assert check.ok, check.mismatches
+    assert [t.form for t in sm.traced_levels(run)] == ["none", "bitmap", "bitmap", "fixed", "none"]
+    small = json.loads(json.dumps(rows))
+    for row in small:
+        if row["level"] == 3:
+            row["collectives"]["column_allgather"].update(bytes_out=160, bytes_in=160)
+            row["found"] = 20 + 18  # more finds than 17 ids fit
+            row["bytes_out"] = sum(entry["bytes_out"] for entry in row["collectives"].values())
+    assert any("cannot hold" in line for line in sm.check_bytes(_gpu_report(tmp_path / "small.json", small)).mismatches)
+
+
 def test_an_overlapped_one_column_trace_sends_the_bitmap(tmp_path):
     """DistributedTuning.overlap_chunks: a bottom-up level sends its bitmap
     while the step runs (sends and their wait: two calls or more), before

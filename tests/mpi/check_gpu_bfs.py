@@ -8,9 +8,11 @@ direction policy the levels equal the single-process hybrid BFS's, and the
 distributed validator passes the result with the single-process edge count.
 ``--overlap-chunks K`` runs every search with ``DistributedTuning(overlap_chunks=K)``
 (a one-column grid's bottom-up steps in K row ranges, each sent on a second
-stream while the next runs), and adds a depth-limited search. Rank 0 writes
-a JSON summary to ``--out``, with what the last full search's trace says of
-its column all-gathers.
+stream while the next runs), and adds a depth-limited search;
+``--fixed-ids-edges K`` sets that field (small top-down levels with a
+fixed-size exchange). Rank 0 writes a JSON summary to ``--out``, with what
+the last full search's trace says of its column all-gathers and how many
+trace rows of the top-down searches had no totals' all-gather.
 """
 from __future__ import annotations
 
@@ -35,6 +37,7 @@ def main() -> None:
     parser.add_argument("--transport", default="auto")
     parser.add_argument("--grid", default=None, help="RxC (default: the most square)")
     parser.add_argument("--overlap-chunks", type=int, default=0)
+    parser.add_argument("--fixed-ids-edges", type=int, default=wd.DistributedTuning().fixed_ids_edges)
     parser.add_argument("--out", required=True)
     args = parser.parse_args()
     world = wd.world()
@@ -45,12 +48,16 @@ def main() -> None:
         roots = wd.choose_roots(graph, args.roots, seed=1)
         src, dst, _ = kronecker_edges(args.scale)
         full = from_edges(src, dst, n=1 << args.scale)
-        tuning = wd.DistributedTuning(overlap_chunks=args.overlap_chunks)
-        compared = 0
+        tuning = wd.DistributedTuning(overlap_chunks=args.overlap_chunks, fixed_ids_edges=args.fixed_ids_edges)
+        compared, fixed_rows = 0, 0
         for root in roots:
             reference = wavefront.bfs(full, int(root), method="hybrid")
             for policy in ("gap", "top-down", "bottom-up"):
                 result = gpu.bfs(block, int(root), policy=policy, tuning=tuning)
+                if policy == "top-down":
+                    rows = result.gather_trace()  # collective; rank 0's holds every rank's rows
+                    if grid.rank == 0:  # small levels with a fixed-size exchange: their totals need no all-gather
+                        fixed_rows += sum(r["level"] > 0 and "allreduce" not in r["collectives"] for r in rows)
                 nedge = graph.traversed_edges(result.reached)
                 summary = wd.validate_bfs(graph, result, nedge)
                 gathered = result.gather()
@@ -69,6 +76,7 @@ def main() -> None:
             with open(args.out, "w") as f:
                 json.dump({"size": grid.size, "grid": [grid.rows, grid.cols], "transport": block.transport, "devices": devices,
                            "searches": compared, "levels": len({r["level"] for r in trace}),
+                           "fixed_rows": fixed_rows,
                            **overlap_summary(trace),
                            "fold_bytes": sum(r["collectives"]["fold"]["bytes_out"] for r in trace
                                              if "fold" in r["collectives"])}, f)

@@ -59,6 +59,14 @@ accepts its claimed targets from its queue (``fold_accept_claimed``). The CPU ra
 deduplication (an exclusive OR-scan) is not used here: NCCL has no bitwise
 reduction.
 
+Small top-down levels on one column (``DistributedTuning.fixed_ids_edges``,
+R > 1, the GPU alone): a level whose frontier holds at most K arcs in all
+runs as one kernel (``kernels/bfs_small_levels_2d.cu``), and every rank sends
+its finds and totals as one segment of K ids and a header, in an all-gather
+of equal parts: no rank can find more than K, so the ranks agree on the form
+without a word, and the totals need no host all-gather
+(:meth:`_Search._small_level`).
+
 CPU+GPU cooperation (seed 000 §3.3; ``DistributedTuning.cpu_share``): the
 block's bottom-up step split with the host cores, in :mod:`.gpu_cooperation`;
 share 0 runs none of it.
@@ -100,6 +108,7 @@ from .tuning import DEFAULT_TUNING
 
 _GPU_KEY = "distributed.gpu"
 FOLD_KERNELS = "bfs_fold_2d.cu"  # seed 000 fig. 8's fold on a GPU block
+SMALL_KERNELS = "bfs_small_levels_2d.cu"  # small top-down levels with a fixed-size exchange (one column)
 
 
 def _zero_counter(ws, slot: int) -> None:
@@ -194,6 +203,22 @@ class GPUBlock:
     step_parents: object = None
     overlaps: dict = field(default_factory=dict)  # overlap_chunks -> _Overlap (streams and events)
     spare_frontier: object = None  # the column bitmap an overlapped exchange fills (spare_bitmap)
+    segments: dict = field(default_factory=dict)  # fixed_ids_edges -> (device segment, pinned headers)
+
+    def segment(self, capacity: int, ranks: int):
+        """A small level's send segment (``capacity`` ids after the header,
+        int64, kernels/bfs_small_levels_2d.cu) and a pinned (ranks, header)
+        array the gathered headers are read into; made on first use."""
+        made = self.segments.get(capacity)
+        if made is None:
+            import cupy
+
+            from ..backends.cuda.abi import SEG_IDS
+
+            pinned = cupy.cuda.alloc_pinned_memory(8 * SEG_IDS * ranks)
+            headers = np.frombuffer(pinned, dtype=np.int64, count=SEG_IDS * ranks).reshape(ranks, SEG_IDS)
+            made = self.segments[capacity] = (cupy.empty(capacity + SEG_IDS, dtype=cupy.int64), headers, pinned)
+        return made[0], made[1]
 
     def spare_bitmap(self):
         """A second column frontier bitmap, made on first use: an overlapped
@@ -432,6 +457,11 @@ class _Search:
             self.overlap = _overlap_for(gpu, tuning.overlap_chunks)
         self.in_flight = False
         self.depth_limit = None
+        # Small top-down levels with a fixed-size exchange (one column, R > 1,
+        # the GPU alone): the largest m_f they take, 0 where off.
+        alone_on_a_column = self.owns_rows and not self.whole_graph and self.share is None
+        self.fixed_edges = tuning.fixed_ids_edges if alone_on_a_column else 0
+        self.gathered = None  # the last small level's gathered segments
 
     # Made on first use: a one-column grid's own steps never fold or accept,
     # and two allocations and fills cost ~30 us of every search there.
@@ -795,6 +825,68 @@ class _Search:
         ws.frontier[: self.col_words] = col_bits
         self.queue_ready = False
 
+    def _small_level(self, level, count, record, own_parents, own_levels) -> np.ndarray:
+        """A top-down level whose frontier (``count`` vertices) holds at most
+        ``fixed_ids_edges`` arcs in all, on a one-column grid: one kernel
+        into the owner's results, then every rank's segment (its finds as
+        global ids, with its count, their degree sum and the arcs it
+        examined) in one all-gather of equal parts, whose headers are read
+        back at once. Returns every rank's (found, degree sum), in rank order,
+        as the totals' all-gather gives them; the segments stay for
+        :meth:`_from_segments`."""
+        import cupy
+
+        from ..backends.cuda import bfs_steps as steps
+        from ..backends.cuda.abi import SEG_COUNT, SEG_DEGREE, SEG_EXAMINED, SEG_IDS
+
+        gpu = self.gpu
+        ws, block, ranks = gpu.ws, gpu.block, self.dcol.size
+        if not self.queue_ready:
+            steps.reset_counters(ws)
+            steps.bitmap_to_queue(ws)
+        segment, headers = gpu.segment(self.fixed_edges, ranks)
+        stream = cupy.cuda.get_current_stream()
+        cupy.cuda.runtime.memsetAsync(segment.data.ptr, 0, 8 * SEG_IDS, stream.ptr)
+        if count:
+            fn = steps.get_kernel(SMALL_KERNELS, "small_top_down_2d", ws.index64)
+            fn((steps.blocks(32 * count),), (steps.BLOCK,),
+               (ws.queue_in, steps.i64(count), np.int32(level), block.indptr, block.indices, block.in_indptr,
+                own_levels, own_parents, ws.visited, steps.i64(self.g.first_vertex), segment))
+        self._no_fold()
+        with self.clock.collective("column_allgather", self.dcol):
+            gathered = self.dcol.allgather(segment)
+            # the headers as one strided copy: the read waits for the all-gather, so it is communication
+            cupy.cuda.runtime.memcpy2DAsync(headers.ctypes.data, 8 * SEG_IDS, gathered.data.ptr,
+                                            8 * segment.shape[0], 8 * SEG_IDS, ranks,
+                                            cupy.cuda.runtime.memcpyDeviceToHost, stream.ptr)
+            stream.synchronize()
+        self.clock.none("row_allgather")  # the row is this rank: the step set its visited bits
+        self.clock.none("transpose")  # on one column every rank keeps its piece
+        self.gathered, self.queue_ready = gathered, False
+        mine = headers[self.dcol.rank]
+        found = int(mine[SEG_COUNT])
+        record.examined, record.found, record.sent, record.received = int(mine[SEG_EXAMINED]), found, found, found
+        return np.stack((headers[:, SEG_COUNT], headers[:, SEG_DEGREE]), axis=1).reshape(-1)
+
+    def _from_segments(self, next_direction: str, total: int) -> None:
+        """The last small level's gathered finds (``total`` in all) as the
+        next step reads them: the queue (global ids) before a top-down step,
+        the column's frontier bitmap before a bottom-up one."""
+        from ..backends.cuda import bfs_steps as steps
+        from ..backends.cuda.abi import SEG_COUNT, SEG_IDS
+
+        ws, ranks = self.gpu.ws, self.dcol.size
+        stride = self.fixed_edges + SEG_IDS
+        widest = int(self.gpu.segments[self.fixed_edges][1][:, SEG_COUNT].max())
+        fn = steps.get_kernel(SMALL_KERNELS, "segments_to_queue", ws.index64)
+        fn((steps.blocks(widest), ranks), (steps.BLOCK,),
+           (self.gathered, np.int32(ranks), steps.i64(stride), ws.queue_in))
+        self.gathered = None
+        if next_direction == TOP_DOWN:
+            self.queue_ready = True
+        else:
+            steps.queue_to_bitmap(ws, total)
+
     def _no_fold(self) -> None:
         """End a level's compute with an empty fold entry: nothing to fold
         where the rank owns its row block, and the trace's columns stay those
@@ -901,21 +993,25 @@ class _Search:
                                       unexplored_edges=unexplored)
             self._start(record)
             clock.start(record)
-            if self.owns_rows and (choice == TOP_DOWN or self.share is None):
-                accepted, accepted_edges, exchanged = self._owned_level(
-                    choice, level, frontier_vertices, frontier_edges, record, own_parents, own_levels)
-            elif self.owns_rows:
-                accepted, accepted_edges = self._row_level(
-                    choice, level, frontier_edges, record, own_parents, own_levels, piece_bits)
-                exchanged = piece_bits
+            small = self.fixed_edges > 0 and choice == TOP_DOWN and frontier_edges <= self.fixed_edges
+            if small:  # the totals come with the finds: no host all-gather
+                counts, exchanged = self._small_level(level, frontier_vertices, record, own_parents, own_levels), None
             else:
-                accepted, accepted_edges = self._folded_level(
-                    choice, level, frontier_edges, record, own_parents, own_levels, piece_bits)
-                exchanged = piece_bits
-            if self.column_is_piece:
-                self.own_frontier = (accepted, accepted_edges)
-            with clock.collective("allreduce", world):
-                counts = world.allgather(np.array([accepted, accepted_edges], dtype=np.int64))
+                if self.owns_rows and (choice == TOP_DOWN or self.share is None):
+                    accepted, accepted_edges, exchanged = self._owned_level(
+                        choice, level, frontier_vertices, frontier_edges, record, own_parents, own_levels)
+                elif self.owns_rows:
+                    accepted, accepted_edges = self._row_level(
+                        choice, level, frontier_edges, record, own_parents, own_levels, piece_bits)
+                    exchanged = piece_bits
+                else:
+                    accepted, accepted_edges = self._folded_level(
+                        choice, level, frontier_edges, record, own_parents, own_levels, piece_bits)
+                    exchanged = piece_bits
+                if self.column_is_piece:
+                    self.own_frontier = (accepted, accepted_edges)
+                with clock.collective("allreduce", world):
+                    counts = world.allgather(np.array([accepted, accepted_edges], dtype=np.int64))
             record.discovered = int(counts[0::2].sum())
             previous = frontier_vertices
             frontier_vertices, frontier_edges = record.discovered, int(counts[1::2].sum())
@@ -926,7 +1022,9 @@ class _Search:
             decision = self._decide(level + 1, frontier_vertices, frontier_edges, unexplored, previous, direction,
                                     depth_limit)
             if decision is not None:
-                if isinstance(exchanged, str):  # a one-column step's output, R > 1 (see _owned_level)
+                if small:
+                    self._from_segments(decision.direction, record.discovered)
+                elif isinstance(exchanged, str):  # a one-column step's output, R > 1 (see _owned_level)
                     self._exchange_owned(exchanged, counts[0::2], decision.direction)
                 else:
                     self._exchange(exchanged)

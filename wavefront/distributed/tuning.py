@@ -57,6 +57,15 @@ class DistributedTuning:
       there (``docs/decisions/distributed.md``, "Overlap on streams").
       Ignored on other grids, on top-down levels and with a CPU share.
 
+    * ``fixed_ids_edges``: K > 0 runs a top-down level whose frontier holds
+      at most K arcs in all (``m_f``, known to every rank before the step)
+      as one kernel on a one-column grid (R > 1, the GPU alone), and sends
+      its finds as one segment of K + 3 int64 a rank (count, degree sum, arcs
+      examined, ids) in an all-gather of equal parts, which also carries the
+      level's totals: no rank can find more than K vertices. 0 runs every
+      top-down level as the edge-balanced step with an all-gather-v of the
+      ids and a host all-gather of the totals.
+
     A world of one on a GPU:
 
     * ``whole_graph_search``: True (the default) runs the single-GPU search's
@@ -86,6 +95,7 @@ class DistributedTuning:
     cpu_share_probe: float = 0.0625
     cpu_share_min: float = 0.02
     overlap_chunks: int = 1
+    fixed_ids_edges: int = 1 << 14
     whole_graph_search: bool = True
 
     def __post_init__(self):
@@ -101,6 +111,11 @@ class DistributedTuning:
         if not 0 <= self.cpu_share_min < 1:
             raise ValueError(f"cpu_share_min must lie in [0, 1), got {self.cpu_share_min!r}")
         object.__setattr__(self, "overlap_chunks", check_overlap_chunks(self.overlap_chunks))
+        fixed = self.fixed_ids_edges
+        if isinstance(fixed, bool) or not isinstance(fixed, Integral) or not (0 <= fixed <= MAX_FIXED_IDS_EDGES):
+            raise ValueError(f"fixed_ids_edges must be an integer in [0, {MAX_FIXED_IDS_EDGES}] (0: off), "
+                             f"got {fixed!r}")
+        object.__setattr__(self, "fixed_ids_edges", int(fixed))
 
 
 def check_cpu_share(value) -> float | str:
@@ -126,6 +141,7 @@ def check_cpu_share(value) -> float | str:
 
 
 MAX_OVERLAP_CHUNKS = 64  # a chunk is two launches and a grouped send/receive: past this, launches dominate
+MAX_FIXED_IDS_EDGES = 1 << 24  # a segment of 128 MiB a rank: past this the all-gather's bytes outweigh the host calls
 
 
 def check_overlap_chunks(value) -> int:
