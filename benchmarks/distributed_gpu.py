@@ -76,6 +76,10 @@ def main() -> None:
     parser.add_argument("--ab-overlap", type=overlap_list, metavar="K,K,...", default=None,
                         help="then an A/B of overlap_chunks values on the same graph: two passes, each timing the "
                              "roots back to back under every value in turn")
+    parser.add_argument("--ab-fixed-ids", type=lambda text: [int(k) for k in text.split(",")], metavar="K,K,...",
+                        default=None,
+                        help="then an A/B of DistributedTuning.fixed_ids_edges values (0: off) on the same graph: "
+                             "two passes, each timing the roots back to back under every value in turn")
     parser.add_argument("--trace", action="store_true",
                         help="then one more search with the stream synchronized after each collective, "
                              "and rank 0's level trace (direction, counts, compute and per-collective ms)")
@@ -125,6 +129,12 @@ def main() -> None:
                 other = wd.DistributedTuning(overlap_chunks=chunks)
                 gpu.bfs(block, roots[0], measure_wait=False, tuning=other)  # its first use (spare bitmap, streams)
                 report(args, grid, block, build, f"overlap_chunks={chunks}, pass {run}", *timed(False, other))
+    if args.ab_fixed_ids:
+        for run in (1, 2):
+            for edges in args.ab_fixed_ids:
+                other = wd.DistributedTuning(fixed_ids_edges=edges)
+                gpu.bfs(block, roots[0], measure_wait=False, tuning=other)  # its first use (segment, kernels)
+                report(args, grid, block, build, f"fixed_ids_edges={edges}, pass {run}", *timed(False, other))
     if args.trace:
         gpu.bfs(block, roots[1], measure_wait=False, tuning=tuning)  # warm: the trace follows a search
         result = gpu.bfs(block, roots[1], measure_wait=True, tuning=tuning)
