@@ -495,7 +495,9 @@ def trace_rules(run: Run) -> str:
     if run.layout.size == 1 and not any(row["collectives"] for row in run.trace):
         return "gpu-whole-graph"
     last = max(int(row["level"]) for row in run.trace)
-    exchanged = any("column_allgather" in row["collectives"] for row in run.trace if int(row["level"]) == last)
+    # a small level's fixed-size exchange carries its totals, so it runs on the last level too
+    exchanged = any("column_allgather" in row["collectives"] and fixed_segment(run.layout, row) is None
+                    for row in run.trace if int(row["level"]) == last)
     if exchanged:
         return "gpu-before-a8f02a2"
     from wavefront.bfs.policy import TOP_DOWN

@@ -447,6 +447,21 @@ def test_a_small_level_with_a_fixed_exchange_checks(tmp_path):
             row["found"] = 20 + 18  # more finds than 17 ids fit
             row["bytes_out"] = sum(entry["bytes_out"] for entry in row["collectives"].values())
     assert any("cannot hold" in line for line in sm.check_bytes(_gpu_report(tmp_path / "small.json", small)).mismatches)
+    # the last level small too: its segments went out (they carry the totals that end the search), and the trace
+    # still follows today's rules, not those of the code that exchanged after the last level
+    last = json.loads(json.dumps(rows))
+    for row in last:
+        if row["level"] == 4:
+            collectives = row["collectives"]
+            del collectives["allreduce"]
+            collectives.update({name: {"seconds": 1e-5, "bytes_out": 0, "bytes_in": 0, "calls": 1}
+                                for name in ("row_allgather", "transpose")})
+            collectives["column_allgather"] = {"seconds": 1e-5, "bytes_out": 280, "bytes_in": 280, "calls": 1}
+            row["bytes_out"] = sum(entry["bytes_out"] for entry in collectives.values())
+    run = _gpu_report(tmp_path / "last.json", last)
+    assert sm.trace_rules(run) == "gpu"
+    check = sm.check_bytes(run)
+    assert check.ok, check.mismatches
 
 
 def test_an_overlapped_one_column_trace_sends_the_bitmap(tmp_path):
