@@ -38,7 +38,7 @@ WRAPPED = {
     "wavefront.distributed.gpu": ("_range_step",),
     "wavefront.distributed.gpu._Search": ("__init__", "_owned_level", "_top_down_owned", "_bottom_up_owned",
                                           "_chunked_bottom_up", "_exchange_owned", "_finish_overlap", "_no_fold",
-                                          "_decide"),
+                                          "_decide", "_small_level", "_from_segments"),
     "wavefront.distributed._trace.Clock": ("start", "stop"),
 }
 
