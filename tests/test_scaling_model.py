@@ -417,6 +417,19 @@ def test_a_one_column_gpu_trace_takes_the_exchanges_of_a8f02a2(tmp_path):
                for line in sm.check_bytes(_gpu_report(tmp_path / "f.json", sent)).mismatches)
 
 
+def _as_fixed(row, segment: int) -> None:
+    """A trace row made a small level's fixed-size exchange: one column
+    all-gather of ``segment`` bytes a rank (empty row and transpose entries
+    beside it) and no totals' all-gather."""
+    collectives = row["collectives"]
+    del collectives["allreduce"]
+    for name in ("row_allgather", "transpose"):
+        collectives.setdefault(name, {"seconds": 1e-5, "bytes_out": 0, "bytes_in": 0, "calls": 1})
+    collectives["column_allgather"] = {"seconds": 1e-5, "bytes_out": segment, "bytes_in": segment, "calls": 1}
+    row["bytes_out"] = sum(entry["bytes_out"] for entry in collectives.values())
+    row["comm_seconds"] = sum(entry["seconds"] for entry in collectives.values())
+
+
 def test_a_small_level_with_a_fixed_exchange_checks(tmp_path):
     """DistributedTuning.fixed_ids_edges: a small top-down level sends its
     finds and totals as one segment a rank (header and capacity), so its
@@ -429,11 +442,7 @@ def test_a_small_level_with_a_fixed_exchange_checks(tmp_path):
     rows = _one_column_trace()
     for row in rows:
         if row["level"] == 3:  # 30 found (20 and 10): segments of 32 ids and a 3-slot header, 280 bytes
-            collectives = row["collectives"]
-            del collectives["allreduce"]
-            collectives["column_allgather"].update(bytes_out=280, bytes_in=280)
-            row["bytes_out"] = sum(entry["bytes_out"] for entry in collectives.values())
-            row["comm_seconds"] = sum(entry["seconds"] for entry in collectives.values())
+            _as_fixed(row, 280)
     for row in rows:
         row.setdefault("comm_seconds", sum(entry["seconds"] for entry in row["collectives"].values()))
     run = _gpu_report(tmp_path / "fixed.json", rows)
@@ -452,12 +461,7 @@ def test_a_small_level_with_a_fixed_exchange_checks(tmp_path):
     last = json.loads(json.dumps(rows))
     for row in last:
         if row["level"] == 4:
-            collectives = row["collectives"]
-            del collectives["allreduce"]
-            collectives.update({name: {"seconds": 1e-5, "bytes_out": 0, "bytes_in": 0, "calls": 1}
-                                for name in ("row_allgather", "transpose")})
-            collectives["column_allgather"] = {"seconds": 1e-5, "bytes_out": 280, "bytes_in": 280, "calls": 1}
-            row["bytes_out"] = sum(entry["bytes_out"] for entry in collectives.values())
+            _as_fixed(row, 280)
     run = _gpu_report(tmp_path / "last.json", last)
     assert sm.trace_rules(run) == "gpu"
     check = sm.check_bytes(run)
