@@ -35,11 +35,11 @@ WRAPPED = {
                                           "complete_results", "get_kernel"),
     "wavefront.distributed.gpu_steps": ("start_distributed", "offset_queue"),
     "wavefront.backends.cuda.bfs_bottom_up": ("bottom_up",),
-    "wavefront.distributed.gpu": ("_range_step",),
-    "wavefront.distributed.gpu._Search": ("__init__", "_owned_level", "_top_down_owned", "_bottom_up_owned",
+    "wavefront.distributed.gpu": ("_range_step", "bfs"),
+    "wavefront.distributed.gpu._Search": ("__init__", "run", "_owned_level", "_top_down_owned", "_bottom_up_owned",
                                           "_chunked_bottom_up", "_exchange_owned", "_finish_overlap", "_no_fold",
                                           "_decide", "_small_level", "_from_segments"),
-    "wavefront.distributed._trace.Clock": ("start", "stop"),
+    "wavefront.distributed._trace.Clock": ("start", "stop", "lap", "none", "collective"),
 }
 
 
