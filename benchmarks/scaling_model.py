@@ -1113,34 +1113,84 @@ class OneColumnExchanges:
     """What a one-column search's exchanges carry, per search: ``bitmaps``
     levels whose new frontier travels as a bitmap (those bound for a
     bottom-up step), and ``ids_share``, the share of the reached vertices
-    that travel as ids (found on levels bound for a top-down step)."""
+    that travel as ids (found on levels bound for a top-down step), as the
+    code of a round made them:
+
+    * ``root_sent``: the root's owner sends its id (the code before
+      ``57b7c17``); since then every rank queues it for a top-down level 1;
+    * ``small_levels``: levels run as small top-down levels
+      (``DistributedTuning.fixed_ids_edges`` = ``fixed_ids``, since
+      ``6f2e882``), each a column all-gather of a segment of ``fixed_ids +
+      3`` int64 a rank and no host all-gather of the totals; ``small_last``:
+      the search's last level is one of them, and is exchanged (its
+      segments carry its totals)."""
 
     bitmaps: int
     ids_share: float
+    root_sent: bool = True
+    small_levels: int = 0
+    small_last: bool = False
+    fixed_ids: int = 0
+
+    def column_calls(self, levels: float) -> float:
+        """Column all-gathers a search of ``levels`` trace rows makes: one
+        after every level but the last, less the root's where nobody sends
+        it, plus the last where it is a small level."""
+        return levels - 1 - (0 if self.root_sent else 1) + (1 if self.small_last else 0)
+
+    def host_calls(self, levels: float) -> float:
+        """Host all-gathers of the totals: one a level but on small levels."""
+        return levels - self.small_levels
+
+    def segment_bytes(self) -> int:
+        return 8 * (self.fixed_ids + 3)
 
 
-def one_column_forms(m=ONE_COLUMN_ROUND) -> list[str]:
+def one_column_forms(m=ONE_COLUMN_ROUND, fixed_ids_edges: int | None = None, root_sent: bool = False) -> list[str]:
     """The exchange form (:func:`gpu_exchange`) of each level of the 2x1
     SCALE 27 trace: from the next row's direction and the level's total,
     taken as R times rank 0's found (Graph500's scrambled labels spread the
-    owners evenly; the root level: one vertex)."""
+    owners evenly; the root level: one vertex), as the code with
+    ``fixed_ids_edges`` (default today's, ``DistributedTuning``; 0: before
+    ``6f2e882``) and ``root_sent`` (before ``57b7c17``) would make them. A
+    top-down level is small where R times rank 0's examined arcs (its share
+    of the frontier's ``m_f``) is at most ``fixed_ids_edges``: "fixed",
+    whether or not a level follows."""
+    from wavefront.bfs.policy import TOP_DOWN
+    from wavefront.distributed.tuning import DistributedTuning
+
+    fixed = DistributedTuning().fixed_ids_edges if fixed_ids_edges is None else fixed_ids_edges
     trace = m["trace_2x1_27"]
     layout = Layout(1 << 27, 2, 1, nccl=True)
     forms = []
-    for i, (level, direction, found, *_) in enumerate(trace):
+    for i, (level, direction, found, examined, *_) in enumerate(trace):
         following = trace[i + 1][1] if i + 1 < len(trace) else None
+        if level > 0 and direction == TOP_DOWN and layout.rows * examined <= fixed:
+            forms.append("fixed")
+            continue
         forms.append(gpu_exchange(layout, level, direction, following, 1 if level == 0 else layout.rows * found,
-                                  root_sent=True))  # that trace predates the ranks queueing the root
+                                  root_sent=root_sent))
     return forms
 
 
-def one_column_exchanges(m=ONE_COLUMN_ROUND) -> OneColumnExchanges:
+def one_column_exchanges(m=ONE_COLUMN_ROUND, fixed_ids_edges: int | None = None,
+                         root_sent: bool = False) -> OneColumnExchanges:
     """:class:`OneColumnExchanges` of the 2x1 SCALE 27 trace (rank 0's
-    found vertices; the direction sequence is every rank's)."""
-    trace, forms = m["trace_2x1_27"], one_column_forms(m)
+    found vertices; the direction sequence is every rank's) under the code
+    :func:`one_column_forms` describes (default today's)."""
+    from wavefront.distributed.tuning import DistributedTuning
+
+    fixed = DistributedTuning().fixed_ids_edges if fixed_ids_edges is None else fixed_ids_edges
+    trace, forms = m["trace_2x1_27"], one_column_forms(m, fixed, root_sent)
     found = [row[2] for row in trace]
-    as_ids = sum(f for f, form in zip(found, forms) if form == "ids")
-    return OneColumnExchanges(forms.count("bitmap"), as_ids / sum(found))
+    as_ids = sum(f for f, form in zip(found, forms, strict=True) if form == "ids")
+    return OneColumnExchanges(forms.count("bitmap"), as_ids / sum(found), root_sent=root_sent,
+                              small_levels=forms.count("fixed"), small_last=forms[-1] == "fixed", fixed_ids=fixed)
+
+
+# The code the earlier rounds measured: the root's id sent, no small levels (before 57b7c17 and 6f2e882).
+def before_small_levels(m=ONE_COLUMN_ROUND) -> OneColumnExchanges:
+    return one_column_exchanges(m, fixed_ids_edges=0, root_sent=True)
 
 
 def project(scale: int, size: int, link: Link, scenario: Scenario, shape: GraphShape, levels: float | None = None,
@@ -1165,13 +1215,17 @@ def project(scale: int, size: int, link: Link, scenario: Scenario, shape: GraphS
 
     A one-column grid (R x 1, R > 1; GPU runs' default since ``9527731``)
     folds nothing and exchanges over its column alone, as the code since
-    ``a8f02a2`` does: no exchange after the last level, so ``levels - 1``
-    column all-gathers (NCCL's base plus ``R - 1`` steps each, the ids'
-    grouped send/recv priced as a ring too) and ``levels`` host all-gathers
-    of the totals; bytes per rank: ``exchanges.bitmaps`` bitmaps of
-    ``(R - 1)`` pieces (about n/8 whatever R) and the ids of
-    ``exchanges.ids_share`` of the reached vertices (default: the 2x1 SCALE
-    27 trace's, :func:`one_column_exchanges`).
+    ``a8f02a2`` does: ``exchanges.column_calls(levels)`` column all-gathers
+    (NCCL's base plus ``R - 1`` steps each, the ids' grouped send/recv
+    priced as a ring too) and ``exchanges.host_calls(levels)`` host
+    all-gathers of the totals; bytes per rank: ``exchanges.bitmaps``
+    bitmaps of ``(R - 1)`` pieces (about n/8 whatever R), the ids of
+    ``exchanges.ids_share`` of the reached vertices and the small levels'
+    segments from ``R - 1`` ranks. The default is today's code on the 2x1
+    SCALE 27 trace (:func:`one_column_exchanges`): no root exchange, three
+    small levels (the last among them), so ``levels - 1`` column and
+    ``levels - 3`` host all-gathers; the earlier rounds' code is
+    :func:`before_small_levels` (``levels - 1`` and ``levels``).
     """
     from wavefront.distributed.grid import grid_shape
     from wavefront.distributed.memory import block_bytes
@@ -1188,7 +1242,8 @@ def project(scale: int, size: int, link: Link, scenario: Scenario, shape: GraphS
     if one_column:
         exchanges = one_column_exchanges() if exchanges is None else exchanges
         bitmap = (exchanges.bitmaps * (rows - 1) * piece
-                  + layout.id_bytes * exchanges.ids_share * shape.reached * n * (rows - 1) / rows)
+                  + layout.id_bytes * exchanges.ids_share * shape.reached * n * (rows - 1) / rows
+                  + exchanges.small_levels * (rows - 1) * exchanges.segment_bytes())
         fold = 0.0
     else:
         bitmap = levels * ((cols - 1) + (rows - 1) + int(moves)) * piece
@@ -1204,7 +1259,7 @@ def project(scale: int, size: int, link: Link, scenario: Scenario, shape: GraphS
         return base + math.ceil(math.log2(group)) * link.step
 
     if one_column:
-        latency = (levels - 1) * ring(rows) + levels * small(size)
+        latency = exchanges.column_calls(levels) * ring(rows) + exchanges.host_calls(levels) * small(size)
     else:
         per_level = ring(cols) + ring(rows) + (NCCL_BASE + link.step if moves else 0.0) + small(size)
         per_fold = ring(cols) + small(cols)
@@ -1345,8 +1400,9 @@ def one_column_points(shape: GraphShape, constants: GPUConstants, m=ONE_COLUMN_R
     low, model high). The model (2x1 at SCALE 27 only, where the same
     machine timed P = 1 at SCALE 26, one GPU's share) is that P = 1 time
     plus the projection's one-column communication at P = 2 ('today', the
-    trace's 9 rows): latency and bytes at the link's two bandwidths. None
-    where there is no such P = 1 time."""
+    trace's 9 rows, the code that round ran: :func:`before_small_levels`):
+    latency and bytes at the link's two bandwidths. None where there is no
+    such P = 1 time."""
     today = scenarios(constants)[0]
     levels = len(m["trace_2x1_27"])
     rows = []
@@ -1355,7 +1411,7 @@ def one_column_points(shape: GraphShape, constants: GPUConstants, m=ONE_COLUMN_R
         for (grid, scale, mode), (seconds, gteps) in sorted(machine["searches"].items()):
             low = high = None
             if grid == "2x1" and scale == 27:
-                p = project(scale, 2, link, today, shape, levels, grid=(2, 1))
+                p = project(scale, 2, link, today, shape, levels, grid=(2, 1), exchanges=before_small_levels(m))
                 base = machine["p1"][0] + p.latency
                 low, high = base + p.comm_low, base + p.comm_high
             rows.append((name, machine["gpus"], machine["commit"], grid, scale, mode, seconds, gteps,
@@ -1372,7 +1428,8 @@ def four_gpu_points(shape: GraphShape, constants: GPUConstants, m=FOUR_GPU_ROUND
     timed as the series (the mean of its passes' GTEPS), model low, model
     high). The model of ``R x 1`` at SCALE 26 + log2 R: the machine's P = 1
     median (the mean over passes) plus the projection's one-column
-    communication ('today', ``levels`` trace rows); None off the series."""
+    communication ('today', ``levels`` trace rows, the code that round ran:
+    :func:`before_small_levels`); None off the series."""
     today = scenarios(constants)[0]
     rows = []
     for name, machine in sorted(m["machines"].items()):
@@ -1384,7 +1441,8 @@ def four_gpu_points(shape: GraphShape, constants: GPUConstants, m=FOUR_GPU_ROUND
             size = int(grid.split("x")[0]) * int(grid.split("x")[1])
             low = high = None
             if grid.endswith("x1") and p1_seconds is not None and scale == 26 + int(math.log2(size)):
-                p = project(scale, size, link, today, shape, levels, grid=(size, 1))
+                p = project(scale, size, link, today, shape, levels, grid=(size, 1),
+                            exchanges=before_small_levels())
                 low, high = p1_seconds + p.latency + p.comm_low, p1_seconds + p.latency + p.comm_high
             rows.append((name, grid, scale, binding, seconds, gteps,
                          None if machine["single"] is None else gteps / machine["single"][1],
@@ -1427,10 +1485,12 @@ def column_allgather_levels(m=ONE_COLUMN_ROUND, link: Link = NVLINK) -> list[tup
     Bytes: a piece of the bitmap (2^26 vertices, 8.4 MB) or rank 0's found
     vertices as ids (the root level: one id; what the other rank sends is
     taken as equal); the model: NCCL's base, one ring step, the bytes over
-    the link."""
+    the link. The forms are those of the code that made the trace
+    (:func:`before_small_levels`: the root's id sent, no small levels)."""
     layout = Layout(1 << 27, 2, 1, nccl=True)
     rows = []
-    for (level, _, found, _, _, _, seconds), form in zip(m["trace_2x1_27"], one_column_forms(m)):
+    forms = one_column_forms(m, fixed_ids_edges=0, root_sent=True)
+    for (level, _, found, _, _, _, seconds), form in zip(m["trace_2x1_27"], forms):
         if form == "none":
             continue
         nbytes = layout.piece_bytes if form == "bitmap" else layout.id_bytes * (1 if level == 0 else found)

@@ -320,12 +320,24 @@ def test_gpu_exchange_form():
     assert [sm.gpu_exchange(one, 0, "root", td, 1), sm.gpu_exchange(one, 1, td, bu, 5),
             sm.gpu_exchange(one, 2, bu, td, 5), sm.gpu_exchange(one, 2, bu, td, 5, cooperative=True)] == [
         "bitmap", "none", "none", "bitmap"]
-    # machine E's 2x1 SCALE 27 trace: ids before every top-down level, bitmaps before the three bottom-up ones
-    assert sm.one_column_forms() == ["ids", "ids", "bitmap", "bitmap", "bitmap", "ids", "ids", "ids", "none"]
-    exchanges = sm.one_column_exchanges()
-    assert exchanges.bitmaps == 3
-    assert exchanges.ids_share == pytest.approx((2 + 155087 + 442 + 2) / (
-        2 + 17356 + 14529439 + 16816884 + 155087 + 442 + 2))
+    # machine E's 2x1 SCALE 27 trace under the code it ran: ids before every top-down level, bitmaps before the
+    # three bottom-up ones
+    assert sm.one_column_forms(fixed_ids_edges=0, root_sent=True) == [
+        "ids", "ids", "bitmap", "bitmap", "bitmap", "ids", "ids", "ids", "none"]
+    reached = 2 + 17356 + 14529439 + 16816884 + 155087 + 442 + 2
+    before = sm.before_small_levels()
+    assert (before.bitmaps, before.root_sent, before.small_levels, before.small_last) == (3, True, 0, False)
+    assert before.ids_share == pytest.approx((2 + 155087 + 442 + 2) / reached)
+    assert (before.column_calls(9), before.host_calls(9)) == (8, 9)
+    # today's code: nobody sends the root; levels 1, 7 and 8 (at most 2^14 arcs: twice rank 0's 2, 411 and 3)
+    # are small, the last one exchanged; level 2 (twice 17666 arcs) is not
+    assert sm.one_column_forms() == ["none", "fixed", "bitmap", "bitmap", "bitmap", "ids", "ids", "fixed", "fixed"]
+    today = sm.one_column_exchanges()
+    assert (today.bitmaps, today.root_sent, today.small_levels, today.small_last) == (3, False, 3, True)
+    assert today.ids_share == pytest.approx((155087 + 442) / reached)
+    assert (today.column_calls(9), today.host_calls(9), today.segment_bytes()) == (8, 6, 8 * ((1 << 14) + 3))
+    # a K under level 7's 822 arcs leaves only levels 1 and 8 small
+    assert sm.one_column_forms(fixed_ids_edges=100)[7:] == ["ids", "fixed"]
 
 
 def _gpu_report(path, rows, grid="2x1", scale=12, root=3000):
@@ -520,15 +532,22 @@ def test_predict_levels_gpu_kinds():
 
 def test_the_one_column_projection_by_hand():
     """2x1 at SCALE 27 with the trace's 9 rows: no fold; 3 bitmaps of a
-    2^26-vertex piece and the trace's ids share of the reached vertices at 4
-    bytes (half of them from the other rank); 8 column all-gathers (NCCL's
-    8.4 us + 1 NVLink step) and 9 host all-gathers (20 us + 1 step)."""
+    2^26-vertex piece, the trace's ids share of the reached vertices at 4
+    bytes (half of them from the other rank) and 3 small levels' segments
+    from the other rank; 8 column all-gathers (NCCL's 8.4 us + 1 NVLink
+    step) and 6 host all-gathers (20 us + 1 step). The earlier rounds' code
+    (the root sent, no small levels): 9 host all-gathers, no segments."""
     today, floor = sm.scenarios(sm.gpu_constants())
     p = sm.project(27, 2, sm.NVLINK, today, SHAPE_22, 9, grid=(2, 1))
     share = sm.one_column_exchanges().ids_share
+    segment = 8 * ((1 << 14) + 3)
     assert p.grid == "2x1" and p.fold_bytes == 0
-    assert p.bitmap_bytes == pytest.approx(3 * (1 << 23) + 4 * share * 0.57 * (1 << 27) / 2)
-    assert p.latency == pytest.approx(8 * (8.4e-6 + 3.4e-6) + 9 * (20e-6 + 3.4e-6))
+    assert p.bitmap_bytes == pytest.approx(3 * (1 << 23) + 4 * share * 0.57 * (1 << 27) / 2 + 3 * segment)
+    assert p.latency == pytest.approx(8 * (8.4e-6 + 3.4e-6) + 6 * (20e-6 + 3.4e-6))
+    old = sm.project(27, 2, sm.NVLINK, today, SHAPE_22, 9, grid=(2, 1), exchanges=sm.before_small_levels())
+    old_share = sm.before_small_levels().ids_share
+    assert old.bitmap_bytes == pytest.approx(3 * (1 << 23) + 4 * old_share * 0.57 * (1 << 27) / 2)
+    assert old.latency == pytest.approx(8 * (8.4e-6 + 3.4e-6) + 9 * (20e-6 + 3.4e-6))
     assert p.compute == pytest.approx(ONE_RANK_26)
     assert (p.comm_low, p.comm_high) == pytest.approx((p.bitmap_bytes / 450e9, p.bitmap_bytes / 300e9))
     from wavefront.distributed.memory import block_bytes
@@ -536,8 +555,9 @@ def test_the_one_column_projection_by_hand():
     assert p.block_bytes == block_bytes(27, 16, 2, 2, 1)
     # 64 x 1 at SCALE 30: the bitmaps stay about n/8 each (63 pieces of 2^24 vertices), the rings grow to 63 steps
     q = sm.project(30, 64, sm.NVLINK, floor, SHAPE_22, 8, grid=(64, 1))
-    assert q.bitmap_bytes == pytest.approx(3 * 63 * (1 << 21) + 4 * share * 0.57 * (1 << 30) * 63 / 64)
-    assert q.latency == pytest.approx(7 * (8.4e-6 + 63 * 3.4e-6) + 8 * (8.4e-6 + 6 * 3.4e-6))
+    assert q.bitmap_bytes == pytest.approx(3 * 63 * (1 << 21) + 4 * share * 0.57 * (1 << 30) * 63 / 64
+                                           + 3 * 63 * segment)
+    assert q.latency == pytest.approx(7 * (8.4e-6 + 63 * 3.4e-6) + 5 * (8.4e-6 + 6 * 3.4e-6))
     with pytest.raises(ValueError, match="ranks, not"):
         sm.project(27, 4, sm.NVLINK, today, SHAPE_22, grid=(2, 1))
     # the default stays the most square grid
@@ -561,7 +581,8 @@ def test_fourth_round_points_are_compared_within_each_machine():
         pytest.approx(2.81, abs=0.01)
     # the model of a 2x1 SCALE 27 search: the same machine's P = 1 SCALE 26 plus the one-column communication
     seconds, _, _, low, high = points[("E", "2x1", 27, "back to back")]
-    comm = sm.project(27, 2, sm.NVLINK, sm.scenarios(sm.gpu_constants())[0], SHAPE_22, 9, grid=(2, 1))
+    comm = sm.project(27, 2, sm.NVLINK, sm.scenarios(sm.gpu_constants())[0], SHAPE_22, 9, grid=(2, 1),
+                      exchanges=sm.before_small_levels())  # the code that round ran
     assert (low, high) == pytest.approx((3.16e-3 + comm.latency + comm.comm_low, 3.16e-3 + comm.latency
                                          + comm.comm_high))
     assert 1.45 < seconds / high < seconds / low < 1.55  # against 3.9-4.2x for 1x2 in the third round
@@ -604,8 +625,8 @@ def test_where_communication_takes_over_on_one_column():
     strong = sm.one_column_crossover("strong", sm.NVLINK, today, SHAPE_22, 8, strong_scale=30)
     assert sm.crossover_size(strong, "low") == sm.crossover_size(strong, "high") == 64
     by_p = {row[0]: row for row in strong}
-    latency = 7 * (8.4e-6 + 63 * 3.4e-6) + 8 * (20e-6 + 6 * 3.4e-6)
-    moved = 3 * 63 * (1 << 21) + 4 * share * 0.57 * (1 << 30) * 63 / 64
+    latency = 7 * (8.4e-6 + 63 * 3.4e-6) + 5 * (20e-6 + 6 * 3.4e-6)  # no host all-gather on 3 small levels
+    moved = 3 * 63 * (1 << 21) + 4 * share * 0.57 * (1 << 30) * 63 / 64 + 3 * 63 * 8 * ((1 << 14) + 3)
     assert by_p[64][7] == pytest.approx((latency + moved / 300e9) / ONE_RANK_24)
     # one column first holds SCALE 30 at 16 H100s (in powers of two), short of where communication takes over
     assert next(row[0] for row in strong if row[8]) == 16 and by_p[16][7] < by_p[32][7] < 1
@@ -815,7 +836,8 @@ def test_the_four_gpu_round_is_compared_within_each_machine():
     assert single == pytest.approx(991.1 / 504.2) and p1 == pytest.approx(991.1 / np.mean([451.1, 414.4, 438.5,
                                                                                               436.6]))
     p1_seconds = np.mean([2.27e-3, 2.44e-3, 2.30e-3, 2.30e-3])
-    p = sm.project(28, 4, sm.NVLINK, sm.scenarios(sm.gpu_constants())[0], SHAPE_22, 9, grid=(4, 1))
+    p = sm.project(28, 4, sm.NVLINK, sm.scenarios(sm.gpu_constants())[0], SHAPE_22, 9, grid=(4, 1),
+                   exchanges=sm.before_small_levels())  # the code that round ran
     assert (low, high) == (pytest.approx(p1_seconds + p.latency + p.comm_low),
                            pytest.approx(p1_seconds + p.latency + p.comm_high))
     assert points[("F", "2x2", 28, "unbound")][4] is None  # off the one-column series: no model
