@@ -469,7 +469,8 @@ def test_device_allgatherv_in_a_world_of_one(transport):
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("size, transport, grid", [(1, "nccl", None), (2, "mpi", None), (2, "auto", None),
-                                                   (2, "nccl", None), (2, "nccl", "2x1"), (2, "mpi", "2x1")])
+                                                   (2, "nccl", None), (2, "nccl", "2x1"), (2, "mpi", "2x1"),
+                                                   (4, "mpi", "4x1"), (4, "nccl", "4x1")])
 def test_mpirun_gpu_blocks(size, transport, grid, tmp_path):
     """Each rank takes its node-local GPU. With one GPU P = 2 shares it, so
     NCCL (which refuses two ranks on one GPU) gives way to host staging; with
@@ -981,21 +982,23 @@ def test_mpirun_gpu_overlap_on_one_column(chunks, transport, tmp_path):
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("transport", ["nccl", "mpi"])
-def test_mpirun_gpu_small_levels_with_a_fixed_exchange(transport, tmp_path):
-    """2x1 with small top-down levels run as one kernel and their finds and
+@pytest.mark.parametrize("size, transport", [(2, "nccl"), (2, "mpi"), (4, "mpi"), (4, "nccl")])
+def test_mpirun_gpu_small_levels_with_a_fixed_exchange(size, transport, tmp_path):
+    """R x 1 with small top-down levels run as one kernel and their finds and
     totals sent as fixed-size segments (DistributedTuning.fixed_ids_edges):
     every level equals the single-process search's and the distributed
     validator passes, with the form on and off; on, the top-down searches'
-    small levels have no totals' all-gather."""
+    small levels have no totals' all-gather. Four ranks put every segment
+    past the first at an offset (host staging shares two GPUs among them)."""
     import cupy
 
-    if transport == "nccl" and cupy.cuda.runtime.getDeviceCount() < 2:
-        pytest.skip(f"NCCL needs a GPU per rank: 2 ranks, {cupy.cuda.runtime.getDeviceCount()} GPU(s)")
+    if transport == "nccl" and cupy.cuda.runtime.getDeviceCount() < size:
+        pytest.skip(f"NCCL needs a GPU per rank: {size} ranks, {cupy.cuda.runtime.getDeviceCount()} GPU(s)")
     for fixed in (0, 1 << 14):
         out = tmp_path / f"summary{fixed}.json"
-        done = mpirun(2, sys.executable, SCRIPTS / "check_gpu_bfs.py", "--scale", 12, "--roots", 2, "--grid", "2x1",
-                      "--transport", transport, "--fixed-ids-edges", fixed, "--out", out, timeout=300)
+        done = mpirun(size, sys.executable, SCRIPTS / "check_gpu_bfs.py", "--scale", 12, "--roots", 2,
+                      "--grid", f"{size}x1", "--transport", transport, "--fixed-ids-edges", fixed, "--out", out,
+                      timeout=300)
         assert done.returncode == 0, done.stderr[-3000:]
         summary = json.loads(out.read_text())
         assert summary["searches"] == 2 * 3
