@@ -1008,7 +1008,8 @@ def test_mpirun_gpu_small_levels_with_a_fixed_exchange(size, transport, tmp_path
 def test_fixed_ids_edges_tuning_is_checked():
     assert wd.DistributedTuning().fixed_ids_edges == 1 << 14
     assert wd.DistributedTuning(fixed_ids_edges=np.int64(0)).fixed_ids_edges == 0
-    for bad in (-1, True, 2.5, "8", (1 << 24) + 1):
+    assert wd.DistributedTuning(fixed_ids_edges=1 << 20).fixed_ids_edges == 1 << 20
+    for bad in (-1, True, 2.5, "8", (1 << 20) + 1):
         with pytest.raises(ValueError, match="fixed_ids_edges"):
             wd.DistributedTuning(fixed_ids_edges=bad)
 

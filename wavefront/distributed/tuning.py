@@ -64,7 +64,11 @@ class DistributedTuning:
       examined, ids) in an all-gather of equal parts, which also carries the
       level's totals: no rank can find more than K vertices. 0 runs every
       top-down level as the edge-balanced step with an all-gather-v of the
-      ids and a host all-gather of the totals.
+      ids and a host all-gather of the totals. A rank holds R + 1 segments
+      of (K + 3) 8 bytes; the all-gather moves (R - 1) of them a small level,
+      so at large R a smaller K pays (docs/scaling.md: near 100 ranks).
+      2^14 beat 0 and 2^16 on 2 x H100 at SCALE 27 (``docs/decisions/
+      distributed.md``, "GPU runs, seventh round").
 
     A world of one on a GPU:
 
@@ -141,7 +145,9 @@ def check_cpu_share(value) -> float | str:
 
 
 MAX_OVERLAP_CHUNKS = 64  # a chunk is two launches and a grouped send/receive: past this, launches dominate
-MAX_FIXED_IDS_EDGES = 1 << 24  # a segment of 128 MiB a rank: past this the all-gather's bytes outweigh the host calls
+# A segment of 8 MiB a rank; a rank holds its own and the R gathered ones. 2^16 already lost to 2^14 on
+# 2 x H100 (docs/decisions/distributed.md, "GPU runs, seventh round"): past this the bytes only grow.
+MAX_FIXED_IDS_EDGES = 1 << 20
 
 
 def check_overlap_chunks(value) -> int:
