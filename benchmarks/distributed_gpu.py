@@ -45,6 +45,14 @@ def overlap_list(text: str) -> list[int]:
     return [overlap_chunks(k) for k in text.split(",")]
 
 
+def fixed_ids_list(text: str) -> list[int]:
+    """``--ab-fixed-ids`` values, each checked as the tuning checks it (before the graph is built)."""
+    try:
+        return [wd.DistributedTuning(fixed_ids_edges=int(k)).fixed_ids_edges for k in text.split(",")]
+    except (TypeError, ValueError) as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 def positive(text: str) -> int:
     value = int(text)
     if value < 1:
@@ -76,8 +84,7 @@ def main() -> None:
     parser.add_argument("--ab-overlap", type=overlap_list, metavar="K,K,...", default=None,
                         help="then an A/B of overlap_chunks values on the same graph: two passes, each timing the "
                              "roots back to back under every value in turn")
-    parser.add_argument("--ab-fixed-ids", type=lambda text: [int(k) for k in text.split(",")], metavar="K,K,...",
-                        default=None,
+    parser.add_argument("--ab-fixed-ids", type=fixed_ids_list, metavar="K,K,...", default=None,
                         help="then an A/B of DistributedTuning.fixed_ids_edges values (0: off) on the same graph: "
                              "two passes, each timing the roots back to back under every value in turn")
     parser.add_argument("--trace", action="store_true",

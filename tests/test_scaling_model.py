@@ -8,6 +8,7 @@ equal the model's, which derives them from the regenerated graph alone.
 """
 from __future__ import annotations
 
+import argparse
 import importlib.util
 import json
 import sys
@@ -783,6 +784,11 @@ def test_the_gpu_benchmark_s_trace_report_is_what_the_model_reads(tmp_path):
     assert check.ok and check.compared == 2 * sum(len(row["collectives"]) for row in rows), check.mismatches
     with pytest.raises(FileExistsError):
         bench.write_trace_report(path, 12, grid, "nccl", "NVIDIA H200", 3000, rows)
+    # its A/B of small levels takes the values the tuning takes, and refuses the rest before building a graph
+    assert bench.fixed_ids_list("0,16384") == [0, 16384]
+    for bad in ("-1", "x", f"{(1 << 20) + 1}"):
+        with pytest.raises(argparse.ArgumentTypeError, match="fixed_ids_edges|invalid literal"):
+            bench.fixed_ids_list(bad)
 
 
 def test_a_world_of_one_running_the_single_gpu_search_exchanges_nothing(tmp_path):
