@@ -289,6 +289,24 @@ def test_edge_limit_hands_levels_back_exactly_as_the_edge_mode_does():
 
 
 @gpu
+def test_levels_of_one_two_and_more_passes():
+    """The padded kernel runs a level of one or two passes of the block
+    through an instance holding just those passes, and wider ones through
+    the SB_PAD_CHUNK-pass instance: frontiers of 1 to 24 passes (the first
+    tree: L = 8 lanes a vertex, 128 vertices a pass, levels of 256, 1024 and
+    3072; the second: 256 a pass, levels of 729 and 1458), with the edge
+    count taken first (low edge limits) and on a road-like graph, all as the
+    edge kernel runs them."""
+    every_mode(layered_tree([4, 4, 4, 4, 4, 3, 1, 2, 1, 1], directed=False), 0)
+    every_mode(layered_tree([3, 3, 3, 3, 3, 3, 2, 1, 1]), 0, method="hybrid")
+    for limit in (5, 7, 40, 300):
+        every_mode(grid(24, 24), 5, single_block_edges=limit)
+    g = road_like(20_000, seed=5)
+    for source in (0, g.n // 2):
+        assert all(in_block(every_mode(g, source, method="hybrid")))
+
+
+@gpu
 def test_int64_vertex_ids():
     """The 64-bit instantiation (two items per thread, a 2048-vertex queue;
     padded rows of 64-bit ids)."""

@@ -253,10 +253,11 @@ single_block_levels(const vid_t* frontier, long long count, int first_level, int
 #define SB_PAD_MAX_SLOTS 4  // K at most (abi.PADDED_MAX_SLOTS)
 #endif
 
-// This thread's slots of the rows of passes [first, first + SB_PAD_CHUNK)
+// This thread's slots of the rows of passes [first, first + CHUNK)
 // that exist (`passes` is uniform: passes past it cost no instructions):
 // slot k of pass p into w[p][k], bit p * SB_PAD_MAX_SLOTS + k of the result
 // set where it holds a neighbour.
+template <int CHUNK>
 __device__ __forceinline__ unsigned int sb_padded_chunk(const vid_t* __restrict__ padded, const vid_t* queue,
                                                         unsigned int size, unsigned int first, unsigned int passes,
                                                         unsigned int group, unsigned int per_pass, int width_log2,
@@ -264,7 +265,7 @@ __device__ __forceinline__ unsigned int sb_padded_chunk(const vid_t* __restrict_
                                                         vid_t (*w)[SB_PAD_MAX_SLOTS]) {
     unsigned int valid = 0;
 #pragma unroll
-    for (int p = 0; p < SB_PAD_CHUNK; ++p) {
+    for (int p = 0; p < CHUNK; ++p) {
 #pragma unroll
         for (int k = 0; k < SB_PAD_MAX_SLOTS; ++k) w[p][k] = -1;
         if (first + p < passes) {
@@ -308,9 +309,10 @@ struct SbPadded {
         return (size + per_pass - 1) >> pass_shift;
     }
 
+    template <int CHUNK = SB_PAD_CHUNK>
     __device__ __forceinline__ unsigned int chunk(const vid_t* queue, unsigned int size, unsigned int first,
                                                   vid_t (*w)[SB_PAD_MAX_SLOTS]) const {
-        return sb_padded_chunk(padded, queue, size, first, passes(size), group, per_pass, width_log2, slot0, slots,
+        return sb_padded_chunk<CHUNK>(padded, queue, size, first, passes(size), group, per_pass, width_log2, slot0, slots,
                                w);
     }
 
@@ -328,27 +330,29 @@ struct SbPadded {
 
     // One level from queue_in[:size] into queue_out (overflow into `next`),
     // winners and (unless `counted`) arcs added to *tail and *edges.
-    template <class Claim>
+    // CHUNK: the passes a thread holds at once (SB_PAD_CHUNK, or the level's
+    // passes where fewer: the unrolled checks of absent passes then cost nothing).
+    template <int CHUNK, class Claim>
     __device__ __forceinline__ void level(const vid_t* queue_in, unsigned int size, vid_t* queue_out, int level,
                                           bool counted, vid_t (*w)[SB_PAD_MAX_SLOTS], unsigned int valid,
                                           unsigned int* tail, unsigned int* edges, int* levels, long long* parents,
                                           vid_t* next, counter_t* counters, Claim claim) const {
         if (warp_group >= size) return;  // warps past the frontier go straight to the barrier
         const unsigned int all = passes(size);
-        for (unsigned int first = 0; first < all; first += SB_PAD_CHUNK) {
+        for (unsigned int first = 0; first < all; first += CHUNK) {
             if (!(counted && first == 0))  // the first chunk is still in registers after a count
-                valid = chunk(queue_in, size, first, w);
+                valid = chunk<CHUNK>(queue_in, size, first, w);
             const unsigned int warp_edges = counted ? 0u : __reduce_add_sync(WF_FULL_MASK, __popc(valid));
             // Slot k of every pass, then the next k while some lane of the warp has one.
 #pragma unroll
             for (int k = 0; k < SB_PAD_MAX_SLOTS; ++k) {
                 unsigned int mask = 0;
 #pragma unroll
-                for (int p = 0; p < SB_PAD_CHUNK; ++p) mask |= 1u << (p * SB_PAD_MAX_SLOTS + k);
+                for (int p = 0; p < CHUNK; ++p) mask |= 1u << (p * SB_PAD_MAX_SLOTS + k);
                 if (k > 0 && !__any_sync(WF_FULL_MASK, valid & mask)) break;
                 unsigned int wins = 0;
 #pragma unroll
-                for (int p = 0; p < SB_PAD_CHUNK; ++p) {
+                for (int p = 0; p < CHUNK; ++p) {
                     const unsigned int bit = 1u << (p * SB_PAD_MAX_SLOTS + k);
                     if ((valid & bit) && claim(w[p][k])) {
                         record_visit(levels, parents, w[p][k], level, queue_in[group + (first + p) * per_pass]);
@@ -356,10 +360,10 @@ struct SbPadded {
                     }
                 }
                 // A ballot a pass places every winner; one shared atomic a warp.
-                unsigned int won_by[SB_PAD_CHUNK];
+                unsigned int won_by[CHUNK];
                 unsigned int warp_won = 0;
 #pragma unroll
-                for (int p = 0; p < SB_PAD_CHUNK; ++p) {
+                for (int p = 0; p < CHUNK; ++p) {
                     won_by[p] = 0;
                     if (first + p < all) {
                         won_by[p] = __ballot_sync(WF_FULL_MASK, wins >> (p * SB_PAD_MAX_SLOTS + k) & 1u);
@@ -374,7 +378,7 @@ struct SbPadded {
                 if (warp_won) {
                     base = __shfl_sync(WF_FULL_MASK, base, 0);
 #pragma unroll
-                    for (int p = 0; p < SB_PAD_CHUNK; ++p) {
+                    for (int p = 0; p < CHUNK; ++p) {
                         if (wins >> (p * SB_PAD_MAX_SLOTS + k) & 1u)
                             sb_push(w[p][k], base + __popc(won_by[p] & below), queue_out, next, counters);
                         base += __popc(won_by[p]);
@@ -420,8 +424,21 @@ __device__ __forceinline__ void sb_padded_levels(const SbPadded& rows, Claim cla
             tails[after] = 0;
             edges[after] = 0;
         }
-        rows.level(queue[current], size, queue[current ^ 1], level, counted, w, valid, &tails[at], &edges[at], levels,
-                   parents, next, counters, claim);
+        // Uniform: the instance that holds as many passes as the level has
+        // where that is fewer than SB_PAD_CHUNK (most road levels are one or
+        // two passes of SB_THREADS / L vertices), so the unrolled checks of
+        // absent passes leave the level's critical path (H100, in the block:
+        // amsterdam 1.51 -> 1.23 us a level, seattle 2.39 -> 2.19).
+        const unsigned int passes = rows.passes(size);
+        if (passes == 1)
+            rows.template level<1>(queue[current], size, queue[current ^ 1], level, counted, w, valid, &tails[at],
+                                   &edges[at], levels, parents, next, counters, claim);
+        else if (passes == 2)
+            rows.template level<2>(queue[current], size, queue[current ^ 1], level, counted, w, valid, &tails[at],
+                                   &edges[at], levels, parents, next, counters, claim);
+        else
+            rows.template level<SB_PAD_CHUNK>(queue[current], size, queue[current ^ 1], level, counted, w, valid,
+                                              &tails[at], &edges[at], levels, parents, next, counters, claim);
         __syncthreads();
         unsigned int found = tails[at];
         if (threadIdx.x == 0) sb_level_row(level_stats, first_level, level, size, edges[at]);
