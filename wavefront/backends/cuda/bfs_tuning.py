@@ -86,9 +86,6 @@ class BFSTuning:
     """``single_block_balance="auto"`` takes the padded rows on graphs whose
     largest out-degree is at most this (rows of at most 8 ids, 32 bytes a
     vertex at 32-bit ids)."""
-    single_block_test_before_claim: bool = True
-    """The padded single block's shared-memory claims read the bit before the
-    atomic (False: the atomic alone, one dependent shared access less)."""
     grid_levels: bool = True
     """Top-down levels too big for the single block run in one persistent
     grid launch (kernels/bfs_grid_levels.cu), as many in a row as the
@@ -169,8 +166,6 @@ class BFSTuning:
 
     def defines(self, filename: str) -> dict[str, int]:
         """The ``#define``s this tuning gives ``kernels/<filename>``."""
-        if filename == "bfs_single_block.cu":
-            return {"SB_TEST_BEFORE_CLAIM": int(bool(self.single_block_test_before_claim))}
         if filename == "bfs_bottom_up.cu":
             return {"BU_SMALL_UNROLL": int(self.bottom_up_small_unroll),
                     "BU_LARGE_PROBE": int(self.bottom_up_large_probe)}
