@@ -338,12 +338,6 @@ def _single_block_function(balance: str, wide: bool, device_id: int, tuning: BFS
     return fn, True
 
 
-# ``indices`` carries padded_rows(graph) for the padded kernel (its parameter ``padded``).
-SingleBlockArgs = NamedTuple("SingleBlockArgs", [
-    ("frontier", Any), ("count", np.int64), ("first_level", np.int32), ("max_level", np.int32),
-    ("edge_limit", np.int64), ("shared_words", np.int64), *_TOP_DOWN_OUTPUTS, ("level_stats", Any)])
-
-
 def single_block_balance(graph, tuning: BFSTuning) -> str:
     """"edges" or "padded": the single-block kernel ``tuning`` picks for
     ``graph`` ("auto" takes the edges where the padded rows would not fit in
@@ -378,14 +372,28 @@ def single_block(graph, ws: BFSWorkspace, tuning: BFSTuning, count: int, level: 
     ``edge_limit`` out-edges (default ``tuning.single_block_edges``);
     edge-balanced or on padded rows as ``tuning`` picks for the graph (the
     same levels and trace rows either way)."""
-    fn, shared_ok, balance, shape = single_block_function(graph, ws.index64, tuning)
-    shared_words = ws.words if shared_ok and ws.words * 4 <= tuning.shared_visited_bytes else 0
-    args = tuple(SingleBlockArgs(
-        frontier=ws.queue_in, count=i64(count), first_level=np.int32(level), max_level=np.int32(max_level),
-        edge_limit=i64(tuning.single_block_edges if edge_limit is None else edge_limit),
-        shared_words=i64(shared_words), indptr=graph.indptr,
-        indices=padded_rows(graph) if balance == "padded" else graph.indices, levels=levels, parents=parents,
-        visited=ws.visited, next_queue=ws.queue_out, counters=ws.counters, level_stats=ws.level_stats))
-    if balance == "padded":  # size * max degree bounds a level's edges; the rows' shape
-        args += (np.int32(max_out_degree(graph)), *(np.int32(v) for v in shape))
-    fn((1,), (SINGLE_BLOCK_THREADS,), args, shared_mem=4 * shared_words)
+    fn, shared_words, rows, shape = _single_block_plan(graph, ws, tuning)
+    limit = tuning.single_block_edges if edge_limit is None else edge_limit
+    # The kernels' parameters (kernels/bfs_single_block.cu), in order.
+    fn((1,), (SINGLE_BLOCK_THREADS,),
+       (ws.queue_in, np.int64(count), np.int32(level), np.int32(max_level), np.int64(limit), *rows, levels, parents,
+        ws.visited, ws.queue_out, ws.counters, ws.level_stats, *shape), shared_mem=4 * shared_words)
+
+
+def _single_block_plan(graph, ws: BFSWorkspace, tuning: BFSTuning):
+    """(kernel, shared words, the arguments from the shared words to the rows,
+    the padded kernel's last ones) for ``graph``'s single block under
+    ``tuning``, worked out once per graph and tuning: a road search launches
+    the block once or a few times, and working them out at every launch
+    took ~13 us of host time (H100 host). The workspace's buffers are not
+    part of it: its queues and counters swap."""
+    key = ("cuda.bfs.single_block_plan", tuning)
+    plan = graph.derived.get(key)
+    if plan is None:
+        fn, shared_ok, balance, shape = single_block_function(graph, ws.index64, tuning)
+        shared_words = ws.words if shared_ok and ws.words * 4 <= tuning.shared_visited_bytes else 0
+        indices = padded_rows(graph) if balance == "padded" else graph.indices
+        # The padded kernel's bound on a level's edges (size * max degree) and its rows' shape.
+        last = (np.int32(max_out_degree(graph)), *(np.int32(v) for v in shape)) if balance == "padded" else ()
+        plan = graph.derived[key] = (fn, shared_words, (np.int64(shared_words), graph.indptr, indices), last)
+    return plan
