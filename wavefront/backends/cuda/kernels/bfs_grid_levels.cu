@@ -67,6 +67,9 @@
 #ifndef GL_MAX_SLOTS
 #define GL_MAX_SLOTS 4  // slots a lane holds at most (abi.PADDED_MAX_SLOTS)
 #endif
+#ifndef GL_TEST_BEFORE_CLAIM
+#define GL_TEST_BEFORE_CLAIM 1
+#endif
 #define GL_CTL_FOUND 1
 #define GL_CTL_DEGREE 4
 
@@ -159,7 +162,11 @@ grid_levels(const vid_t* frontier, vid_t* next, vid_t* log, unsigned long long* 
                 degree[j] = 0;
                 if (w[j] >= 0) {
                     degree[j] = (unsigned int)vertex_degree(indptr, w[j]);
+#if GL_TEST_BEFORE_CLAIM
                     if (!bit_test(visited, w[j])) open |= 1u << j;
+#else
+                    open |= 1u << j;
+#endif
                 }
             }
             unsigned int wins = 0, won_degree = 0;

@@ -249,6 +249,9 @@ single_block_levels(const vid_t* frontier, long long count, int first_level, int
 // before any claim; rows beyond the first SB_PAD_CHUNK passes are read twice
 // then.
 #define SB_PAD_CHUNK 4      // passes of the block a thread holds in registers
+#ifndef SB_FIT3
+#define SB_FIT3 0
+#endif
 #ifndef SB_PAD_MAX_SLOTS
 #define SB_PAD_MAX_SLOTS 4  // K at most (abi.PADDED_MAX_SLOTS)
 #endif
@@ -436,6 +439,11 @@ __device__ __forceinline__ void sb_padded_levels(const SbPadded& rows, Claim cla
         else if (passes == 2)
             rows.template level<2>(queue[current], size, queue[current ^ 1], level, counted, w, valid, &tails[at],
                                    &edges[at], levels, parents, next, counters, claim);
+#if SB_FIT3
+        else if (passes == 3)
+            rows.template level<3>(queue[current], size, queue[current ^ 1], level, counted, w, valid, &tails[at],
+                                   &edges[at], levels, parents, next, counters, claim);
+#endif
         else
             rows.template level<SB_PAD_CHUNK>(queue[current], size, queue[current ^ 1], level, counted, w, valid,
                                               &tails[at], &edges[at], levels, parents, next, counters, claim);
