@@ -289,12 +289,12 @@ def test_edge_limit_hands_levels_back_exactly_as_the_edge_mode_does():
 
 
 @gpu
-def test_levels_of_one_two_and_more_passes():
-    """The padded kernel runs a level of one or two passes of the block
+def test_levels_of_one_to_many_passes():
+    """The padded kernel runs a level of one to three passes of the block
     through an instance holding just those passes, and wider ones through
     the SB_PAD_CHUNK-pass instance: frontiers of 1 to 24 passes (the first
     tree: L = 8 lanes a vertex, 128 vertices a pass, levels of 256, 1024 and
-    3072; the second: 256 a pass, levels of 729 and 1458), with the edge
+    3072; the second: 256 a pass, levels of 729 (three passes) and 1458), with the edge
     count taken first (low edge limits) and on a road-like graph, all as the
     edge kernel runs them."""
     every_mode(layered_tree([4, 4, 4, 4, 4, 3, 1, 2, 1, 1], directed=False), 0)

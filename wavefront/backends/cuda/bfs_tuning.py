@@ -86,10 +86,6 @@ class BFSTuning:
     """``single_block_balance="auto"`` takes the padded rows on graphs whose
     largest out-degree is at most this (rows of at most 8 ids, 32 bytes a
     vertex at 32-bit ids)."""
-    ab_grid_test_first: bool = True
-    """A/B: the grid-levels kernel reads a candidate's bit before its claim."""
-    ab_single_block_fit3: bool = False
-    """A/B: a three-pass level of the padded block runs a three-pass instance."""
     grid_levels: bool = True
     """Top-down levels too big for the single block run in one persistent
     grid launch (kernels/bfs_grid_levels.cu), as many in a row as the
@@ -170,10 +166,6 @@ class BFSTuning:
 
     def defines(self, filename: str) -> dict[str, int]:
         """The ``#define``s this tuning gives ``kernels/<filename>``."""
-        if filename == "bfs_grid_levels.cu":
-            return {"GL_TEST_BEFORE_CLAIM": int(bool(self.ab_grid_test_first))}
-        if filename == "bfs_single_block.cu":
-            return {"SB_FIT3": int(bool(self.ab_single_block_fit3))}
         if filename == "bfs_bottom_up.cu":
             return {"BU_SMALL_UNROLL": int(self.bottom_up_small_unroll),
                     "BU_LARGE_PROBE": int(self.bottom_up_large_probe)}

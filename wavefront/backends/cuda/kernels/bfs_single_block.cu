@@ -249,9 +249,6 @@ single_block_levels(const vid_t* frontier, long long count, int first_level, int
 // before any claim; rows beyond the first SB_PAD_CHUNK passes are read twice
 // then.
 #define SB_PAD_CHUNK 4      // passes of the block a thread holds in registers
-#ifndef SB_FIT3
-#define SB_FIT3 0
-#endif
 #ifndef SB_PAD_MAX_SLOTS
 #define SB_PAD_MAX_SLOTS 4  // K at most (abi.PADDED_MAX_SLOTS)
 #endif
@@ -428,10 +425,11 @@ __device__ __forceinline__ void sb_padded_levels(const SbPadded& rows, Claim cla
             edges[after] = 0;
         }
         // Uniform: the instance that holds as many passes as the level has
-        // where that is fewer than SB_PAD_CHUNK (most road levels are one or
-        // two passes of SB_THREADS / L vertices), so the unrolled checks of
+        // where that is fewer than SB_PAD_CHUNK (most road levels are one to
+        // three passes of SB_THREADS / L vertices), so the unrolled checks of
         // absent passes leave the level's critical path (H100, in the block:
-        // amsterdam 1.51 -> 1.23 us a level, seattle 2.39 -> 2.19).
+        // amsterdam 1.51 -> 1.23 us a level, seattle 2.39 -> 2.19 with one
+        // and two, 2.17 -> 2.13 with three).
         const unsigned int passes = rows.passes(size);
         if (passes == 1)
             rows.template level<1>(queue[current], size, queue[current ^ 1], level, counted, w, valid, &tails[at],
@@ -439,11 +437,9 @@ __device__ __forceinline__ void sb_padded_levels(const SbPadded& rows, Claim cla
         else if (passes == 2)
             rows.template level<2>(queue[current], size, queue[current ^ 1], level, counted, w, valid, &tails[at],
                                    &edges[at], levels, parents, next, counters, claim);
-#if SB_FIT3
         else if (passes == 3)
             rows.template level<3>(queue[current], size, queue[current ^ 1], level, counted, w, valid, &tails[at],
                                    &edges[at], levels, parents, next, counters, claim);
-#endif
         else
             rows.template level<SB_PAD_CHUNK>(queue[current], size, queue[current ^ 1], level, counted, w, valid,
                                               &tails[at], &edges[at], levels, parents, next, counters, claim);
