@@ -488,6 +488,54 @@ def test_road_network_seattle():
         assert wavefront.path(wavefront.SSSPResult(0, parents, distances=dist), reached[-1])[0] == 0
 
 
+def test_auto_runs_regions_on_small_roads_and_delta_stepping_elsewhere():
+    """``auto``'s rule (``regions_preferred``) on the GPU: amsterdam (1 162
+    arcs a region on 132 SMs) runs ``regions``; a road-like graph of 148 k
+    vertices and 3.2 arcs a vertex, a Kronecker graph, a bucket width given
+    (``delta``, delta-stepping's option) or the rule turned off run
+    delta-stepping; every answer is Dijkstra's."""
+    from scipy.sparse.csgraph import dijkstra
+
+    from wavefront.generators import kronecker, road_like
+
+    cases = [(wavefront.read_graph(road_file("amsterdam.gr.gz")), {}, "regions"),
+             (road_like(148_000, seed=1), {}, "delta-stepping"),
+             (kronecker(12, seed=1), {}, "delta-stepping")]
+    g = cases[0][0]
+    cases += [(g, {"delta": 2000.0}, "delta-stepping"),
+              (g, {"tuning": SSSPTuning(auto_regions_arcs_per_sm=0)}, "delta-stepping"),
+              (g, {"cutoff": 5000.0}, "regions")]
+    for graph, options, method in cases:
+        gg = graph.to("cuda")
+        full = dijkstra(graph.to_scipy().astype(np.float64), indices=3)
+        cut = options.get("cutoff", np.inf)
+        dist, _, r = run(gg, 3, "auto", **options)
+        assert r.method == method, (graph, options)
+        np.testing.assert_allclose(dist, np.where(full <= cut, full, np.inf), rtol=1e-5)
+
+
+def test_auto_falls_back_to_delta_stepping_where_regions_refuse():
+    """A tuning whose regions cannot fit shared memory (one region for the
+    whole graph): ``auto`` runs delta-stepping, and remembers the refusal."""
+    from scipy.sparse.csgraph import dijkstra
+
+    from wavefront.errors import MethodLimitError
+
+    from wavefront.generators import road_like
+
+    g = road_like(20_000, seed=2, mean_degree=2.3)
+    gg = g.to("cuda")
+    tuning = SSSPTuning(region_min_vertices=10**9)
+    with pytest.raises(MethodLimitError):
+        wavefront.sssp(gg, 0, method="regions", tuning=tuning)
+    expected = dijkstra(g.to_scipy().astype(np.float64), indices=0)
+    for _ in range(2):
+        dist, _, r = run(gg, 0, "auto", tuning=tuning)
+        assert r.method == "delta-stepping"
+        np.testing.assert_array_equal(dist, expected)
+    assert gg.derived.get("cuda.sssp.regions_refused")
+
+
 def test_kronecker_float32_graph500_rules():
     from scipy.sparse.csgraph import dijkstra
 

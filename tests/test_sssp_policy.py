@@ -351,3 +351,25 @@ def test_region_tuning_checks_its_values():
     plain = shared_bytes(517, 0, 4, 4, 4)
     assert plain % 16 == 0 and shared_bytes(517, 1308, 4, 4, 4) >= plain + 1308 * 8 + 4 * 518
     assert shared_bytes(517, 1308, 4, 4, 0) < shared_bytes(517, 1308, 4, 4, 4)
+
+
+def test_auto_takes_regions_on_small_road_networks_only():
+    """``auto``'s rule, on the shapes measured against delta-stepping (H100,
+    132 SMs; docs/decisions/cuda-sssp.md): regions where a region holds at
+    most 1 800 arcs of a graph whose out-degrees are at most 8."""
+    from wavefront.backends.cuda.sssp import regions_preferred
+    from wavefront.backends.cuda.sssp_tuning import SSSPTuning
+
+    tuning = SSSPTuning()
+    assert regions_preferred(68_213, 153_424, 7, 132, tuning)  # amsterdam: 0.72x delta-stepping
+    assert regions_preferred(8_000, 18_400, 6, 132, tuning)  # road-like 8 k: 0.76x
+    assert regions_preferred(100_000, 230_000, 8, 132, tuning)  # road-like 100 k: 0.89x
+    assert not regions_preferred(148_463, 346_220, 7, 132, tuning)  # seattle: 2 623 arcs a region
+    assert not regions_preferred(148_000, 473_386, 8, 132, tuning)  # road-like 148 k, 3.2 arcs a vertex: 1.44x
+    assert not regions_preferred(120_000, 311_000, 8, 132, tuning)  # road-like 120 k, 2.6 a vertex: 1.13x
+    assert not regions_preferred(4_096, 120_000, 900, 132, tuning)  # a hub: not road-shaped
+    assert not regions_preferred(0, 0, 0, 132, tuning)
+    assert regions_preferred(68_213, 153_424, 7, 66, tuning) is False  # half the SMs: 2 325 arcs a region
+    assert not regions_preferred(68_213, 153_424, 7, 132, SSSPTuning(auto_regions_arcs_per_sm=0))
+    with pytest.raises(ValueError, match="auto_regions_arcs_per_sm"):
+        SSSPTuning(auto_regions_arcs_per_sm=-1)

@@ -9,8 +9,8 @@
 * ``regions`` — for road networks: one persistent block per region of the
   graph, the region's distances in shared memory, boundary updates between
   blocks as messages (:mod:`.sssp_regions`).
-* ``auto`` — delta-stepping (fastest on every graph measured;
-  docs/decisions/cuda-sssp.md).
+* ``auto`` — ``regions`` on small road networks (:func:`regions_preferred`),
+  delta-stepping elsewhere (docs/decisions/cuda-sssp.md).
 
 Every method accepts ``cutoff=`` and ``tuning=`` (an
 :class:`~.sssp_tuning.SSSPTuning`; default: the measured winners) and returns
@@ -21,6 +21,7 @@ the shared set-up are in :mod:`.sssp_common`.
 from __future__ import annotations
 
 from ..._sources import multi_source
+from ...errors import MethodLimitError
 from ...results import SSSPResult
 from .sssp_common import prepare_search
 from .sssp_delta import delta_stepping, prepare
@@ -28,7 +29,8 @@ from .sssp_harish import adaptive, bellman_ford, frontier
 from .sssp_regions import region_sssp
 from .sssp_tuning import SSSPTuning, tuning_or_default
 
-__all__ = ["SSSPTuning", "adaptive", "auto", "bellman_ford", "delta_stepping", "frontier", "prepare", "regions"]
+__all__ = ["SSSPTuning", "adaptive", "auto", "bellman_ford", "delta_stepping", "frontier", "prepare", "regions",
+           "regions_preferred"]
 
 
 @multi_source
@@ -45,7 +47,38 @@ def regions(graph, source, *, cutoff=None, delta=None, tuning: SSSPTuning | None
     return region_sssp(graph, source, ar, k, weights, in_weights, cut, tuning, delta)
 
 
+def regions_preferred(n: int, m: int, max_degree: int, sm_count: int, tuning: SSSPTuning) -> bool:
+    """Whether ``auto`` runs ``regions`` on a graph of ``n`` vertices, ``m``
+    arcs and largest out-degree ``max_degree`` on a GPU of ``sm_count`` SMs:
+    a road-shaped graph (``tuning.auto_regions_max_degree``) small enough
+    that one region per SM holds at most ``tuning.auto_regions_arcs_per_sm``
+    arcs, where the measured regions beat delta-stepping."""
+    return (n > 0 and 0 < max_degree <= tuning.auto_regions_max_degree
+            and m <= tuning.auto_regions_arcs_per_sm * sm_count)
+
+
+def _regions_apply(graph, tuning: SSSPTuning, options) -> bool:
+    """:func:`regions_preferred` for ``graph`` on this GPU, when ``auto`` was
+    given no delta-stepping option (``delta`` means a bucket width there) and
+    no earlier search found the regions too big for shared memory."""
+    if not set(options) <= {"cutoff"} or graph.derived.get("cuda.sssp.regions_refused"):
+        return False
+    import cupy
+
+    from .device_graph import max_out_degree
+
+    sm_count = int(cupy.cuda.Device().attributes["MultiProcessorCount"])
+    return regions_preferred(graph.n, graph.m, max_out_degree(graph), sm_count, tuning)
+
+
 @multi_source
-def auto(graph, source, **options) -> SSSPResult:
-    """Delta-stepping: the fastest method on every benchmark graph so far."""
-    return delta_stepping(graph, source, **options)
+def auto(graph, source, *, tuning: SSSPTuning | None = None, **options) -> SSSPResult:
+    """``regions`` on small road networks (:func:`regions_preferred`),
+    delta-stepping elsewhere. ``options``: either method's."""
+    tuning = tuning_or_default(tuning)
+    if _regions_apply(graph, tuning, options):
+        try:
+            return regions(graph, source, tuning=tuning, **options)
+        except MethodLimitError:  # a region beyond shared memory: remembered, and delta-stepping
+            graph.derived["cuda.sssp.regions_refused"] = True
+    return delta_stepping(graph, source, tuning=tuning, **options)

@@ -127,6 +127,17 @@ class SSSPTuning:
     """An idle region polls for messages with exponential back-off from this (RG_MIN_BACKOFF) ..."""
     region_idle_backoff_ns: int = 256
     """... up to this (RG_IDLE_BACKOFF)."""
+    # -- ``auto``'s choice between delta-stepping and ``regions``
+    auto_regions_arcs_per_sm: int = 1800
+    """``auto`` runs ``regions`` on road-shaped graphs (largest out-degree at
+    most ``auto_regions_max_degree``) with at most this many arcs per SM (one
+    region per SM), delta-stepping elsewhere; 0: always delta-stepping. H100,
+    regions against delta-stepping: 0.72-0.92x the time at 140-1 800 arcs a
+    region (amsterdam 0.72, road-like graphs of 8 k-100 k vertices 0.76-0.92),
+    0.98-1.69x on road-like graphs past 2 300 (docs/decisions/cuda-sssp.md,
+    "Region SSSP")."""
+    auto_regions_max_degree: int = 8
+    """The largest out-degree of a graph ``auto`` may run ``regions`` on."""
 
     def __post_init__(self):
         for shape in (self.road, self.skewed):
@@ -136,9 +147,12 @@ class SSSPTuning:
             raise ValueError(f"phases_in_flight must be 1 or 2, got {self.phases_in_flight!r}")
         for name in ("warp_coop_degree", "harish_stage", "harish_arcs", "async_arcs", "async_claim_attempts",
                      "async_min_backoff_ns", "async_scout_backoff_ns", "async_idle_backoff_ns",
-                     "region_min_vertices", "region_min_backoff_ns", "region_idle_backoff_ns"):
+                     "region_min_vertices", "region_min_backoff_ns", "region_idle_backoff_ns",
+                     "auto_regions_max_degree"):
             if int(getattr(self, name)) < 1:
                 raise ValueError(f"{name} must be >= 1, got {getattr(self, name)!r}")
+        if int(self.auto_regions_arcs_per_sm) < 0:
+            raise ValueError(f"auto_regions_arcs_per_sm must be >= 0, got {self.auto_regions_arcs_per_sm!r}")
         if self.pull_percent < 0:
             raise ValueError(f"pull_percent must be >= 0, got {self.pull_percent!r}")
         if self.near_far_stats not in (0, 1, 2):
