@@ -28,7 +28,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import wavefront as wf
-from benchmarks._common import pick_roots, print_table, timed_on_gpu
+from benchmarks._common import pick_roots, timed_on_gpu
 
 METHODS = ("delta-stepping", "regions", "auto")
 
@@ -94,8 +94,11 @@ def main(argv=None) -> int:
     rows = [bench(name.strip(), args.roots, args.repeats) for name in args.graphs.split(",") if name.strip()]
     columns = ["graph", "n", "arcs_per_vertex", "weight_cv", "arcs_per_region", "delta-stepping_ms", "regions_ms",
                "auto_ms", "regions_over_delta", "auto_ran"]
-    print_table("regions against delta-stepping (ms, medians; every answer checked)", columns,
-                [[row[c] for c in columns] for row in rows])
+    # A Markdown table (the rich one truncates its columns on a narrow or piped console).
+    print("| " + " | ".join(columns) + " |")
+    print("|" + "---|" * len(columns))
+    for row in rows:
+        print("| " + " | ".join(str(row[c]) for c in columns) + " |")
     if args.json:
         args.json.write_text(json.dumps(rows, indent=1))
     return 0
