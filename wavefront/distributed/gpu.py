@@ -462,6 +462,7 @@ class _Search:
         alone_on_a_column = self.owns_rows and not self.whole_graph and self.share is None
         self.fixed_edges = tuning.fixed_ids_edges if alone_on_a_column else 0
         self.gathered = None  # the last small level's gathered segments
+        self.widest = 0  # the most finds one rank's segment of them holds
 
     # Made on first use: a one-column grid's own steps never fold or accept,
     # and two allocations and fills cost ~30 us of every search there.
@@ -863,6 +864,7 @@ class _Search:
         self.clock.none("row_allgather")  # the row is this rank: the step set its visited bits
         self.clock.none("transpose")  # on one column every rank keeps its piece
         self.gathered, self.queue_ready = gathered, False
+        self.widest = int(headers[:, SEG_COUNT].max())
         mine = headers[self.dcol.rank]
         found = int(mine[SEG_COUNT])
         record.examined, record.found, record.sent, record.received = int(mine[SEG_EXAMINED]), found, found, found
@@ -873,13 +875,12 @@ class _Search:
         next step reads them: the queue (global ids) before a top-down step,
         the column's frontier bitmap before a bottom-up one."""
         from ..backends.cuda import bfs_steps as steps
-        from ..backends.cuda.abi import SEG_COUNT, SEG_IDS
+        from ..backends.cuda.abi import SEG_IDS
 
         ws, ranks = self.gpu.ws, self.dcol.size
         stride = self.fixed_edges + SEG_IDS
-        widest = int(self.gpu.segments[self.fixed_edges][1][:, SEG_COUNT].max())
         fn = steps.get_kernel(SMALL_KERNELS, "segments_to_queue", ws.index64)
-        fn((steps.blocks(widest), ranks), (steps.BLOCK,),
+        fn((steps.blocks(self.widest), ranks), (steps.BLOCK,),
            (self.gathered, np.int32(ranks), steps.i64(stride), ws.queue_in))
         self.gathered = None
         if next_direction == TOP_DOWN:
