@@ -276,6 +276,49 @@ def test_queue_bitmap_round_trip(case):
     np.testing.assert_array_equal(np.sort(out[:count]), queue)
 
 
+@settings(max_examples=30, deadline=None)
+@given(st.integers(0, 2**31 - 1), st.integers(1, 400), st.sampled_from([(None, None), (40, None), (None, 5)]))
+def test_serial_levels_run_as_the_team_kernel_does(seed, n, stops):
+    """``serial_top_down`` (one thread, plain stores) against
+    ``fused_top_down`` on one worker: the same levels, levels run, returned
+    frontier (size, out-arcs, in the same queue) and stats rows (less the
+    time stamps), on random graphs, with and without an edge or depth stop."""
+    from wavefront.backends.cpu import _bfs_steps as steps
+
+    rng = np.random.default_rng(seed)
+    src, dst = rng.integers(0, n, 3 * n), rng.integers(0, n, 3 * n)
+    g = Graph.from_edges(src, dst, n=n, directed=bool(seed % 2))
+    max_edges, last_level = stops
+    max_edges = g.m + 1 if max_edges is None else max_edges
+    last_level = np.iinfo(np.int64).max if last_level is None else last_level
+    source = int(rng.integers(0, n))
+    runs = []
+    for serial in (True, False):
+        parents, levels = np.empty(n, np.int64), np.empty(n, np.int32)
+        steps.reset_search(parents, levels, np.array([source]), g.indptr)
+        queue_a, queue_b = np.zeros(n, g.indices.dtype), np.zeros(n, g.indices.dtype)
+        queue_a[0] = source
+        stats = np.zeros(4096 * steps.LEVEL_STAT_COLUMNS, np.int64)
+        degree = int(g.indptr[source + 1] - g.indptr[source])
+        if serial:
+            ran, size, edges = steps.serial_top_down(g.indptr, g.indices, parents, levels, 0, queue_a, queue_b, 1,
+                                                     degree, max_edges, last_level, stats)
+        else:
+            ran, size, edges = steps.fused_top_down(g.indptr, g.indices, parents, levels, 0, queue_a, queue_b, 1,
+                                                    degree, max_edges, last_level,
+                                                    np.zeros(steps.LEVEL_SHARED_SLOTS, np.int64), stats, 50, 1)
+        frontier = (queue_a if ran % 2 == 0 else queue_b)[:size]
+        rows = stats[: ran * steps.LEVEL_STAT_COLUMNS].reshape(ran, -1)[:, :2].copy()
+        runs.append((int(ran), int(size), int(edges), sorted(frontier.tolist()), levels.copy(), rows))
+    (ran, size, edges, frontier, levels, rows), other = runs
+    assert (ran, size, edges, frontier) == other[:4]
+    np.testing.assert_array_equal(levels, other[4])
+    np.testing.assert_array_equal(rows, other[5])
+    if stops == (None, None):  # ran to the end: the levels are BFS levels
+        expected = oracle_levels(g, source)
+        np.testing.assert_array_equal(levels, expected)
+
+
 def test_fused_levels_form_their_team_from_the_threads_that_run():
     """3 workers asked for, 1 numba thread: the iterations run in turn, the
     first closes the team alone, the others return; the levels are right."""

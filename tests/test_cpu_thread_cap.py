@@ -152,13 +152,18 @@ def test_fused_bfs_levels_take_every_thread_even_on_a_small_road(monkeypatch):
     source = 17
     expected = oracle_levels(small, source)
     asked = []
-    original = cpu_bfs.steps.fused_top_down
+    original, serial = cpu_bfs.steps.fused_top_down, cpu_bfs.steps.serial_top_down
 
     def spy(*args):
         asked.append(args[-1])  # the team the driver asks for
         return original(*args)
 
+    def serial_spy(*args):
+        asked.append(1)  # a team of one runs the serial kernel
+        return serial(*args)
+
     monkeypatch.setattr(cpu_bfs.steps, "fused_top_down", spy)
+    monkeypatch.setattr(cpu_bfs.steps, "serial_top_down", serial_spy)
     with numba_threads(THREADS):
         for tuning, team in ((CPUBFSTuning(fused_parallel_vertices=0), THREADS), (CPUBFSTuning(), 1)):
             asked.clear()

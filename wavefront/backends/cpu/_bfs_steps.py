@@ -15,7 +15,8 @@
   the bitmaps are written without atomics.
 * :func:`fused_top_down` -- consecutive small top-down levels in one
   parallel region, a barrier between them (road networks: hundreds of
-  levels of a few hundred vertices).
+  levels of a few hundred vertices); :func:`serial_top_down` the same on
+  one thread.
 * :func:`queue_to_bitmap` / :func:`bitmap_to_queue` -- the conversions the
   hybrid runs when it changes direction (seed 000 fig. 6 gathers bitmap
   bits into a queue the same way).
@@ -331,6 +332,44 @@ def fused_top_down(
         )
     done = ran.max()
     return done, shared[LEVEL_TAIL + 8 * (done % 3)], shared[LEVEL_EDGES + 8 * (done % 3)]
+
+
+@njit(cache=True)
+def serial_top_down(
+    indptr, indices, parents, levels, level, queue_a, queue_b, size, frontier_edges, max_edges, last_level, stats,
+):
+    """:func:`fused_top_down` on the calling thread alone: the same levels,
+    queues, stats rows and return values, with plain loads and stores where
+    the team's kernel claims with a compare-and-swap, appends through a
+    fetch-add and meets at a barrier, and no parallel region to enter. On
+    a 2-core machine a 32 x 32 grid's levels took 15 us against the one-thread
+    team's 30, a 100 x 100 grid's 121 against 190 (docs/decisions/cpu-roads.md)."""
+    rows = stats.shape[0] // LEVEL_STAT_COLUMNS
+    edges = frontier_edges
+    it = 0
+    while size > 0 and edges < max_edges and level + it < last_level and it < rows:
+        frontier = queue_a if it % 2 == 0 else queue_b
+        following = queue_b if it % 2 == 0 else queue_a
+        depth = level + it + 1
+        found = 0
+        found_edges = 0
+        for i in range(size):
+            u = frontier[i]
+            for j in range(indptr[u], indptr[u + 1]):
+                v = indices[j]
+                old = parents[v]
+                if old < 0:
+                    parents[v] = u
+                    levels[v] = depth
+                    found_edges += -1 - old  # the out-degree reset_search stored
+                    following[found] = v
+                    found += 1
+        stats[it * LEVEL_STAT_COLUMNS] = size
+        stats[it * LEVEL_STAT_COLUMNS + 1] = edges
+        stats[it * LEVEL_STAT_COLUMNS + 2] = cycles()
+        size, edges = found, found_edges
+        it += 1
+    return it, size, edges
 
 
 @njit(parallel=True, cache=True)

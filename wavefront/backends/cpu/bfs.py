@@ -24,6 +24,11 @@ from ._clock import read_cycles, stamps_to_seconds
 from ._threads import StepThreads
 from .tuning import CPUBFSTuning
 
+# The measured defaults (a frozen tuning), made once: a small graph's search
+# took ~1-4 us to make a fresh one.
+_DEFAULT_TUNING = CPUBFSTuning()
+_NO_DEPTH_LIMIT = int(np.iinfo(np.int64).max)
+
 FUSED_TRACE_ROWS = 4096  # levels one fused call may run (the driver calls again for more)
 
 
@@ -75,7 +80,7 @@ def _check_depth_limit(depth_limit):
 
 def _search(graph, source: int, policy, depth_limit, method: str, tuning) -> BFSResult:
     depth_limit = _check_depth_limit(depth_limit)
-    tuning = tuning or CPUBFSTuning()
+    tuning = tuning or _DEFAULT_TUNING
     n = graph.n
     parents = np.empty(n, dtype=np.int64)
     levels = np.empty(n, dtype=np.int32)
@@ -101,24 +106,32 @@ def _search(graph, source: int, policy, depth_limit, method: str, tuning) -> BFS
 
 def _run_fused(graph, parents, levels, level, frontier_vertices, frontier_edges, depth_limit, work, threads,
                tuning, trace):
-    """Consecutive small top-down levels in :func:`steps.fused_top_down`.
+    """Consecutive small top-down levels in :func:`steps.fused_top_down`
+    (:func:`steps.serial_top_down` where the team is one thread).
 
     Returns (levels run, n_f, m_f, vertices and out-arcs discovered in all, previous n_f).
     """
-    last_level = np.iinfo(np.int64).max if depth_limit is None else depth_limit
+    last_level = _NO_DEPTH_LIMIT if depth_limit is None else depth_limit
     # Every thread, even on a small road: a team capped by graph size lost on 16 cores
     # (docs/decisions/cpu-roads.md, "Thread cap on small roads").
     workers = threads.use(graph.n, tuning.fused_parallel_vertices)
     start_stamp = read_cycles()
     start = time.perf_counter()
-    ran, size, edges = steps.fused_top_down(
-        graph.indptr, graph.indices, parents, levels, level, work.queue, work.next_queue, frontier_vertices,
-        frontier_edges, tuning.fused_edges, last_level, work.level_shared, work.level_stats, tuning.spins,
-        workers,
-    )
+    if workers == 1:  # no team to join or wait for: plain loads and stores
+        ran, size, edges = steps.serial_top_down(
+            graph.indptr, graph.indices, parents, levels, level, work.queue, work.next_queue, frontier_vertices,
+            frontier_edges, tuning.fused_edges, last_level, work.level_stats,
+        )
+        team = 1
+    else:
+        ran, size, edges = steps.fused_top_down(
+            graph.indptr, graph.indices, parents, levels, level, work.queue, work.next_queue, frontier_vertices,
+            frontier_edges, tuning.fused_edges, last_level, work.level_shared, work.level_stats, tuning.spins,
+            workers,
+        )
+        team = int(work.level_shared[TEAM_SIZE])  # the threads that joined (see _atomics.join_team)
     seconds = time.perf_counter() - start
     ran, size, edges = int(ran), int(size), int(edges)
-    team = int(work.level_shared[TEAM_SIZE])  # the threads that joined (see _atomics.join_team)
     if not ran:
         return 0, frontier_vertices, frontier_edges, 0, 0, 0
     stats = work.level_stats[: ran * steps.LEVEL_STAT_COLUMNS].reshape(ran, -1).copy()
@@ -159,7 +172,10 @@ def _run_levels(graph, seeds, policy, depth_limit, parents, levels, work, thread
     frontier_is_queue = True
     frontier_vertices = int(seeds.size)
     reached = frontier_vertices
-    frontier_edges = int((indptr[seeds + 1] - indptr[seeds]).sum())
+    if seeds.size == 1:  # one source: no fancy indexing (~4 us of a small graph's search)
+        frontier_edges = int(indptr[seeds[0] + 1] - indptr[seeds[0]])
+    else:
+        frontier_edges = int((indptr[seeds + 1] - indptr[seeds]).sum())
     unexplored_edges = m - frontier_edges
     previous_frontier_vertices = 0
     direction = TOP_DOWN

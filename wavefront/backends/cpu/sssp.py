@@ -42,6 +42,8 @@ from ._clock import read_cycles, stamps_to_seconds
 from ._threads import StepThreads, fused_team
 from .tuning import CPUSSSPTuning
 
+_DEFAULT_TUNING = CPUSSSPTuning()  # the measured defaults (frozen), made once rather than at every search
+
 DELTA_FACTOR = 4.0
 _UNIT_WEIGHTS_KEY = "cpu.unit_weights"
 
@@ -111,7 +113,7 @@ def delta_stepping(graph, source, delta=None, cutoff=None, tuning: CPUSSSPTuning
     float64 weights, and integer distances past 2**32 - 2, keep distances
     alone and take parents from the tight-arc pass.
     """
-    tuning = tuning or CPUSSSPTuning()
+    tuning = tuning or _DEFAULT_TUNING
     weights, in_weights = _weights(graph)
     if delta is not None:
         delta = _check_delta(delta)
@@ -147,7 +149,7 @@ def fused_workers(graph, available: int, tuning: CPUSSSPTuning | None = None) ->
     than ``tuning.serial_arcs`` arcs; on road graphs one per
     ``tuning.vertices_per_thread`` vertices (:func:`._threads.fused_team`);
     on skewed graphs all of them."""
-    tuning = tuning or CPUSSSPTuning()
+    tuning = tuning or _DEFAULT_TUNING
     if graph.m < tuning.serial_arcs:
         return 1
     if tuning.skewed(graph):
@@ -257,7 +259,7 @@ def auto(graph, source, tuning: CPUSSSPTuning | None = None, **options) -> SSSPR
     """Dijkstra on graphs of at most ``tuning.dijkstra_max_arcs`` arcs, else the
     fused delta-stepping with the delta of the graph's shape (even on one
     thread it beats the binary heap there: docs/decisions/cpu-roads.md)."""
-    tuning = tuning or CPUSSSPTuning()
+    tuning = tuning or _DEFAULT_TUNING
     if graph.m > tuning.dijkstra_max_arcs:
         return delta_stepping(graph, source, tuning=tuning, **options)
     options.pop("delta", None)
@@ -279,7 +281,7 @@ def default_delta(graph, tuning: CPUSSSPTuning | None = None, threads: int | Non
       median, not the mean: road weights are heavy-tailed (the road-like
       generator's mean is 2.4 times its median).
     """
-    tuning = tuning or CPUSSSPTuning()
+    tuning = tuning or _DEFAULT_TUNING
     weights, _ = _weights(graph)
     mean_weight, _ = _weight_stats(graph, weights)
     if tuning.skewed(graph):
