@@ -275,14 +275,14 @@ def _fused_levels_worker(
         # (A fused level holds fewer than ``max_edges`` arcs, so a hub cannot
         # unbalance it by much.)
         for i in range(t * size // workers, (t + 1) * size // workers):
-            u = frontier[i]
-            for j in range(indptr[u], indptr[u + 1]):
-                v = indices[j]
-                old = parents[v]
+            u = frontier[_at(i)]
+            for j in range(indptr[_at(u)], indptr[_at(u) + _at(1)]):
+                v = indices[_at(j)]
+                old = parents[_at(v)]
                 if old < 0 and compare_and_swap(parents, v, old, u):
-                    levels[v] = depth
+                    levels[_at(v)] = depth
                     found_edges += -1 - old  # the out-degree reset_search stored (no indptr miss)
-                    local[count] = v
+                    local[_at(count)] = v
                     count += 1
                     if count == LOCAL_BUFFER:
                         push_block(local, count, following, shared, LEVEL_TAIL + 8 * ahead)
