@@ -111,12 +111,12 @@ def top_down_step(
                 degree = indptr[u + 1] - first
                 stop = min(degree, end - offset)
                 for j in range(first + position - offset, first + stop):
-                    v = indices[j]
-                    old = parents[v]  # any negative value means unvisited (see reset_search)
+                    v = indices[_at(j)]
+                    old = parents[_at(v)]  # any negative value means unvisited (see reset_search)
                     if old < 0 and compare_and_swap(parents, v, old, u):
-                        levels[v] = level
-                        my_degree += indptr[v + 1] - indptr[v]
-                        local[count] = v
+                        levels[_at(v)] = level
+                        my_degree += indptr[_at(v) + _at(1)] - indptr[_at(v)]
+                        local[_at(count)] = v
                         count += 1
                         if count == LOCAL_BUFFER:
                             push_block(local, count, next_frontier, counters, 0)
@@ -163,15 +163,15 @@ def bottom_up_step(
                     b = trailing_zeros(todo)
                     todo &= todo - 1
                     v = w * 64 + b
-                    for j in range(in_indptr[v], in_indptr[v + 1]):
-                        u = in_indices[j]
+                    for j in range(in_indptr[_at(v)], in_indptr[_at(v) + _at(1)]):
+                        u = in_indices[_at(j)]
                         my_examined += 1
-                        if (frontier_bits[u >> 6] >> (u & 63)) & 1:
-                            parents[v] = u
-                            levels[v] = level
+                        if (frontier_bits[_at(u >> 6)] >> (u & 63)) & 1:
+                            parents[_at(v)] = u
+                            levels[_at(v)] = level
                             found |= np.int64(1) << b
                             my_found += 1
-                            my_degree += out_indptr[v + 1] - out_indptr[v]
+                            my_degree += out_indptr[_at(v) + _at(1)] - out_indptr[_at(v)]
                             break
                 next_bits[w] = found
                 if found != 0:
