@@ -146,7 +146,8 @@ def test_capped_sssp_on_a_road_runs_one_thread_with_its_delta(road):
 @needs_two
 def test_fused_bfs_levels_take_every_thread_even_on_a_small_road(monkeypatch):
     """No team sized to the graph: the fused levels ask for all of the caller's
-    threads (one only below ``fused_parallel_vertices``). 5 000 vertices would
+    threads (one only below ``fused_parallel_vertices``, or ``fused_pair_vertices``
+    where the caller has two). 5 000 vertices would
     have had one thread under the deleted cap of one per 8 000."""
     small = road_like(5_000, seed=4)
     source = 17
@@ -165,7 +166,8 @@ def test_fused_bfs_levels_take_every_thread_even_on_a_small_road(monkeypatch):
     monkeypatch.setattr(cpu_bfs.steps, "fused_top_down", spy)
     monkeypatch.setattr(cpu_bfs.steps, "serial_top_down", serial_spy)
     with numba_threads(THREADS):
-        for tuning, team in ((CPUBFSTuning(fused_parallel_vertices=0), THREADS), (CPUBFSTuning(), 1)):
+        every = CPUBFSTuning(fused_parallel_vertices=0, fused_pair_vertices=0)  # no serial limit, whatever the team
+        for tuning, team in ((every, THREADS), (CPUBFSTuning(), 1)):
             asked.clear()
             result = wf.bfs(small, source, method="hybrid", tuning=tuning)
             assert_valid_bfs(small, source, result, expected)
@@ -174,6 +176,27 @@ def test_fused_bfs_levels_take_every_thread_even_on_a_small_road(monkeypatch):
             fused = SimpleNamespace(trace=[row for row in result.trace if row.reason.startswith("fused")])
             assert len(fused.trace) > 50  # a road search is mostly fused levels
             assert _trace_threads(fused, "(") <= set(range(1, team + 1))
+
+
+@needs_two
+def test_a_pair_of_threads_runs_the_fused_levels_alone_below_its_own_limit(monkeypatch):
+    """With two threads the fused levels run serially below
+    ``fused_pair_vertices`` (a 140 x 140 grid: 19 600 vertices, above
+    ``fused_parallel_vertices``), and as a pair above it."""
+    from wavefront.generators import grid
+
+    g = grid(140, 140)
+    expected = oracle_levels(g, 5)
+    asked = []
+    original, serial = cpu_bfs.steps.fused_top_down, cpu_bfs.steps.serial_top_down
+    monkeypatch.setattr(cpu_bfs.steps, "fused_top_down", lambda *args: asked.append(args[-1]) or original(*args))
+    monkeypatch.setattr(cpu_bfs.steps, "serial_top_down", lambda *args: asked.append(1) or serial(*args))
+    with numba_threads(2):
+        for tuning, team in ((CPUBFSTuning(), 1), (CPUBFSTuning(fused_pair_vertices=10_000), 2)):
+            asked.clear()
+            result = wf.bfs(g, 5, method="hybrid", tuning=tuning)
+            assert_valid_bfs(g, 5, result, expected)
+            assert asked and set(asked) == {team}
 
 
 @needs_two

@@ -114,7 +114,8 @@ def _run_fused(graph, parents, levels, level, frontier_vertices, frontier_edges,
     last_level = _NO_DEPTH_LIMIT if depth_limit is None else depth_limit
     # Every thread, even on a small road: a team capped by graph size lost on 16 cores
     # (docs/decisions/cpu-roads.md, "Thread cap on small roads").
-    workers = threads.use(graph.n, tuning.fused_parallel_vertices)
+    serial_below = tuning.fused_pair_vertices if threads.available == 2 else tuning.fused_parallel_vertices
+    workers = threads.use(graph.n, serial_below)
     start_stamp = read_cycles()
     start = time.perf_counter()
     if workers == 1:  # no team to join or wait for: plain loads and stores

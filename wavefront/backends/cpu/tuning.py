@@ -20,6 +20,11 @@ class CPUBFSTuning:
       levels on one thread, larger ones on every thread. A team of one
       thread per 8 000 vertices (amsterdam on 8 of 16) lost 8 % on 16 cores
       (docs/decisions/cpu-roads.md, "Thread cap on small roads").
+    * ``fused_pair_vertices``: ``fused_parallel_vertices`` where the caller
+      has two threads. A pair's barrier a level costs more than the second
+      thread saves on small graphs: on 2 cores one thread took 0.14 against
+      0.47 ms on a 128 x 128 grid and 0.36 against 0.57 on a 20 k road-like
+      graph, and tied from amsterdam's size up (docs/decisions/cpu-roads.md).
     * ``parallel_work``: a per-level parallel step over fewer edges or
       vertices than this runs on one thread.
     * ``spins``: barrier polls with the pause hint before a waiter yields its core.
@@ -27,11 +32,12 @@ class CPUBFSTuning:
 
     fused_edges: int = 1 << 14
     fused_parallel_vertices: int = 1 << 14
+    fused_pair_vertices: int = 1 << 16
     parallel_work: int = 1 << 14
     spins: int = 4000
 
     def __post_init__(self):
-        for name in ("fused_edges", "fused_parallel_vertices", "parallel_work", "spins"):
+        for name in ("fused_edges", "fused_parallel_vertices", "fused_pair_vertices", "parallel_work", "spins"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
                 raise ValueError(f"CPUBFSTuning.{name} must be a non-negative integer, got {value!r}")
