@@ -22,9 +22,11 @@ class CPUBFSTuning:
       (docs/decisions/cpu-roads.md, "Thread cap on small roads").
     * ``fused_pair_vertices``: ``fused_parallel_vertices`` where the caller
       has two threads. A pair's barrier a level costs more than the second
-      thread saves on small graphs: on 2 cores one thread took 0.14 against
-      0.47 ms on a 128 x 128 grid and 0.36 against 0.57 on a 20 k road-like
-      graph, and tied from amsterdam's size up (docs/decisions/cpu-roads.md).
+      thread saves up to about half a million vertices: on 2 cores one thread
+      took 0.14 against 0.47 ms on a 128 x 128 grid, 2.5 against 4.2 on a
+      500 x 500 one, and tied on roads of 68 k-500 k vertices; the pair won
+      from a million (1024 x 1024 grid 23-27 against 28-31 ms, road-like
+      1.4 M 36-42 against 44-48; docs/decisions/cpu-roads.md).
     * ``parallel_work``: a per-level parallel step over fewer edges or
       vertices than this runs on one thread.
     * ``spins``: barrier polls with the pause hint before a waiter yields its core.
@@ -32,7 +34,7 @@ class CPUBFSTuning:
 
     fused_edges: int = 1 << 14
     fused_parallel_vertices: int = 1 << 14
-    fused_pair_vertices: int = 1 << 16
+    fused_pair_vertices: int = 1 << 19
     parallel_work: int = 1 << 14
     spins: int = 4000
 
