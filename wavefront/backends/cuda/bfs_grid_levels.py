@@ -9,7 +9,6 @@ writes is kept with the graph. Measurements: docs/decisions/cuda-bfs.md,
 """
 from __future__ import annotations
 
-from functools import lru_cache
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -17,7 +16,14 @@ import numpy as np
 from .abi import GRID_LEVELS_THREADS
 from .bfs_steps import get_kernel, i64
 from .bfs_tuning import BFSTuning
-from .device_graph import BFSWorkspace, max_out_degree, padded_rows, padded_rows_fit, padded_shape
+from .device import sm_count
+from .device_graph import (
+    BFSWorkspace,
+    max_out_degree,
+    padded_rows,
+    padded_rows_fit,
+    padded_shape,
+)
 from .memory import check_fits
 
 GridLevelsArgs = NamedTuple("GridLevelsArgs", [
@@ -50,13 +56,6 @@ def _discovery_log(graph, ws: BFSWorkspace):
     return log
 
 
-@lru_cache(maxsize=None)
-def _sm_count(device_id: int) -> int:
-    import cupy
-
-    return int(cupy.cuda.Device(device_id).attributes["MultiProcessorCount"])
-
-
 def grid_levels(graph, ws: BFSWorkspace, tuning: BFSTuning, count: int, frontier_edges: int, unexplored: int,
                 level: int, max_level: int, rule, levels, parents) -> None:
     """Top-down levels from ``level`` (at most to ``max_level``) in one
@@ -69,7 +68,6 @@ def grid_levels(graph, ws: BFSWorkspace, tuning: BFSTuning, count: int, frontier
     if not grid_levels_apply(graph, tuning):
         raise ValueError(f"the grid-levels kernel takes out-degrees up to grid_levels_max_degree = "
                          f"{tuning.grid_levels_max_degree}; this graph has one of {max_out_degree(graph)}")
-    device_id = cupy.cuda.Device().id
     fn = get_kernel("bfs_grid_levels.cu", "grid_levels", ws.index64, tuning)
     log, record = _discovery_log(graph, ws)
     width_log2, lanes_log2 = padded_shape(graph)
@@ -86,5 +84,5 @@ def grid_levels(graph, ws: BFSWorkspace, tuning: BFSTuning, count: int, frontier
         width_log2=np.int32(width_log2), lanes_log2=np.int32(lanes_log2))
     # Every block resident at once (the grid barrier waits for all): at most
     # one per SM, which any SM can hold (GRID_LEVELS_THREADS, few registers).
-    grid = min(_sm_count(device_id), int(tuning.grid_levels_blocks))
+    grid = min(sm_count(), int(tuning.grid_levels_blocks))
     fn((grid,), (GRID_LEVELS_THREADS,), tuple(args))

@@ -59,15 +59,15 @@ def start_search(graph, source, fill: bool = True):
 
     check_graph(graph)
     if isinstance(source, (int, np.integer)):  # one source: no array ops (~4 us of a road search's host time)
-        first, several = int(source), None
-        outside = not 0 <= first < graph.n
+        several, first = None, int(source)
+        bad = None if 0 <= first < graph.n else first
     else:
         several = seed_array(source)
         outside = (several < 0) | (several >= graph.n)
-        first = int(several[np.argmax(outside)] if outside.any() else several[0])
-        outside = bool(outside.any())
-    if outside:
-        raise VertexError(f"vertex {first} is out of range: the graph has vertices 0..{graph.n - 1}")
+        first = int(several[0])
+        bad = int(several[np.argmax(outside)]) if outside.any() else None
+    if bad is not None:
+        raise VertexError(f"vertex {bad} is out of range: the graph has vertices 0..{graph.n - 1}")
     ws = steps.workspace(graph)
     steps.wait_for_workspace(ws)  # a search on another stream may have left a bottom-up step queued
     levels, parents = allocate(lambda: f"the BFS result arrays for {graph!r}", result_bytes(graph),

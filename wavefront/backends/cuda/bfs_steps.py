@@ -386,7 +386,8 @@ def _single_block_plan(graph, ws: BFSWorkspace, tuning: BFSTuning):
     ``tuning``, worked out once per graph and tuning: a road search launches
     the block once or a few times, and working them out at every launch
     took ~13 us of host time (H100 host). The workspace's buffers are not
-    part of it: its queues and counters swap."""
+    part of it: its queues and counters swap. A graph whose padded rows did
+    not fit when the plan was made keeps the edge-balanced kernel."""
     key = ("cuda.bfs.single_block_plan", tuning)
     plan = graph.derived.get(key)
     if plan is None:

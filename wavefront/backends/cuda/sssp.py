@@ -63,12 +63,10 @@ def _regions_apply(graph, tuning: SSSPTuning, options) -> bool:
     no earlier search found the regions too big for shared memory."""
     if not set(options) <= {"cutoff"} or graph.derived.get("cuda.sssp.regions_refused"):
         return False
-    import cupy
-
+    from .device import sm_count
     from .device_graph import max_out_degree
 
-    sm_count = int(cupy.cuda.Device().attributes["MultiProcessorCount"])
-    return regions_preferred(graph.n, graph.m, max_out_degree(graph), sm_count, tuning)
+    return regions_preferred(graph.n, graph.m, max_out_degree(graph), sm_count(), tuning)
 
 
 @multi_source
