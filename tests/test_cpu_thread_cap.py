@@ -181,8 +181,8 @@ def test_fused_bfs_levels_take_every_thread_even_on_a_small_road(monkeypatch):
 @needs_two
 def test_a_pair_of_threads_runs_the_fused_levels_alone_below_its_own_limit(monkeypatch):
     """With two threads the fused levels run serially below
-    ``fused_pair_vertices`` (a 140 x 140 grid: 19 600 vertices, above
-    ``fused_parallel_vertices``), and as a pair above it."""
+    ``fused_pair_vertices`` (a 140 x 140 grid: 19 600 vertices), and as a
+    pair above it."""
     from wavefront.generators import grid
 
     g = grid(140, 140)

@@ -17,9 +17,12 @@ class CPUBFSTuning:
       (a road search is hundreds of such levels, and a step per level pays a
       Python round trip and a thread-pool wake-up that cost more than it).
     * ``fused_parallel_vertices``: graphs with fewer vertices run those
-      levels on one thread, larger ones on every thread. A team of one
-      thread per 8 000 vertices (amsterdam on 8 of 16) lost 8 % on 16 cores
-      (docs/decisions/cpu-roads.md, "Thread cap on small roads").
+      levels on one thread, larger ones on every thread. On 16 cores one
+      thread won below 65 536 vertices (grid 200 x 200 0.37 against 0.83 ms
+      on 16 threads, road-like 20 k 0.45 against 0.64) and the team from
+      amsterdam's 68 213 up (1.11 against 1.45 ms); 8 and 4 threads agreed.
+      A team of one thread per 8 000 vertices (amsterdam on 8 of 16) lost
+      8 % (docs/decisions/cpu-roads.md, "Thread cap on small roads").
     * ``fused_pair_vertices``: ``fused_parallel_vertices`` where the caller
       has two threads. A pair's barrier a level costs more than the second
       thread saves up to about half a million vertices: on 2 cores one thread
@@ -33,7 +36,7 @@ class CPUBFSTuning:
     """
 
     fused_edges: int = 1 << 14
-    fused_parallel_vertices: int = 1 << 14
+    fused_parallel_vertices: int = 1 << 16
     fused_pair_vertices: int = 1 << 19
     parallel_work: int = 1 << 14
     spins: int = 4000

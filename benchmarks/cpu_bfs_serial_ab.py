@@ -1,0 +1,92 @@
+"""A/B of the CPU BFS's serial limit (``CPUBFSTuning.fused_parallel_vertices``
+and ``fused_pair_vertices``): below it the fused small levels run on one
+thread with plain stores, above it on the whole team.
+
+    PYTHONPATH=. python benchmarks/cpu_bfs_serial_ab.py --threads 16 \
+        --graphs grid128,grid300,grid500,road20000,amsterdam,seattle,road200000 \
+        --limits 0,16384,4194304
+
+Each limit is one side: 0 runs every graph on the team, a limit above a
+graph's vertex count runs it serially. The sides alternate twice in one
+process on the same roots; a cell is the median over roots of the best of
+``--repeat`` whole ``wavefront.bfs`` calls, us, and every search's levels are
+checked against SciPy's. Graph names are ``roads.py``'s, plus ``gridS``
+(an S x S grid) and ``roadN`` (``road_like(N)``).
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+
+def build(name: str, data: Path | None, seed: int):
+    from wavefront.generators import grid, road_like
+
+    if name.startswith("grid") and name[4:].isdigit():
+        side = int(name[4:])
+        return name, grid(side, side)
+    if name.startswith("road") and name[4:].isdigit():
+        return name, road_like(int(name[4:]), seed=seed)
+    import roads
+
+    return roads.build_graph(name, data, seed)
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--threads", type=int, required=True, help="numba threads")
+    parser.add_argument("--graphs", default="grid128,grid300,grid500,road20000,amsterdam,seattle,road200000")
+    parser.add_argument("--limits", default="0,16384,4194304", help="serial limits in vertices, one side each")
+    parser.add_argument("--roots", type=int, default=4)
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--data", type=Path, default=None, help="folder of DIMACS *.gr.gz road files")
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args(argv)
+
+    import numba
+    import roads
+    from scipy.sparse import csgraph
+
+    import wavefront as wf
+    from wavefront.backends.cpu.tuning import CPUBFSTuning
+
+    numba.set_num_threads(args.threads)
+    limits = [int(x) for x in args.limits.split(",")]
+    sides = {limit: CPUBFSTuning(fused_parallel_vertices=limit, fused_pair_vertices=limit) for limit in limits}
+    print(f"numba threads {numba.get_num_threads()}; us, median over roots of the best of {args.repeat}\n")
+    print("| graph | n | " + " | ".join(f"limit {limit}" for limit in limits) + " |")
+    print("|---|---:|" + "---:|" * len(limits))
+    for name in args.graphs.split(","):
+        label, graph = build(name, args.data, args.seed)
+        roots = [int(r) for r in roads.pick_roots(graph, args.roots, seed=args.seed)]
+        matrix = graph.to_scipy()
+        expected = [csgraph.shortest_path(matrix, directed=graph.directed, indices=r, unweighted=True) for r in roots]
+        for tuning in sides.values():  # compile and fill the workspaces outside the timing
+            wf.bfs(graph, roots[0], tuning=tuning)
+        cells = {limit: [] for limit in limits}
+        for limit in limits * 2:  # interleaved, twice
+            best = []
+            for root, reference in zip(roots, expected):
+                times = []
+                for _ in range(args.repeat):
+                    start = time.perf_counter()
+                    result = wf.bfs(graph, root, tuning=sides[limit])
+                    times.append(time.perf_counter() - start)
+                levels = np.asarray(result.levels, dtype=np.float64)
+                if not np.array_equal(np.where(levels < 0, np.inf, levels), reference):
+                    raise SystemExit(f"{label} root {root}: levels differ from SciPy's at limit {limit}")
+                best.append(min(times))
+            cells[limit].append(float(np.median(best)) * 1e6)
+        row = " | ".join("/".join(f"{t:.0f}" for t in cells[limit]) for limit in limits)
+        print(f"| {label} | {graph.n} | {row} |", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
