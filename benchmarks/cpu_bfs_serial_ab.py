@@ -1,17 +1,20 @@
-"""A/B of the CPU BFS's serial limit (``CPUBFSTuning.fused_parallel_vertices``
-and ``fused_pair_vertices``): below it the fused small levels run on one
-thread with plain stores, above it on the whole team.
+"""A/B of the CPU BFS's serial modes (``CPUBFSTuning``): below
+``fused_parallel_vertices`` (``fused_pair_vertices`` for two threads) the
+fused small levels run on one thread with plain stores, above it on the
+whole team; below ``reset_serial_vertices`` the search's reset runs on the
+calling thread.
 
     PYTHONPATH=. python benchmarks/cpu_bfs_serial_ab.py --threads 16 \
         --graphs grid128,grid300,grid500,road20000,amsterdam,seattle,road200000 \
-        --limits 0,16384,4194304
+        --modes "fused_parallel_vertices=0+fused_pair_vertices=0;default;reset_serial_vertices=0"
 
-Each limit is one side: 0 runs every graph on the team, a limit above a
-graph's vertex count runs it serially. The sides alternate twice in one
-process on the same roots; a cell is the median over roots of the best of
-``--repeat`` whole ``wavefront.bfs`` calls, us, and every search's levels are
-checked against SciPy's. Graph names are ``roads.py``'s, plus ``gridS``
-(an S x S grid) and ``roadN`` (``road_like(N)``).
+Each mode (``;``-separated, fields joined by ``+``; ``default`` is
+``CPUBFSTuning()``; a bare number N is shorthand for both fused modes = N)
+is one side. The sides alternate twice in one process on the same roots; a
+cell is the median over roots of the best of ``--repeat`` whole
+``wavefront.bfs`` calls, us, and every search's levels are checked against
+SciPy's. Graph names are ``roads.py``'s, plus ``gridS`` (an S x S grid) and
+``roadN`` (``road_like(N)``).
 """
 from __future__ import annotations
 
@@ -38,11 +41,21 @@ def build(name: str, data: Path | None, seed: int):
     return roads.build_graph(name, data, seed)
 
 
+def tuning_of(mode: str, tuning_class):
+    """A mode string -> the tuning it names (see the module docstring)."""
+    if mode == "default":
+        return tuning_class()
+    if mode.isdigit():
+        return tuning_class(fused_parallel_vertices=int(mode), fused_pair_vertices=int(mode))
+    fields = dict(part.split("=") for part in mode.split("+"))
+    return tuning_class(**{name: int(value) for name, value in fields.items()})
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--threads", type=int, required=True, help="numba threads")
     parser.add_argument("--graphs", default="grid128,grid300,grid500,road20000,amsterdam,seattle,road200000")
-    parser.add_argument("--limits", default="0,16384,4194304", help="serial limits in vertices, one side each")
+    parser.add_argument("--modes", default="0;default", help="tunings, one side each (see above)")
     parser.add_argument("--roots", type=int, default=4)
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--data", type=Path, default=None, help="folder of DIMACS *.gr.gz road files")
@@ -57,11 +70,11 @@ def main(argv=None) -> int:
     from wavefront.backends.cpu.tuning import CPUBFSTuning
 
     numba.set_num_threads(args.threads)
-    limits = [int(x) for x in args.limits.split(",")]
-    sides = {limit: CPUBFSTuning(fused_parallel_vertices=limit, fused_pair_vertices=limit) for limit in limits}
+    modes = [mode.strip() for mode in args.modes.split(";")]
+    sides = {mode: tuning_of(mode, CPUBFSTuning) for mode in modes}
     print(f"numba threads {numba.get_num_threads()}; us, median over roots of the best of {args.repeat}\n")
-    print("| graph | n | " + " | ".join(f"limit {limit}" for limit in limits) + " |")
-    print("|---|---:|" + "---:|" * len(limits))
+    print("| graph | n | " + " | ".join(modes) + " |")
+    print("|---|---:|" + "---:|" * len(modes))
     for name in args.graphs.split(","):
         label, graph = build(name, args.data, args.seed)
         roots = [int(r) for r in roads.pick_roots(graph, args.roots, seed=args.seed)]
@@ -69,21 +82,21 @@ def main(argv=None) -> int:
         expected = [csgraph.shortest_path(matrix, directed=graph.directed, indices=r, unweighted=True) for r in roots]
         for tuning in sides.values():  # compile and fill the workspaces outside the timing
             wf.bfs(graph, roots[0], tuning=tuning)
-        cells = {limit: [] for limit in limits}
-        for limit in limits * 2:  # interleaved, twice
+        cells = {mode: [] for mode in modes}
+        for mode in modes * 2:  # interleaved, twice
             best = []
             for root, reference in zip(roots, expected):
                 times = []
                 for _ in range(args.repeat):
                     start = time.perf_counter()
-                    result = wf.bfs(graph, root, tuning=sides[limit])
+                    result = wf.bfs(graph, root, tuning=sides[mode])
                     times.append(time.perf_counter() - start)
                 levels = np.asarray(result.levels, dtype=np.float64)
                 if not np.array_equal(np.where(levels < 0, np.inf, levels), reference):
-                    raise SystemExit(f"{label} root {root}: levels differ from SciPy's at limit {limit}")
+                    raise SystemExit(f"{label} root {root}: levels differ from SciPy's with {mode}")
                 best.append(min(times))
-            cells[limit].append(float(np.median(best)) * 1e6)
-        row = " | ".join("/".join(f"{t:.0f}" for t in cells[limit]) for limit in limits)
+            cells[mode].append(float(np.median(best)) * 1e6)
+        row = " | ".join("/".join(f"{t:.0f}" for t in cells[mode]) for mode in modes)
         print(f"| {label} | {graph.n} | {row} |", flush=True)
     return 0
 

@@ -279,10 +279,11 @@ def test_queue_bitmap_round_trip(case):
 @settings(max_examples=30, deadline=None)
 @given(st.integers(0, 2**31 - 1), st.integers(1, 400), st.sampled_from([(None, None), (40, None), (None, 5)]))
 def test_serial_levels_run_as_the_team_kernel_does(seed, n, stops):
-    """``serial_top_down`` (one thread, plain stores) against
-    ``fused_top_down`` on one worker: the same levels, levels run, returned
-    frontier (size, out-arcs, in the same queue) and stats rows (less the
-    time stamps), on random graphs, with and without an edge or depth stop."""
+    """``serial_top_down`` (one thread, plain stores, after the serial reset)
+    against ``fused_top_down`` on one worker: the same levels, parents,
+    levels run, returned frontier (size, out-arcs, in the same queue),
+    discovery totals and stats rows (less the time stamps), on random
+    graphs, with and without an edge or depth stop."""
     from wavefront.backends.cpu import _bfs_steps as steps
 
     rng = np.random.default_rng(seed)
@@ -295,25 +296,33 @@ def test_serial_levels_run_as_the_team_kernel_does(seed, n, stops):
     runs = []
     for serial in (True, False):
         parents, levels = np.empty(n, np.int64), np.empty(n, np.int32)
-        steps.reset_search(parents, levels, np.array([source]), g.indptr)
+        reset = steps.reset_search_serial if serial else steps.reset_search
+        reset(parents, levels, np.array([source]), g.indptr)
         queue_a, queue_b = np.zeros(n, g.indices.dtype), np.zeros(n, g.indices.dtype)
         queue_a[0] = source
         stats = np.zeros(4096 * steps.LEVEL_STAT_COLUMNS, np.int64)
         degree = int(g.indptr[source + 1] - g.indptr[source])
         if serial:
-            ran, size, edges = steps.serial_top_down(g.indptr, g.indices, parents, levels, 0, queue_a, queue_b, 1,
-                                                     degree, max_edges, last_level, stats)
+            returned = steps.serial_top_down(g.indptr, g.indices, parents, levels, 0, queue_a, queue_b, 1,
+                                             degree, max_edges, last_level, stats)
         else:
-            ran, size, edges = steps.fused_top_down(g.indptr, g.indices, parents, levels, 0, queue_a, queue_b, 1,
-                                                    degree, max_edges, last_level,
-                                                    np.zeros(steps.LEVEL_SHARED_SLOTS, np.int64), stats, 50, 1)
+            returned = steps.fused_top_down(g.indptr, g.indices, parents, levels, 0, queue_a, queue_b, 1,
+                                            degree, max_edges, last_level,
+                                            np.zeros(steps.LEVEL_SHARED_SLOTS, np.int64), stats, 50, 1)
+        ran, size = int(returned[0]), int(returned[1])
         frontier = (queue_a if ran % 2 == 0 else queue_b)[:size]
         rows = stats[: ran * steps.LEVEL_STAT_COLUMNS].reshape(ran, -1)[:, :2].copy()
-        runs.append((int(ran), int(size), int(edges), sorted(frontier.tolist()), levels.copy(), rows))
-    (ran, size, edges, frontier, levels, rows), other = runs
-    assert (ran, size, edges, frontier) == other[:4]
-    np.testing.assert_array_equal(levels, other[4])
-    np.testing.assert_array_equal(rows, other[5])
+        runs.append(([int(x) for x in returned], sorted(frontier.tolist()), levels.copy(), parents.copy(), rows))
+    (returned, frontier, levels, parents, rows), other = runs
+    assert (returned, frontier) == other[:2]
+    np.testing.assert_array_equal(levels, other[2])
+    np.testing.assert_array_equal(parents, other[3])
+    np.testing.assert_array_equal(rows, other[4])
+    ran, size, edges, found, found_edges, previous = returned
+    # The totals are the stats rows': each level's frontier was found by the level before.
+    assert found == int(rows[1:, 0].sum()) + size and found_edges == int(rows[1:, 1].sum()) + edges
+    assert previous == (int(rows[-1, 0]) if ran else 0)
+    assert found == int((levels > 0).sum())
     if stops == (None, None):  # ran to the end: the levels are BFS levels
         expected = oracle_levels(g, source)
         np.testing.assert_array_equal(levels, expected)
@@ -335,7 +344,7 @@ def test_fused_levels_form_their_team_from_the_threads_that_run():
     previous = numba.get_num_threads()
     numba.set_num_threads(1)
     try:
-        ran, size, _ = steps.fused_top_down(
+        ran, size, *_ = steps.fused_top_down(
             g.indptr, g.indices, parents, levels, 0, queue_a, queue_b, 1, int(g.indptr[1]), g.m + 1,
             np.iinfo(np.int64).max, np.zeros(steps.LEVEL_SHARED_SLOTS, np.int64),
             np.zeros(4096 * steps.LEVEL_STAT_COLUMNS, np.int64), 50, 3,

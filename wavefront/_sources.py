@@ -37,6 +37,8 @@ def accepts_sources(function) -> bool:
 
 def seed_array(source) -> np.ndarray:
     """The seeds a backend method received (an int or an array) as a 1-D int64 array."""
+    if isinstance(source, int):  # one seed, as start_search hands it
+        return np.array((source,), dtype=np.int64)
     return np.atleast_1d(np.asarray(source, dtype=np.int64))
 
 

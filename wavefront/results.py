@@ -158,6 +158,9 @@ class _Result:
     def __post_init__(self):
         # A backend method hands back the seeds it was given: one id, or the
         # array of a multi-source search (wavefront._sources).
+        if self.sources is None and isinstance(self.source, int):  # one seed: no array checks
+            self.sources = np.array((self.source,), dtype=np.int64)
+            return
         if self.source is not None and np.ndim(self.source) > 0:
             self.sources = to_device(self.source, "cpu").astype(np.int64).ravel()
             self.source = None
@@ -237,6 +240,10 @@ def to_caller_ids(graph, result: _Result, source) -> _Result:
     to the caller's ids (a no-op on the arrays when the graph was not
     relabelled). ``source`` is the caller's source id, or the array of the
     caller's ids for a multi-source search."""
+    if graph.labels is None and isinstance(source, int):  # one seed, no relabelling: nothing to translate
+        if result.source != source or result.sources is None:
+            result.source, result.sources = source, np.array((source,), dtype=np.int64)
+        return result
     sources = np.atleast_1d(np.asarray(source, dtype=np.int64))
     start = {"source": int(sources[0]) if sources.size == 1 else None, "sources": sources}
     if graph.labels is None:

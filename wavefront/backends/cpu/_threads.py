@@ -22,9 +22,15 @@ class StepThreads:
     """
 
     def __init__(self, serial_work: int = 1 << 14):
-        self.available = get_num_threads()
-        self.current = self.available
+        self._available = None  # read on first use: a small search that stays serial never asks (~1 us)
         self.serial_work = serial_work
+
+    @property
+    def available(self) -> int:
+        """The caller's numba thread count, as it was when first asked for."""
+        if self._available is None:
+            self._available = self._current = get_num_threads()
+        return self._available
 
     def use(self, work: int, serial_work: int | None = None) -> int:
         """Threads for a step of ``work`` edges/vertices (set in numba, and returned);
@@ -35,15 +41,15 @@ class StepThreads:
     def use_team(self, wanted: int) -> int:
         """Exactly ``wanted`` threads, at most the caller's and at least one (set in numba, and returned)."""
         wanted = max(1, min(int(wanted), self.available))
-        if wanted != self.current:
+        if wanted != self._current:
             set_num_threads(wanted)
-            self.current = wanted
+            self._current = wanted
         return wanted
 
     def restore(self) -> None:
-        if self.current != self.available:
-            set_num_threads(self.available)
-            self.current = self.available
+        if self._available is not None and self._current != self._available:
+            set_num_threads(self._available)
+            self._current = self._available
 
 
 def fused_team(n: int, available: int, vertices_per_thread: int) -> int:

@@ -85,9 +85,13 @@ def _search(graph, source: int, policy, depth_limit, method: str, tuning) -> BFS
     parents = np.empty(n, dtype=np.int64)
     levels = np.empty(n, dtype=np.int32)
     threads = StepThreads(tuning.parallel_work)
-    threads.use(n)
     seeds = seed_array(source)  # one id or several (wavefront._sources)
-    steps.reset_search(parents, levels, seeds, graph.indptr)
+    small = n < tuning.reset_serial_vertices  # reset on the calling thread (see CPUBFSTuning)
+    if small:
+        steps.reset_search_serial(parents, levels, seeds, graph.indptr)
+    else:
+        threads.use(n)
+        steps.reset_search(parents, levels, seeds, graph.indptr)
     # Reuse the frontier buffers of an earlier search on this graph (taken
     # out while in use, so concurrent searches never share them): fresh
     # ones cost a page fault per 4 KiB on first touch, inside the timed search.
@@ -95,7 +99,7 @@ def _search(graph, source: int, policy, depth_limit, method: str, tuning) -> BFS
     try:
         trace, reached = _run_levels(graph, seeds, policy, depth_limit, parents, levels, work, threads, tuning)
         if reached < n:
-            steps.unreached_to_minus_one(parents)
+            (steps.unreached_to_minus_one_serial if small else steps.unreached_to_minus_one)(parents)
     finally:
         threads.restore()
     graph.derived[_WORKSPACE_KEY] = work
@@ -114,34 +118,42 @@ def _run_fused(graph, parents, levels, level, frontier_vertices, frontier_edges,
     last_level = _NO_DEPTH_LIMIT if depth_limit is None else depth_limit
     # Every thread, even on a small road: a team capped by graph size lost on 16 cores
     # (docs/decisions/cpu-roads.md, "Thread cap on small roads").
-    serial_below = tuning.fused_pair_vertices if threads.available == 2 else tuning.fused_parallel_vertices
-    workers = threads.use(graph.n, serial_below)
     start_stamp = read_cycles()
     start = time.perf_counter()
-    if workers == 1:  # no team to join or wait for: plain loads and stores
-        ran, size, edges = steps.serial_top_down(
+    if _fused_serially(graph.n, threads, tuning):
+        # No team to join or wait for: plain loads and stores, and no
+        # parallel region, so numba's thread count is left as it is.
+        ran, size, edges, found, found_edges, previous = steps.serial_top_down(
             graph.indptr, graph.indices, parents, levels, level, work.queue, work.next_queue, frontier_vertices,
             frontier_edges, tuning.fused_edges, last_level, work.level_stats,
         )
         team = 1
     else:
-        ran, size, edges = steps.fused_top_down(
+        ran, size, edges, found, found_edges, previous = steps.fused_top_down(
             graph.indptr, graph.indices, parents, levels, level, work.queue, work.next_queue, frontier_vertices,
             frontier_edges, tuning.fused_edges, last_level, work.level_shared, work.level_stats, tuning.spins,
-            workers,
+            threads.use_team(threads.available),
         )
         team = int(work.level_shared[TEAM_SIZE])  # the threads that joined (see _atomics.join_team)
     seconds = time.perf_counter() - start
-    ran, size, edges = int(ran), int(size), int(edges)
     if not ran:
         return 0, frontier_vertices, frontier_edges, 0, 0, 0
-    stats = work.level_stats[: ran * steps.LEVEL_STAT_COLUMNS].reshape(ran, -1).copy()
-    trace.defer(lambda: _fused_rows(level, stats, start_stamp, seconds, tuning.fused_edges, team))
+    stats = work.level_stats[: ran * steps.LEVEL_STAT_COLUMNS].copy()
+    trace.defer(lambda: _fused_rows(level, stats.reshape(-1, steps.LEVEL_STAT_COLUMNS), start_stamp, seconds,
+                                    tuning.fused_edges, team))
     if ran % 2:  # the frontier ended in the second queue
         work.queue, work.next_queue = work.next_queue, work.queue
-    # Each level's frontier (n_f, m_f) was discovered by the level before.
-    found, found_edges = int(stats[1:, 0].sum()) + size, int(stats[1:, 1].sum()) + edges
-    return ran, size, edges, found, found_edges, int(stats[-1, 0])
+    return int(ran), int(size), int(edges), int(found), int(found_edges), int(previous)
+
+
+def _fused_serially(n: int, threads, tuning) -> bool:
+    """Whether the fused levels run on the calling thread: a graph under the
+    serial limit of the caller's team (``fused_pair_vertices`` for two
+    threads, ``fused_parallel_vertices`` for more), or a team of one."""
+    if n < tuning.fused_parallel_vertices and n < tuning.fused_pair_vertices:
+        return True  # whatever the team: numba's thread count is not even read
+    available = threads.available
+    return available == 1 or n < (tuning.fused_pair_vertices if available == 2 else tuning.fused_parallel_vertices)
 
 
 def _fused_rows(first_level, stats, start_stamp, seconds, fused_edges, team):

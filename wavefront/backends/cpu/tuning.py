@@ -30,6 +30,11 @@ class CPUBFSTuning:
       500 x 500 one, and tied on roads of 68 k-500 k vertices; the pair won
       from a million (1024 x 1024 grid 23-27 against 28-31 ms, road-like
       1.4 M 36-42 against 44-48; docs/decisions/cpu-roads.md).
+    * ``reset_serial_vertices``: graphs with fewer vertices reset the
+      search's arrays on the calling thread, larger ones on the team. The
+      fused levels that follow on one thread then find them in its own
+      cache: on 2 cores a 128 x 128 grid's search took 0.09 against 0.12 ms
+      (docs/decisions/cpu-roads.md, "BFS: the call's fixed cost").
     * ``parallel_work``: a per-level parallel step over fewer edges or
       vertices than this runs on one thread.
     * ``spins``: barrier polls with the pause hint before a waiter yields its core.
@@ -38,11 +43,13 @@ class CPUBFSTuning:
     fused_edges: int = 1 << 14
     fused_parallel_vertices: int = 1 << 16
     fused_pair_vertices: int = 1 << 19
+    reset_serial_vertices: int = 1 << 16
     parallel_work: int = 1 << 14
     spins: int = 4000
 
     def __post_init__(self):
-        for name in ("fused_edges", "fused_parallel_vertices", "fused_pair_vertices", "parallel_work", "spins"):
+        for name in ("fused_edges", "fused_parallel_vertices", "fused_pair_vertices", "reset_serial_vertices",
+                     "parallel_work", "spins"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
                 raise ValueError(f"CPUBFSTuning.{name} must be a non-negative integer, got {value!r}")
