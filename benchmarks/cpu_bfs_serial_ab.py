@@ -48,7 +48,16 @@ def tuning_of(mode: str, tuning_class):
     if mode.isdigit():
         return tuning_class(fused_parallel_vertices=int(mode), fused_pair_vertices=int(mode))
     fields = dict(part.split("=") for part in mode.split("+"))
-    return tuning_class(**{name: int(value) for name, value in fields.items()})
+    return tuning_class(**{name: _value(text) for name, text in fields.items()})
+
+
+def _value(text: str):
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    return text
 
 
 def main(argv=None) -> int:
