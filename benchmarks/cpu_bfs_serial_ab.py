@@ -20,12 +20,13 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).parent))
+
+import roads  # benchmarks/roads.py: graph names, roots, shared options
 
 
 def build(name: str, data: Path | None, seed: int):
@@ -65,14 +66,10 @@ def main(argv=None) -> int:
     parser.add_argument("--threads", type=int, required=True, help="numba threads")
     parser.add_argument("--graphs", default="grid128,grid300,grid500,road20000,amsterdam,seattle,road200000")
     parser.add_argument("--modes", default="0;default", help="tunings, one side each (see above)")
-    parser.add_argument("--roots", type=int, default=4)
-    parser.add_argument("--repeat", type=int, default=5)
-    parser.add_argument("--data", type=Path, default=None, help="folder of DIMACS *.gr.gz road files")
-    parser.add_argument("--seed", type=int, default=1)
+    roads.add_sample_args(parser)
     args = parser.parse_args(argv)
 
     import numba
-    import roads
     from scipy.sparse import csgraph
 
     import wavefront as wf
@@ -91,20 +88,14 @@ def main(argv=None) -> int:
         expected = [csgraph.shortest_path(matrix, directed=graph.directed, indices=r, unweighted=True) for r in roots]
         for tuning in sides.values():  # compile and fill the workspaces outside the timing
             wf.bfs(graph, roots[0], tuning=tuning)
-        cells = {mode: [] for mode in modes}
-        for mode in modes * 2:  # interleaved, twice
-            best = []
-            for root, reference in zip(roots, expected):
-                times = []
-                for _ in range(args.repeat):
-                    start = time.perf_counter()
-                    result = wf.bfs(graph, root, tuning=sides[mode])
-                    times.append(time.perf_counter() - start)
-                levels = np.asarray(result.levels, dtype=np.float64)
-                if not np.array_equal(np.where(levels < 0, np.inf, levels), reference):
-                    raise SystemExit(f"{label} root {root}: levels differ from SciPy's with {mode}")
-                best.append(min(times))
-            cells[mode].append(float(np.median(best)) * 1e6)
+        def check(mode, k, result, label=label, expected=expected, roots=roots):
+            levels = np.asarray(result.levels, dtype=np.float64)
+            if not np.array_equal(np.where(levels < 0, np.inf, levels), expected[k]):
+                raise SystemExit(f"{label} root {roots[k]}: levels differ from SciPy's with {mode}")
+
+        best = roads.interleaved_best(
+            modes, roots, lambda mode, root, graph=graph: wf.bfs(graph, root, tuning=sides[mode]), check, args.repeat)
+        cells = {mode: [float(np.median(times)) * 1e6 for times in best[mode]] for mode in modes}
         row = " | ".join("/".join(f"{t:.0f}" for t in cells[mode]) for mode in modes)
         print(f"| {label} | {graph.n} | {row} |", flush=True)
     return 0

@@ -22,20 +22,18 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).parent))
 
+import roads  # benchmarks/roads.py: graph names, roots, shared options
+
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--graphs", default="amsterdam,seattle")
     parser.add_argument("--teams", default="4,8,12,16")
     parser.add_argument("--scales", default="0.5,1,2")
-    parser.add_argument("--roots", type=int, default=4)
-    parser.add_argument("--repeat", type=int, default=5)
-    parser.add_argument("--data", type=Path, default=None, help="folder of DIMACS *.gr.gz road files")
-    parser.add_argument("--seed", type=int, default=1)
+    roads.add_sample_args(parser)
     args = parser.parse_args(argv)
 
     import numba
-    import roads
     from scipy.sparse import csgraph
 
     import wavefront as wf
@@ -53,7 +51,7 @@ def main(argv=None) -> int:
         matrix = graph.to_scipy()
         references = [csgraph.dijkstra(matrix, directed=graph.directed, indices=r) for r in roots]
 
-        def timed(team, tuning, delta):
+        def timed(team, tuning, delta, graph=graph, label=label, roots=roots, references=references):
             numba.set_num_threads(team)
             try:
                 best = []

@@ -100,6 +100,33 @@ def expand_graphs(text: str, data: Path | None) -> list[str]:
     return names
 
 
+def add_sample_args(parser, roots: int = 4, repeat: int = 5) -> None:
+    """The options the road A/B scripts share: roots, repeats, the DIMACS folder, the seed."""
+    parser.add_argument("--roots", type=int, default=roots)
+    parser.add_argument("--repeat", type=int, default=repeat)
+    parser.add_argument("--data", type=Path, default=None, help="folder of DIMACS *.gr.gz road files")
+    parser.add_argument("--seed", type=int, default=1)
+
+
+def interleaved_best(sides, roots, run, check, repeat: int, passes: int = 2) -> dict:
+    """A/B sides in turn, ``passes`` times, on the same roots: per root the best
+    of ``repeat`` calls ``run(side, root)`` (timed whole), then ``check(side,
+    root index, result)`` on the last. Returns {side: [per pass, the roots' best seconds]}."""
+    cells = {side: [] for side in sides}
+    for side in list(sides) * passes:
+        best = []
+        for k, root in enumerate(roots):
+            times = []
+            for _ in range(repeat):
+                start = time.perf_counter()
+                result = run(side, root)
+                times.append(time.perf_counter() - start)
+            check(side, k, result)
+            best.append(min(times))
+        cells[side].append(best)
+    return cells
+
+
 def road_file(name: str, data: Path | None) -> Path | None:
     path = Path(name)
     if path.suffix in (".gr", ".gz") and path.exists():

@@ -15,26 +15,23 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).parent))
 
+import roads  # benchmarks/roads.py: graph names, roots, shared options
+
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--threads", type=int, required=True, help="numba threads")
     parser.add_argument("--graphs", default="amsterdam,seattle,road1.4m")
-    parser.add_argument("--roots", type=int, default=4)
-    parser.add_argument("--repeat", type=int, default=5)
-    parser.add_argument("--data", type=Path, default=None, help="folder of DIMACS *.gr.gz road files")
-    parser.add_argument("--seed", type=int, default=1)
+    roads.add_sample_args(parser)
     args = parser.parse_args(argv)
 
     import numba
-    import roads
     from scipy.sparse import csgraph
 
     import wavefront as wf
@@ -52,18 +49,14 @@ def main(argv=None) -> int:
         teams = {side: cpu_sssp.fused_workers(graph, args.threads, tuning) for side, tuning in sides.items()}
         for tuning in sides.values():  # compile and fill the workspaces outside the timing
             wf.sssp(graph, roots[0], tuning=tuning)
-        cells = {side: [] for side in sides}
-        for side in list(sides) * 2:  # interleaved, twice
-            best = []
-            for root, reference in zip(roots, references):
-                times = []
-                for _ in range(args.repeat):
-                    start = time.perf_counter()
-                    result = wf.sssp(graph, root, tuning=sides[side])
-                    times.append(time.perf_counter() - start)
-                assert np.array_equal(result.distances, reference), f"{label} sssp {side} root {root}"
-                best.append(min(times))
-            cells[side].append(1e3 * float(np.mean(best)))
+
+        def check(side, k, result, label=label, references=references, roots=roots):
+            assert np.array_equal(result.distances, references[k]), f"{label} sssp {side} root {roots[k]}"
+
+        best = roads.interleaved_best(
+            list(sides), roots, lambda side, root, graph=graph, sides=sides: wf.sssp(graph, root, tuning=sides[side]), check,
+            args.repeat)
+        cells = {side: [1e3 * float(np.mean(times)) for times in best[side]] for side in sides}
         deltas = {side: cpu_sssp.default_delta(graph, sides[side], teams[side]) for side in sides}
         print(f"{label} (n={graph.n}) sssp: " + "; ".join(
             f"{side} ({teams[side]} threads) " + " / ".join(f"{ms:.2f}" for ms in cells[side])
