@@ -360,7 +360,8 @@ def serial_top_down(
     A vertex is tested on ``levels`` (int32), not on ``parents``: half the
     bytes a probed arc loads, and with no compare-and-swap to feed, a new
     vertex's out-degree comes from ``indptr``. That took 8-17 % off a grid's
-    levels and 6-8 % off a road's (same docs section)."""
+    levels and 7-8 % off a road's (docs/decisions/cpu-roads.md,
+    "BFS: the call's fixed cost")."""
     rows = stats.shape[0] // LEVEL_STAT_COLUMNS
     edges = frontier_edges
     found_all = 0
