@@ -206,3 +206,27 @@ def test_caller_thread_count_restored_when_a_capped_search_fails(road):
         with pytest.raises(ValueError, match="cutoff"):
             cpu_sssp.delta_stepping(road, 0, cutoff=-1.0, tuning=capped)
         assert numba.get_num_threads() == THREADS
+
+
+@needs_two
+def test_a_small_search_leaves_numba_thread_count_alone(monkeypatch):
+    """Below ``reset_serial_vertices`` and the fused levels' serial limit a
+    search runs on the calling thread without setting numba's thread count
+    (setting it and back cost ~2 us a call); with the reset limit at 0 the
+    reset runs on the team, and the count is set back after."""
+    from wavefront.backends.cpu import _threads
+    from wavefront.generators import grid
+
+    g = grid(30, 30)
+    expected = oracle_levels(g, 7)
+    calls = []
+    original = _threads.set_num_threads
+    monkeypatch.setattr(_threads, "set_num_threads", lambda k: calls.append(k) or original(k))
+    with numba_threads(THREADS):
+        assert_valid_bfs(g, 7, wf.bfs(g, 7), expected)
+        assert calls == []
+        # The parallel reset on a graph this small asks for one thread (under
+        # ``parallel_work``), and the caller's count comes back after.
+        assert_valid_bfs(g, 7, wf.bfs(g, 7, tuning=CPUBFSTuning(reset_serial_vertices=0)), expected)
+        assert calls == [1, THREADS]
+        assert numba.get_num_threads() == THREADS
