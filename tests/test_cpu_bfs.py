@@ -284,6 +284,7 @@ def test_serial_levels_run_as_the_team_kernel_does(seed, n, stops):
     levels run, returned frontier (size, out-arcs, in the same queue),
     discovery totals and stats rows (less the time stamps), on random
     graphs, with and without an edge or depth stop."""
+    from wavefront.backends.cpu import _bfs_fused_levels as fused_levels
     from wavefront.backends.cpu import _bfs_steps as steps
 
     rng = np.random.default_rng(seed)
@@ -300,18 +301,18 @@ def test_serial_levels_run_as_the_team_kernel_does(seed, n, stops):
         reset(parents, levels, np.array([source]), g.indptr)
         queue_a, queue_b = np.zeros(n, g.indices.dtype), np.zeros(n, g.indices.dtype)
         queue_a[0] = source
-        stats = np.zeros(4096 * steps.LEVEL_STAT_COLUMNS, np.int64)
+        stats = np.zeros(4096 * fused_levels.LEVEL_STAT_COLUMNS, np.int64)
         degree = int(g.indptr[source + 1] - g.indptr[source])
         if serial:
-            returned = steps.serial_top_down(g.indptr, g.indices, parents, levels, 0, queue_a, queue_b, 1,
+            returned = fused_levels.serial_top_down(g.indptr, g.indices, parents, levels, 0, queue_a, queue_b, 1,
                                              degree, max_edges, last_level, stats)
         else:
-            returned = steps.fused_top_down(g.indptr, g.indices, parents, levels, 0, queue_a, queue_b, 1,
+            returned = fused_levels.fused_top_down(g.indptr, g.indices, parents, levels, 0, queue_a, queue_b, 1,
                                             degree, max_edges, last_level,
-                                            np.zeros(steps.LEVEL_SHARED_SLOTS, np.int64), stats, 50, 1)
+                                            np.zeros(fused_levels.LEVEL_SHARED_SLOTS, np.int64), stats, 50, 1)
         ran, size = int(returned[0]), int(returned[1])
         frontier = (queue_a if ran % 2 == 0 else queue_b)[:size]
-        rows = stats[: ran * steps.LEVEL_STAT_COLUMNS].reshape(ran, -1)[:, :2].copy()
+        rows = stats[: ran * fused_levels.LEVEL_STAT_COLUMNS].reshape(ran, -1)[:, :2].copy()
         runs.append(([int(x) for x in returned], sorted(frontier.tolist()), levels.copy(), parents.copy(), rows))
     (returned, frontier, levels, parents, rows), other = runs
     assert (returned, frontier) == other[:2]
@@ -333,7 +334,7 @@ def test_fused_levels_form_their_team_from_the_threads_that_run():
     first closes the team alone, the others return; the levels are right."""
     import numba
 
-    from wavefront.backends.cpu import _bfs_steps as steps
+    from wavefront.backends.cpu import _bfs_fused_levels as fused_levels
     from wavefront.generators import grid
 
     g = grid(30, 40)
@@ -344,10 +345,10 @@ def test_fused_levels_form_their_team_from_the_threads_that_run():
     previous = numba.get_num_threads()
     numba.set_num_threads(1)
     try:
-        ran, size, *_ = steps.fused_top_down(
+        ran, size, *_ = fused_levels.fused_top_down(
             g.indptr, g.indices, parents, levels, 0, queue_a, queue_b, 1, int(g.indptr[1]), g.m + 1,
-            np.iinfo(np.int64).max, np.zeros(steps.LEVEL_SHARED_SLOTS, np.int64),
-            np.zeros(4096 * steps.LEVEL_STAT_COLUMNS, np.int64), 50, 3,
+            np.iinfo(np.int64).max, np.zeros(fused_levels.LEVEL_SHARED_SLOTS, np.int64),
+            np.zeros(4096 * fused_levels.LEVEL_STAT_COLUMNS, np.int64), 50, 3,
         )
     finally:
         numba.set_num_threads(previous)

@@ -153,7 +153,7 @@ def test_fused_bfs_levels_take_every_thread_even_on_a_small_road(monkeypatch):
     source = 17
     expected = oracle_levels(small, source)
     asked = []
-    original, serial = cpu_bfs.steps.fused_top_down, cpu_bfs.steps.serial_top_down
+    original, serial = cpu_bfs.fused_levels.fused_top_down, cpu_bfs.fused_levels.serial_top_down
 
     def spy(*args):
         asked.append(args[-1])  # the team the driver asks for
@@ -163,8 +163,8 @@ def test_fused_bfs_levels_take_every_thread_even_on_a_small_road(monkeypatch):
         asked.append(1)  # a team of one runs the serial kernel
         return serial(*args)
 
-    monkeypatch.setattr(cpu_bfs.steps, "fused_top_down", spy)
-    monkeypatch.setattr(cpu_bfs.steps, "serial_top_down", serial_spy)
+    monkeypatch.setattr(cpu_bfs.fused_levels, "fused_top_down", spy)
+    monkeypatch.setattr(cpu_bfs.fused_levels, "serial_top_down", serial_spy)
     with numba_threads(THREADS):
         every = CPUBFSTuning(fused_parallel_vertices=0, fused_pair_vertices=0)  # no serial limit, whatever the team
         for tuning, team in ((every, THREADS), (CPUBFSTuning(), 1)):
@@ -188,9 +188,9 @@ def test_a_pair_of_threads_runs_the_fused_levels_alone_below_its_own_limit(monke
     g = grid(140, 140)
     expected = oracle_levels(g, 5)
     asked = []
-    original, serial = cpu_bfs.steps.fused_top_down, cpu_bfs.steps.serial_top_down
-    monkeypatch.setattr(cpu_bfs.steps, "fused_top_down", lambda *args: asked.append(args[-1]) or original(*args))
-    monkeypatch.setattr(cpu_bfs.steps, "serial_top_down", lambda *args: asked.append(1) or serial(*args))
+    original, serial = cpu_bfs.fused_levels.fused_top_down, cpu_bfs.fused_levels.serial_top_down
+    monkeypatch.setattr(cpu_bfs.fused_levels, "fused_top_down", lambda *args: asked.append(args[-1]) or original(*args))
+    monkeypatch.setattr(cpu_bfs.fused_levels, "serial_top_down", lambda *args: asked.append(1) or serial(*args))
     with numba_threads(2):
         for tuning, team in ((CPUBFSTuning(), 1), (CPUBFSTuning(fused_pair_vertices=10_000), 2)):
             asked.clear()

@@ -1,8 +1,9 @@
 """CPU BFS methods: top-down, bottom-up and the direction-optimizing hybrid.
 
 All three are one driver loop (:func:`_search`) over the numba steps in
-:mod:`._bfs_steps`, differing only in the direction policy it asks each
-level (:mod:`wavefront.bfs.policy`; seed 000 §3.1 and Beamer's switch).
+:mod:`._bfs_steps` and the fused small levels in :mod:`._bfs_fused_levels`,
+differing only in the direction policy it asks each level
+(:mod:`wavefront.bfs.policy`; seed 000 §3.1 and Beamer's switch).
 The frontier is a queue while the search goes top-down and a bitmap (one
 bit per vertex, int64 words) while it goes bottom-up; the driver converts it
 when the direction changes, inside the level that needs it (its time is in
@@ -18,6 +19,7 @@ import numpy as np
 from ..._sources import multi_source, seed_array
 from ...bfs.policy import BOTTOM_UP, TOP_DOWN, FixedPolicy, LevelState, make_policy
 from ...results import BFSResult, Trace, TraceRow
+from . import _bfs_fused_levels as fused_levels
 from . import _bfs_steps as steps
 from ._atomics import TEAM_SIZE
 from ._clock import read_cycles, stamps_to_seconds
@@ -66,8 +68,8 @@ class _Workspace:
         self.unvisited_bits = np.empty(words, dtype=np.int64)
         self.block_edges = np.empty(max(n, 1) // steps.QUEUE_BLOCK + 2, dtype=np.int64)
         self.counters = np.zeros(2, dtype=np.int64)
-        self.level_stats = np.empty(FUSED_TRACE_ROWS * steps.LEVEL_STAT_COLUMNS, dtype=np.int64)
-        self.level_shared = np.zeros(steps.LEVEL_SHARED_SLOTS, dtype=np.int64)
+        self.level_stats = np.empty(FUSED_TRACE_ROWS * fused_levels.LEVEL_STAT_COLUMNS, dtype=np.int64)
+        self.level_shared = np.zeros(fused_levels.LEVEL_SHARED_SLOTS, dtype=np.int64)
 
 
 def _check_depth_limit(depth_limit):
@@ -110,8 +112,8 @@ def _search(graph, source: int, policy, depth_limit, method: str, tuning) -> BFS
 
 def _run_fused(graph, parents, levels, level, frontier_vertices, frontier_edges, depth_limit, work, threads,
                tuning, trace):
-    """Consecutive small top-down levels in :func:`steps.fused_top_down`
-    (:func:`steps.serial_top_down` where the team is one thread).
+    """Consecutive small top-down levels in :func:`._bfs_fused_levels.fused_top_down`
+    (:func:`._bfs_fused_levels.serial_top_down` where the team is one thread).
 
     Returns (levels run, n_f, m_f, vertices and out-arcs discovered in all, previous n_f).
     """
@@ -123,13 +125,13 @@ def _run_fused(graph, parents, levels, level, frontier_vertices, frontier_edges,
     if _fused_serially(graph.n, threads, tuning):
         # No team to join or wait for: plain loads and stores, and no
         # parallel region, so numba's thread count is left as it is.
-        ran, size, edges, found, found_edges, previous = steps.serial_top_down(
+        ran, size, edges, found, found_edges, previous = fused_levels.serial_top_down(
             graph.indptr, graph.indices, parents, levels, level, work.queue, work.next_queue, frontier_vertices,
             frontier_edges, tuning.fused_edges, last_level, work.level_stats,
         )
         team = 1
     else:
-        ran, size, edges, found, found_edges, previous = steps.fused_top_down(
+        ran, size, edges, found, found_edges, previous = fused_levels.fused_top_down(
             graph.indptr, graph.indices, parents, levels, level, work.queue, work.next_queue, frontier_vertices,
             frontier_edges, tuning.fused_edges, last_level, work.level_shared, work.level_stats, tuning.spins,
             threads.use_team(threads.available),
@@ -138,8 +140,8 @@ def _run_fused(graph, parents, levels, level, frontier_vertices, frontier_edges,
     seconds = time.perf_counter() - start
     if not ran:
         return 0, frontier_vertices, frontier_edges, 0, 0, 0
-    stats = work.level_stats[: ran * steps.LEVEL_STAT_COLUMNS].copy()
-    trace.defer(lambda: _fused_rows(level, stats.reshape(-1, steps.LEVEL_STAT_COLUMNS), start_stamp, seconds,
+    stats = work.level_stats[: ran * fused_levels.LEVEL_STAT_COLUMNS].copy()
+    trace.defer(lambda: _fused_rows(level, stats.reshape(-1, fused_levels.LEVEL_STAT_COLUMNS), start_stamp, seconds,
                                     tuning.fused_edges, team))
     if ran % 2:  # the frontier ended in the second queue
         work.queue, work.next_queue = work.next_queue, work.queue
