@@ -55,9 +55,9 @@ def test_the_check_sees_a_changed_default(tmp_path):
     kernels = tmp_path / "kernels"
     shutil.copytree(KERNEL_DIR, kernels)
     common = kernels / "common.cuh"
-    common.write_text(common.read_text().replace("#define CNT_SLOTS 8", "#define CNT_SLOTS 9"))
+    common.write_text(common.read_text().replace("#define CNT_SLOTS 9", "#define CNT_SLOTS 10"))
     values = _standalone_values("bfs_convert.cu", False, tmp_path, kernels)
-    assert values["CNT_SLOTS"] == 9 and values != abi.defines("bfs_convert.cu")
+    assert values["CNT_SLOTS"] == 10 and values != abi.defines("bfs_convert.cu")
 
 
 def test_abi_constants_cannot_be_overridden_as_tuning():

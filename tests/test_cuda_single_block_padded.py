@@ -307,6 +307,32 @@ def test_levels_of_one_to_many_passes():
 
 
 @gpu
+def test_the_padded_block_logs_each_find_once_with_its_level_and_parent():
+    """The padded kernel writes no result itself: it logs each vertex it finds
+    (common.cuh's discovery log) and logged_visits writes them after it. One
+    launch's log holds every vertex the search reached but the root, once,
+    with its level offset from the launch's first level and a parent one
+    level up; the counter says how many."""
+    from wavefront.backends.cuda.abi import CNT_LOGGED, LOG_LEVEL_BITS
+    from wavefront.backends.cuda.device_graph import discovery_log
+
+    g = road_like(5_000, seed=3)
+    gd = g.to("cuda")
+    result = wf.bfs(gd, 7, method="single-block", tuning=PADDED)
+    check_result(g, result, 7)
+    assert all(in_block(result))  # one launch from level 1
+    levels = result.levels.get()
+    logged = int(gd.derived["cuda.bfs"].host_counters[CNT_LOGGED])
+    assert logged == int((levels > 0).sum()) > 1000
+    log, record = (a.get()[:logged] for a in discovery_log(gd))
+    assert np.array_equal(np.sort(log), np.flatnonzero(levels > 0))
+    np.testing.assert_array_equal(levels[log], 1 + (record & ((1 << LOG_LEVEL_BITS) - 1)).astype(np.int64))
+    parents = (record >> np.uint64(LOG_LEVEL_BITS)).astype(np.int64)
+    np.testing.assert_array_equal(levels[parents], levels[log] - 1)
+    np.testing.assert_array_equal(result.parents.get()[log], parents)
+
+
+@gpu
 def test_int64_vertex_ids():
     """The 64-bit instantiation (two items per thread, a 2048-vertex queue;
     padded rows of 64-bit ids)."""

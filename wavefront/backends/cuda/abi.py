@@ -27,7 +27,8 @@ CNT_LEVELS_RUN = 4  # levels completed by the single-block kernel
 CNT_FRONTIER = 5  # vertices of the frontier a vertex-centric step started from
 CNT_SCAN_DONE = 6  # blocks of frontier_scan done
 CNT_LARGE_LEFT = 7  # the fig. 6 kernel left large vertices to the fig. 4 kernel
-CNT_SLOTS = 8
+CNT_LOGGED = 8  # entries the padded single block wrote to the discovery log
+CNT_SLOTS = 9
 UNVISITED = -1  # level of a vertex not reached
 # The edge-balanced step's frontier offsets come in chunks of 2**shift vertices.
 FRONTIER_SCAN_SHIFT = 10
@@ -45,8 +46,10 @@ SINGLE_BLOCK_STATS_FIELDS = 3  # per level run: frontier, edges, end time (ns)
 SINGLE_BLOCK_MAX_LEVELS = 4096  # levels one single-block launch may run (stats buffer rows)
 GRID_LEVELS_THREADS = 256  # kernels/bfs_grid_levels.cu: threads per resident block
 GRID_LEVELS_CTL_WORDS = 8  # its control words (uint64): barrier arrivals, new vertices and m_f of 3 levels
-GRID_LEVELS_LEVEL_BITS = 12  # its record words: parent << 12 | level - first level (a launch's levels)
-assert SINGLE_BLOCK_MAX_LEVELS <= 1 << GRID_LEVELS_LEVEL_BITS
+# The discovery log's record words (the grid-levels kernel, the padded single
+# block): parent << 12 | level - the launch's first level.
+LOG_LEVEL_BITS = 12
+assert SINGLE_BLOCK_MAX_LEVELS <= 1 << LOG_LEVEL_BITS
 # Padded rows (device_graph.padded_rows): slots one lane of the single block
 # and the grid-levels kernel holds at most (K = W / L), and the widest row.
 PADDED_MAX_SLOTS = 4
@@ -145,8 +148,8 @@ _SSSP_TRACE = {  # sssp_common.cuh, for the persistent kernels
 _COMMON = {
     "CNT_NEXT_COUNT": CNT_NEXT_COUNT, "CNT_NEXT_DEGREE": CNT_NEXT_DEGREE, "CNT_EDGES": CNT_EDGES,
     "CNT_FLAG": CNT_FLAG, "CNT_LEVELS_RUN": CNT_LEVELS_RUN, "CNT_FRONTIER": CNT_FRONTIER,
-    "CNT_SCAN_DONE": CNT_SCAN_DONE, "CNT_LARGE_LEFT": CNT_LARGE_LEFT, "CNT_SLOTS": CNT_SLOTS,
-    "WF_UNVISITED": UNVISITED, "FRONTIER_SCAN_SHIFT": FRONTIER_SCAN_SHIFT,
+    "CNT_SCAN_DONE": CNT_SCAN_DONE, "CNT_LARGE_LEFT": CNT_LARGE_LEFT, "CNT_LOGGED": CNT_LOGGED,
+    "CNT_SLOTS": CNT_SLOTS, "LOG_LEVEL_BITS": LOG_LEVEL_BITS, "WF_UNVISITED": UNVISITED, "FRONTIER_SCAN_SHIFT": FRONTIER_SCAN_SHIFT,
 }
 _PERSISTENT = {"TRACE_WIDTH": TRACE_WIDTH}
 # What each kernel file sees (its own constants and those of the headers it includes).
@@ -160,7 +163,7 @@ _FILES = {
     "bfs_single_block.cu": {**_COMMON, **_PERSISTENT, "SB_THREADS": SINGLE_BLOCK_THREADS,
                             "SB_STATS_FIELDS": SINGLE_BLOCK_STATS_FIELDS, "SB_PAD_MAX_SLOTS": PADDED_MAX_SLOTS},
     "bfs_grid_levels.cu": {**_COMMON, **_PERSISTENT, "GL_THREADS": GRID_LEVELS_THREADS,
-                           "GL_LEVEL_BITS": GRID_LEVELS_LEVEL_BITS, "SB_STATS_FIELDS": SINGLE_BLOCK_STATS_FIELDS,
+                           "SB_STATS_FIELDS": SINGLE_BLOCK_STATS_FIELDS,
                            "GL_MAX_SLOTS": PADDED_MAX_SLOTS},
     "bfs_fold_2d.cu": {**_COMMON, "FOLD_MAX_OWNERS": FOLD_MAX_OWNERS},
     "bfs_one_column_2d.cu": _COMMON,

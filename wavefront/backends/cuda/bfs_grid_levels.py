@@ -4,7 +4,7 @@ grid barrier between them, for as long as the hybrid's rules
 (:meth:`~wavefront.bfs.policy.CUDAHybridPolicy.grid_levels_rule`) keep them
 there, on the single block's padded rows (``device_graph.padded_rows``).
 :func:`grid_levels_apply` says which graphs it takes; the discovery log it
-writes is kept with the graph. Measurements: docs/decisions/cuda-bfs.md,
+writes (``device_graph.discovery_log``) is kept with the graph. Measurements: docs/decisions/cuda-bfs.md,
 "Grid levels".
 """
 from __future__ import annotations
@@ -19,12 +19,12 @@ from .bfs_tuning import BFSTuning
 from .device import sm_count
 from .device_graph import (
     BFSWorkspace,
+    discovery_log,
     max_out_degree,
     padded_rows,
     padded_rows_fit,
     padded_shape,
 )
-from .memory import check_fits
 
 GridLevelsArgs = NamedTuple("GridLevelsArgs", [
     ("frontier", Any), ("next_queue", Any), ("log", Any), ("record", Any), ("count", np.int64),
@@ -42,20 +42,6 @@ def grid_levels_apply(graph, tuning: BFSTuning) -> bool:
     return graph.m > 0 and max_out_degree(graph) <= tuning.grid_levels_max_degree and padded_rows_fit(graph)
 
 
-def _discovery_log(graph, ws: BFSWorkspace):
-    """The grid-levels kernel's discovery log: a vertex id and a uint64 record
-    (parent, level) per vertex, made on first use and kept with the graph."""
-    log = graph.derived.get("cuda.bfs.grid_log")
-    if log is None:
-        import cupy
-
-        n = max(graph.n, 1)
-        check_fits(lambda: f"the grid-levels discovery log for {graph!r}", n * (8 + np.dtype(ws.vid_dtype).itemsize))
-        log = (cupy.empty(n, dtype=ws.vid_dtype), cupy.empty(n, dtype=np.uint64))
-        graph.derived["cuda.bfs.grid_log"] = log
-    return log
-
-
 def grid_levels(graph, ws: BFSWorkspace, tuning: BFSTuning, count: int, frontier_edges: int, unexplored: int,
                 level: int, max_level: int, rule, levels, parents) -> None:
     """Top-down levels from ``level`` (at most to ``max_level``) in one
@@ -69,7 +55,7 @@ def grid_levels(graph, ws: BFSWorkspace, tuning: BFSTuning, count: int, frontier
         raise ValueError(f"the grid-levels kernel takes out-degrees up to grid_levels_max_degree = "
                          f"{tuning.grid_levels_max_degree}; this graph has one of {max_out_degree(graph)}")
     fn = get_kernel("bfs_grid_levels.cu", "grid_levels", ws.index64, tuning)
-    log, record = _discovery_log(graph, ws)
+    log, record = discovery_log(graph)
     width_log2, lanes_log2 = padded_shape(graph)
     stream = cupy.cuda.get_current_stream()
     cupy.cuda.runtime.memsetAsync(ws.grid_ctl.data.ptr, 0, ws.grid_ctl.nbytes, stream.ptr)

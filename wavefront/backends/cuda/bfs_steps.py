@@ -28,7 +28,16 @@ from .abi import (
 )
 from .bfs_tuning import DEFAULT_TUNING, BFSTuning
 from .compile import kernel
-from .device_graph import BFSWorkspace, index64, max_out_degree, padded_rows, padded_rows_fit, padded_shape
+from .device import sm_count
+from .device_graph import (
+    BFSWorkspace,
+    discovery_log,
+    index64,
+    max_out_degree,
+    padded_rows,
+    padded_rows_fit,
+    padded_shape,
+)
 from .memory import check_fits
 
 
@@ -54,7 +63,7 @@ def i64(x) -> np.int64:
 
 KERNELS = {
     "bfs_convert.cu": ("init_search", "seed_sources", "queue_to_bitmap", "bitmap_to_queue", "frontier_scan",
-                       "frontier_total", "complete_results"),
+                       "frontier_total", "complete_results", "logged_visits"),
     "bfs_vertex.cu": ("vertex_push_step", "vertex_pull_step"),
     "bfs_edge.cu": ("edge_step", "expand_rows"),
     "bfs_frontier.cu": ("frontier_step", "frontier_privatized_step"),
@@ -371,18 +380,28 @@ def single_block(graph, ws: BFSWorkspace, tuning: BFSTuning, count: int, level: 
     queue_in[:count] (count <= capacity) to queue_out, each with at most
     ``edge_limit`` out-edges (default ``tuning.single_block_edges``);
     edge-balanced or on padded rows as ``tuning`` picks for the graph (the
-    same levels and trace rows either way)."""
-    fn, shared_words, rows, shape = _single_block_plan(graph, ws, tuning)
+    same levels and trace rows either way). The padded kernel logs what it
+    finds (``device_graph.discovery_log``); ``logged_visits``, queued behind
+    it, writes those levels and parents over the whole GPU."""
+    fn, shared_words, rows, shape, log = _single_block_plan(graph, ws, tuning)
     limit = tuning.single_block_edges if edge_limit is None else edge_limit
-    # The kernels' parameters (kernels/bfs_single_block.cu), in order.
+    # The kernels' parameters (kernels/bfs_single_block.cu), in order: the
+    # edge kernel writes the results, the padded one the log.
     fn((1,), (SINGLE_BLOCK_THREADS,),
-       (ws.queue_in, np.int64(count), np.int32(level), np.int32(max_level), np.int64(limit), *rows, levels, parents,
-        ws.visited, ws.queue_out, ws.counters, ws.level_stats, *shape), shared_mem=4 * shared_words)
+       (ws.queue_in, np.int64(count), np.int32(level), np.int32(max_level), np.int64(limit), *rows,
+        *((levels, parents) if log is None else log), ws.visited, ws.queue_out, ws.counters, ws.level_stats, *shape),
+       shared_mem=4 * shared_words)
+    if log is not None:
+        visits = get_kernel("bfs_convert.cu", "logged_visits", ws.index64)
+        # Twice the SMs' blocks: a road search logs up to n entries (seattle's
+        # 170 k: about 3 a thread).
+        visits((2 * sm_count(),), (BLOCK,), (*log, ws.counters, np.int32(level), levels, parents))
 
 
 def _single_block_plan(graph, ws: BFSWorkspace, tuning: BFSTuning):
     """(kernel, shared words, the arguments from the shared words to the rows,
-    the padded kernel's last ones) for ``graph``'s single block under
+    the padded kernel's last ones, its discovery log or None for the edge
+    kernel) for ``graph``'s single block under
     ``tuning``, worked out once per graph and tuning: a road search launches
     the block once or a few times, and working them out at every launch
     took ~13 us of host time (H100 host). The workspace's buffers are not
@@ -396,5 +415,6 @@ def _single_block_plan(graph, ws: BFSWorkspace, tuning: BFSTuning):
         indices = padded_rows(graph) if balance == "padded" else graph.indices
         # The padded kernel's bound on a level's edges (size * max degree) and its rows' shape.
         last = (np.int32(max_out_degree(graph)), *(np.int32(v) for v in shape)) if balance == "padded" else ()
-        plan = graph.derived[key] = (fn, shared_words, (np.int64(shared_words), graph.indptr, indices), last)
+        log = discovery_log(graph) if balance == "padded" else None
+        plan = graph.derived[key] = (fn, shared_words, (np.int64(shared_words), graph.indptr, indices), last, log)
     return plan

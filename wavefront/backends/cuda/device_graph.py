@@ -28,6 +28,9 @@
   for L lanes a vertex (:func:`padded_shape`): the
   single block's ``padded`` balance reads a frontier vertex's neighbours in
   one coalesced load, without its row start first (low-degree graphs only).
+* :func:`discovery_log` (``graph.derived["cuda.bfs.discovery_log"]``): where
+  the kernels on the padded rows log the vertices they find, with their
+  parents and levels, for one pass over the GPU to write the results.
 
 GPU memory, beyond the graph itself (n vertices, m stored arcs, I = 4 bytes
 per vertex id while n < 2**31, else 8):
@@ -37,7 +40,7 @@ per vertex id while n < 2**31, else 8):
     COO        m * I bytes                      (edge-centric method only)
     by degree  m * I bytes                      (bottom-up, neighbour_order="degree")
     first in   8 (n + 1) bytes per probe order  (bottom-up, 32-bit ids)
-    grid log   n * (I + 8) bytes                (grid-levels kernel, low-degree graphs)
+    log        n * (I + 8) bytes                (discovery log: padded rows' kernels)
     padded     n * W * I bytes                  (single block, padded balance, max out-degree <= W)
 
 Sizes are checked with :func:`~wavefront.backends.cuda.memory.check_fits`
@@ -135,14 +138,32 @@ def padded_rows(graph):
     return rows
 
 
+def discovery_log(graph):
+    """The discovery log of the kernels that read the padded rows (the grid
+    levels, the padded single block; kernels/common.cuh): a vertex id and a
+    uint64 record (parent, level) per vertex, made on first use and kept with
+    the graph. Raises GPUMemoryError when it does not fit."""
+    log = graph.derived.get("cuda.bfs.discovery_log")
+    if log is None:
+        import cupy
+
+        n, dtype = max(graph.n, 1), graph.indices.dtype
+        check_fits(lambda: f"the BFS discovery log for {graph!r}", n * (8 + dtype.itemsize))
+        log = (cupy.empty(n, dtype=dtype), cupy.empty(n, dtype=np.uint64))
+        graph.derived["cuda.bfs.discovery_log"] = log
+    return log
+
+
 def padded_rows_fit(graph) -> bool:
-    """Whether the padded rows are built, or can be (built now if so): a graph
-    whose rows would not fit in free GPU memory runs the kernels that read the
-    CSR instead (the single block's edge balance, the per-level loop)."""
+    """Whether the padded rows and the discovery log their kernels write are
+    built, or can be (built now if so): a graph whose rows would not fit in
+    free GPU memory runs the kernels that read the CSR instead (the single
+    block's edge balance, the per-level loop)."""
     from ...errors import GPUMemoryError
 
     try:
         padded_rows(graph)
+        discovery_log(graph)
     except GPUMemoryError:
         return False
     return True

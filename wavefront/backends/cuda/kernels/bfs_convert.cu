@@ -52,6 +52,18 @@ extern "C" __global__ void seed_sources(const vid_t* seeds, long long count, int
     }
 }
 
+// The levels and parents of the entries the padded single block logged
+// (counters[CNT_LOGGED] of them; common.cuh's discovery log), queued right
+// after it: the block's one SM wrote them scattered at about a third of its
+// level time, every SM here writes them in a few microseconds.
+extern "C" __global__ void logged_visits(const vid_t* log, const unsigned long long* record,
+                                         const counter_t* counters, int first_level, int* levels,
+                                         long long* parents) {
+    const long long logged = (long long)counters[CNT_LOGGED];
+    for (long long i = global_thread_id(); i < logged; i += (long long)gridDim.x * blockDim.x)
+        record_logged(log, record, i, first_level, levels, parents);
+}
+
 // Frontier queue -> frontier bitmap (the bitmap must be zeroed first).
 extern "C" __global__ void queue_to_bitmap(const vid_t* queue, long long count, word_t* bitmap) {
     long long i = global_thread_id();

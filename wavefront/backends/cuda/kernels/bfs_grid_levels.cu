@@ -24,10 +24,8 @@
 // No scattered store before a barrier: the barrier's release waits for every
 // store the block has in flight, and scattered ones cost most of a level
 // (H200: two dependent loads and a grid barrier 1.3 us; with three scattered
-// stores a thread 7.2 us). So a level writes only to the discovery log:
-// the new vertices at log[p] and (parent << 12 | level - first_level) at
-// record[p], p running over the launch (every vertex is discovered once, so
-// n entries hold them all), each warp's entries contiguous. Level L's
+// stores a thread 7.2 us). So a level writes only to the discovery log
+// (common.cuh; every vertex is discovered once, so n entries hold them all). Level L's
 // frontier is the log's range of level L - 1 (the first level reads
 // `frontier`). After the last level one pass writes every logged vertex's
 // level and parent, and copies the final frontier into `next`.
@@ -55,10 +53,6 @@
 
 #ifndef GL_THREADS
 #define GL_THREADS 256
-#endif
-// Bits of a record word that hold level - first_level (SINGLE_BLOCK_MAX_LEVELS levels a launch).
-#ifndef GL_LEVEL_BITS
-#define GL_LEVEL_BITS 12
 #endif
 #ifndef SB_STATS_FIELDS
 #define SB_STATS_FIELDS 3
@@ -90,12 +84,8 @@ __device__ __forceinline__ void gl_finish(const vid_t* log, const unsigned long 
                                           unsigned long long m_f, int first_level, int level, long long thread,
                                           long long threads, bool reporter, vid_t* next, int* levels,
                                           long long* parents, counter_t* counters) {
-    for (long long i = thread; i < (long long)logged; i += threads) {
-        const vid_t v = __ldcg(log + i);
-        const unsigned long long word = __ldcg(record + i);
-        record_visit(levels, parents, v, first_level + (int)(word & ((1u << GL_LEVEL_BITS) - 1)),
-                     (vid_t)(word >> GL_LEVEL_BITS));
-    }
+    for (long long i = thread; i < (long long)logged; i += threads)
+        record_logged(log, record, i, first_level, levels, parents);
     for (long long i = thread; i < (long long)size; i += threads) next[i] = __ldcg(in + i);
     if (reporter) {
         counters[CNT_NEXT_COUNT] = size;
@@ -138,7 +128,7 @@ grid_levels(const vid_t* frontier, vid_t* next, vid_t* log, unsigned long long* 
             ctl[GL_CTL_FOUND + after] = 0;
             ctl[GL_CTL_DEGREE + after] = 0;
         }
-        const unsigned long long stamp = (unsigned long long)(level - first_level);
+        const int stamp = level - first_level;
         for (long long pass = 0; warp_vertex + pass < (long long)size; pass += per_pass) {  // warp-uniform
             const long long k = vertex0 + pass;
             vid_t u = 0;
@@ -181,7 +171,7 @@ grid_levels(const vid_t* frontier, vid_t* next, vid_t* log, unsigned long long* 
             first = __shfl_sync(WF_FULL_MASK, first, 31);
             if (wins) {
                 unsigned long long position = logged + first + (unsigned int)inclusive - won;
-                const unsigned long long from = ((unsigned long long)u << GL_LEVEL_BITS) | stamp;
+                const unsigned long long from = log_record(u, stamp);
 #pragma unroll
                 for (int j = 0; j < GL_MAX_SLOTS; ++j)
                     if (wins & (1u << j)) {

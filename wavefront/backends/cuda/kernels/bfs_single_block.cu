@@ -247,7 +247,9 @@ single_block_levels(const vid_t* frontier, long long count, int first_level, int
 // edge_limit rule needs the level's exact edge count (size * max_degree >
 // edge_limit) the block counts the loaded rows and takes a second barrier
 // before any claim; rows beyond the first SB_PAD_CHUNK passes are read twice
-// then.
+// then. A level writes no result: its winners go to the discovery log
+// (common.cuh), whose levels and parents logged_visits (bfs_convert.cu)
+// writes after the launch over the whole GPU.
 #define SB_PAD_CHUNK 4      // passes of the block a thread holds in registers
 #ifndef SB_PAD_MAX_SLOTS
 #define SB_PAD_MAX_SLOTS 4  // K at most (abi.PADDED_MAX_SLOTS)
@@ -329,14 +331,17 @@ struct SbPadded {
     }
 
     // One level from queue_in[:size] into queue_out (overflow into `next`),
-    // winners and (unless `counted`) arcs added to *tail and *edges.
+    // winners and (unless `counted`) arcs added to *tail and *edges, each
+    // winner logged at log[logged + its place in queue_out] with its parent
+    // and `stamp` (level - the launch's first level; common.cuh's discovery log).
     // CHUNK: the passes a thread holds at once (SB_PAD_CHUNK, or the level's
     // passes where fewer: the unrolled checks of absent passes then cost nothing).
     template <int CHUNK, class Claim>
-    __device__ __forceinline__ void level(const vid_t* queue_in, unsigned int size, vid_t* queue_out, int level,
+    __device__ __forceinline__ void level(const vid_t* queue_in, unsigned int size, vid_t* queue_out, int stamp,
                                           bool counted, vid_t (*w)[SB_PAD_MAX_SLOTS], unsigned int valid,
-                                          unsigned int* tail, unsigned int* edges, int* levels, long long* parents,
-                                          vid_t* next, counter_t* counters, Claim claim) const {
+                                          unsigned int* tail, unsigned int* edges, vid_t* log,
+                                          unsigned long long* record, unsigned long long logged, vid_t* next,
+                                          counter_t* counters, Claim claim) const {
         if (warp_group >= size) return;  // warps past the frontier go straight to the barrier
         const unsigned int all = passes(size);
         for (unsigned int first = 0; first < all; first += CHUNK) {
@@ -354,10 +359,7 @@ struct SbPadded {
 #pragma unroll
                 for (int p = 0; p < CHUNK; ++p) {
                     const unsigned int bit = 1u << (p * SB_PAD_MAX_SLOTS + k);
-                    if ((valid & bit) && claim(w[p][k])) {
-                        record_visit(levels, parents, w[p][k], level, queue_in[group + (first + p) * per_pass]);
-                        wins |= bit;
-                    }
+                    if ((valid & bit) && claim(w[p][k])) wins |= bit;
                 }
                 // A ballot a pass places every winner; one shared atomic a warp.
                 unsigned int won_by[CHUNK];
@@ -379,8 +381,12 @@ struct SbPadded {
                     base = __shfl_sync(WF_FULL_MASK, base, 0);
 #pragma unroll
                     for (int p = 0; p < CHUNK; ++p) {
-                        if (wins >> (p * SB_PAD_MAX_SLOTS + k) & 1u)
-                            sb_push(w[p][k], base + __popc(won_by[p] & below), queue_out, next, counters);
+                        if (wins >> (p * SB_PAD_MAX_SLOTS + k) & 1u) {
+                            const unsigned int position = base + __popc(won_by[p] & below);
+                            sb_push(w[p][k], position, queue_out, next, counters);
+                            log[logged + position] = w[p][k];
+                            record[logged + position] = log_record(queue_in[group + (first + p) * per_pass], stamp);
+                        }
                         base += __popc(won_by[p]);
                     }
                 }
@@ -391,15 +397,17 @@ struct SbPadded {
 
 // The level loop of the padded kernel, from queue[0][:count]; `claim` marks a
 // vertex visited and says whether this thread won it. Returns through the
-// references what sb_finish hands back.
+// references what sb_finish hands back, and the entries it logged.
 template <class Claim>
 __device__ __forceinline__ void sb_padded_levels(const SbPadded& rows, Claim claim, vid_t (*queue)[SB_QUEUE_CAPACITY],
                                                  unsigned int* tails, unsigned int* edges, long long count,
                                                  int first_level, int max_level, long long edge_limit, int max_degree,
-                                                 int* levels, long long* parents, vid_t* next, counter_t* counters,
-                                                 long long* level_stats, int& levels_run, int& out_queue,
-                                                 unsigned int& out_count, unsigned int& kept) {
+                                                 vid_t* log, unsigned long long* record, vid_t* next,
+                                                 counter_t* counters, long long* level_stats, int& levels_run,
+                                                 int& out_queue, unsigned int& out_count, unsigned int& kept,
+                                                 unsigned long long& logged) {
     int current = 0, at = 0;
+    logged = 0;
     unsigned int size = (unsigned int)count;
     for (int level = first_level;; ++level) {
         const int after = at == 2 ? 0 : at + 1;
@@ -432,20 +440,22 @@ __device__ __forceinline__ void sb_padded_levels(const SbPadded& rows, Claim cla
         // and two, 2.17 -> 2.13 with three).
         const unsigned int passes = rows.passes(size);
         if (passes == 1)
-            rows.template level<1>(queue[current], size, queue[current ^ 1], level, counted, w, valid, &tails[at],
-                                   &edges[at], levels, parents, next, counters, claim);
+            rows.template level<1>(queue[current], size, queue[current ^ 1], level - first_level, counted, w, valid,
+                                   &tails[at], &edges[at], log, record, logged, next, counters, claim);
         else if (passes == 2)
-            rows.template level<2>(queue[current], size, queue[current ^ 1], level, counted, w, valid, &tails[at],
-                                   &edges[at], levels, parents, next, counters, claim);
+            rows.template level<2>(queue[current], size, queue[current ^ 1], level - first_level, counted, w, valid,
+                                   &tails[at], &edges[at], log, record, logged, next, counters, claim);
         else if (passes == 3)
-            rows.template level<3>(queue[current], size, queue[current ^ 1], level, counted, w, valid, &tails[at],
-                                   &edges[at], levels, parents, next, counters, claim);
+            rows.template level<3>(queue[current], size, queue[current ^ 1], level - first_level, counted, w, valid,
+                                   &tails[at], &edges[at], log, record, logged, next, counters, claim);
         else
-            rows.template level<SB_PAD_CHUNK>(queue[current], size, queue[current ^ 1], level, counted, w, valid,
-                                              &tails[at], &edges[at], levels, parents, next, counters, claim);
+            rows.template level<SB_PAD_CHUNK>(queue[current], size, queue[current ^ 1], level - first_level, counted,
+                                              w, valid, &tails[at], &edges[at], log, record, logged, next, counters,
+                                              claim);
         __syncthreads();
         unsigned int found = tails[at];
         if (threadIdx.x == 0) sb_level_row(level_stats, first_level, level, size, edges[at]);
+        logged += found;
         if (sb_overflowed(found, level, first_level, current, levels_run, out_queue, out_count, kept)) return;
         current ^= 1;
         size = found;
@@ -456,8 +466,8 @@ __device__ __forceinline__ void sb_padded_levels(const SbPadded& rows, Claim cla
 extern "C" __global__ void __launch_bounds__(SB_THREADS)
 single_block_levels_padded(const vid_t* frontier, long long count, int first_level, int max_level,
                            long long edge_limit, long long shared_words, const eid_t* indptr,
-                           const vid_t* __restrict__ padded, int* levels, long long* parents, word_t* visited,
-                           vid_t* next, counter_t* counters, long long* level_stats, int max_degree,
+                           const vid_t* __restrict__ padded, vid_t* log, unsigned long long* record,
+                           word_t* visited, vid_t* next, counter_t* counters, long long* level_stats, int max_degree,
                            int width_log2, int lanes_log2) {
     __shared__ vid_t queue[2][SB_QUEUE_CAPACITY];
     // New vertices and edges examined of level L in [L mod 3]: with one
@@ -482,6 +492,7 @@ single_block_levels_padded(const vid_t* frontier, long long count, int first_lev
     const SbPadded rows(padded, width_log2, lanes_log2);
     int levels_run, out_queue;
     unsigned int out_count, kept;
+    unsigned long long logged;
     // The claims' bitmap is named in each branch, so the shared one compiles
     // to shared-memory loads and atomics (through one pointer that may be
     // either, they were generic ones).
@@ -490,12 +501,14 @@ single_block_levels_padded(const vid_t* frontier, long long count, int first_lev
         // more dependent shared access on the chain (H100, in the block:
         // amsterdam 1.23 -> 1.16 us a level, seattle 2.19 -> 2.12).
         sb_padded_levels(rows, [](vid_t v) { return bit_claim(sb_shared_visited, v); },
-                         queue, tails, edges, count, first_level, max_level, edge_limit, max_degree, levels, parents,
-                         next, counters, level_stats, levels_run, out_queue, out_count, kept);
+                         queue, tails, edges, count, first_level, max_level, edge_limit, max_degree, log, record,
+                         next, counters, level_stats, levels_run, out_queue, out_count, kept, logged);
     else
         sb_padded_levels(rows, [visited](vid_t v) { return !bit_test(visited, v) && bit_claim(visited, v); }, queue,
-                         tails, edges, count, first_level, max_level, edge_limit, max_degree, levels, parents, next,
-                         counters, level_stats, levels_run, out_queue, out_count, kept);
+                         tails, edges, count, first_level, max_level, edge_limit, max_degree, log, record, next,
+                         counters, level_stats, levels_run, out_queue, out_count, kept, logged);
+    // logged_visits (bfs_convert.cu), queued next, writes the logged levels and parents.
+    if (threadIdx.x == 0) counters[CNT_LOGGED] = logged;
     sb_finish(queue[out_queue], kept, out_count, levels_run, shared_words, sb_shared_visited, visited, indptr, next,
               counters);
 }

@@ -42,8 +42,11 @@ typedef unsigned long long counter_t;
 #ifndef CNT_LARGE_LEFT
 #define CNT_LARGE_LEFT 7     // bottom_up_small_first left large vertices to bottom_up_large_first
 #endif
+#ifndef CNT_LOGGED
+#define CNT_LOGGED 8         // entries the padded single block wrote to the discovery log
+#endif
 #ifndef CNT_SLOTS
-#define CNT_SLOTS 8
+#define CNT_SLOTS 9
 #endif
 
 __device__ __forceinline__ long long global_thread_id() {
@@ -111,6 +114,32 @@ __device__ __forceinline__ void record_visit(int* levels, long long* parents, vi
                                              vid_t parent) {
     levels[v] = level;
     parents[v] = (long long)parent;
+}
+
+// The discovery log of the multi-level road kernels (bfs_grid_levels.cu, the
+// padded single block): a level appends its new vertices to log[p] and
+// (parent << LOG_LEVEL_BITS | level - the launch's first level) to
+// record[p], p running over the launch, each warp's entries contiguous.
+// Scattered result stores inside a level cost it dearly (one SM's
+// single block: seattle 2.12 against 1.66 us a level without them, H100;
+// a grid level waits at its barrier for every store in flight), so one pass
+// over the whole GPU writes the logged levels and parents afterwards.
+#ifndef LOG_LEVEL_BITS
+#define LOG_LEVEL_BITS 12
+#endif
+
+__device__ __forceinline__ unsigned long long log_record(vid_t parent, int stamp) {
+    return ((unsigned long long)parent << LOG_LEVEL_BITS) | (unsigned long long)stamp;
+}
+
+// Log entry i's level and parent into the results. Entries other blocks
+// (or an earlier kernel) wrote are read from L2.
+__device__ __forceinline__ void record_logged(const vid_t* log, const unsigned long long* record, long long i,
+                                              int first_level, int* levels, long long* parents) {
+    const vid_t v = __ldcg(log + i);
+    const unsigned long long word = __ldcg(record + i);
+    record_visit(levels, parents, v, first_level + (int)(word & ((1u << LOG_LEVEL_BITS) - 1)),
+                 (vid_t)(word >> LOG_LEVEL_BITS));
 }
 
 // "No parent found" in a candidate's 32-bit result entry (ids stay < 2^31 there).
