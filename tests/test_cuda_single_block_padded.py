@@ -191,21 +191,46 @@ def test_road_like_graph_matches_scipy_and_passes_the_validator():
 
 
 @gpu
-def test_padded_rows_hold_each_row_then_minus_one():
+@pytest.mark.parametrize("wide", [False, True])
+def test_padded_rows_hold_each_row_with_its_degrees_then_minus_one(wide):
+    from wavefront.backends.cuda.abi import padded_degree_shift
     from wavefront.backends.cuda.device_graph import padded_rows, padded_shape
 
     g = road_like(3000, seed=2)
+    if wide:
+        g = Graph(g.indptr, g.indices.astype(np.int64), n=g.n, directed=g.directed, check=False)
     gd = g.to("cuda")
     rows = padded_rows(gd).get().reshape(g.n, -1)
     width_log2, lanes_log2 = padded_shape(gd)
     assert rows.shape[1] == 1 << width_log2 == 1 << (max_degree(g) - 1).bit_length()
     lanes, slots = 1 << lanes_log2, 1 << (width_log2 - lanes_log2)
+    shift = padded_degree_shift(wide)
+    degrees = np.diff(g.indptr)
     for v in range(g.n):
         row = g.indices[g.indptr[v]:g.indptr[v + 1]]
-        # lane l's slots hold neighbours l, l + L, ...: transposed, the row in order, then -1
+        # lane l's slots hold neighbours l, l + L, ...: transposed, the row in order (each id with its
+        # out-degree above it), then -1
         by_neighbour = rows[v].reshape(lanes, slots).T.ravel()
-        assert np.array_equal(by_neighbour[:row.size], row) and (by_neighbour[row.size:] == -1).all()
+        entries = by_neighbour[:row.size].astype(np.int64)
+        assert np.array_equal(entries & ((1 << shift) - 1), row) and np.array_equal(entries >> shift, degrees[row])
+        assert (by_neighbour[row.size:] == -1).all()
     assert padded_rows(gd) is padded_rows(gd)  # built once per graph
+
+
+def test_padded_rows_take_ids_that_leave_room_for_the_degree():
+    """32-bit ids below 2**25, 64-bit ones below 2**56, rows of at most 32
+    slots: other graphs run the kernels that read the CSR."""
+    from wavefront.backends.cuda.abi import padded_degree_shift
+    from wavefront.backends.cuda.device_graph import padded_rows_take
+
+    assert padded_degree_shift(False) == 25 and padded_degree_shift(True) == 56
+    assert (32 << 25) < 2**31  # the widest degree stays clear of the sign bit
+    small = SimpleNamespace(n=1 << 25, indices=np.zeros(1, dtype=np.int32), derived={"cuda.max_out_degree": 32})
+    assert padded_rows_take(small)
+    assert not padded_rows_take(SimpleNamespace(n=(1 << 25) + 1, indices=small.indices, derived=small.derived))
+    assert padded_rows_take(SimpleNamespace(n=(1 << 25) + 1, indices=np.zeros(1, dtype=np.int64),
+                                            derived=small.derived))
+    assert not padded_rows_take(SimpleNamespace(n=100, indices=small.indices, derived={"cuda.max_out_degree": 33}))
 
 
 @gpu

@@ -54,6 +54,14 @@ assert SINGLE_BLOCK_MAX_LEVELS <= 1 << LOG_LEVEL_BITS
 # and the grid-levels kernel holds at most (K = W / L), and the widest row.
 PADDED_MAX_SLOTS = 4
 PADDED_MAX_WIDTH = 32  # 8 lanes of 4 slots
+# An entry of the padded rows holds its vertex's out-degree (0..32) above
+# this many bits of id (kernels/common.cuh: padded_id, padded_degree).
+PADDED_DEGREE_SHIFT = {False: 25, True: 56}
+
+
+def padded_degree_shift(index64: bool) -> int:
+    """The bits of vertex id below the degree in a padded row's entry."""
+    return PADDED_DEGREE_SHIFT[bool(index64)]
 
 
 def single_block_capacity(index64: bool) -> int:
@@ -205,6 +213,8 @@ def defines(filename: str, index64: bool = False) -> dict[str, int]:
     values = dict(_FILES[filename])
     if filename == "bfs_single_block.cu":
         values["SB_QUEUE_CAPACITY"] = single_block_capacity(index64)
+    if filename in ("bfs_single_block.cu", "bfs_grid_levels.cu"):
+        values["PAD_DEGREE_SHIFT"] = padded_degree_shift(index64)
     return values
 
 

@@ -31,7 +31,7 @@ GridLevelsArgs = NamedTuple("GridLevelsArgs", [
     ("frontier_edges", np.int64), ("unexplored", np.int64), ("first_level", np.int32), ("max_level", np.int32),
     ("block_vertices", np.int64),
     ("block_edges", np.int64), ("min_edges", np.int64), ("edges", np.int64), ("unexplored_alpha", np.float64),
-    ("indptr", Any), ("padded", Any), ("levels", Any), ("parents", Any), ("visited", Any), ("counters", Any),
+    ("padded", Any), ("levels", Any), ("parents", Any), ("visited", Any), ("counters", Any),
     ("level_stats", Any), ("ctl", Any), ("width_log2", np.int32), ("lanes_log2", np.int32)])
 
 
@@ -65,7 +65,7 @@ def grid_levels(graph, ws: BFSWorkspace, tuning: BFSTuning, count: int, frontier
         max_level=np.int32(max_level),
         block_vertices=i64(rule.block_vertices), block_edges=i64(rule.block_edges), min_edges=i64(rule.min_edges),
         edges=i64(min(rule.edges, 2**62)), unexplored_alpha=np.float64(rule.unexplored_alpha),
-        indptr=graph.indptr, padded=padded_rows(graph), levels=levels, parents=parents, visited=ws.visited,
+        padded=padded_rows(graph), levels=levels, parents=parents, visited=ws.visited,
         counters=ws.counters, level_stats=ws.level_stats, ctl=ws.grid_ctl,
         width_log2=np.int32(width_log2), lanes_log2=np.int32(lanes_log2))
     # Every block resident at once (the grid barrier waits for all): at most

@@ -150,7 +150,7 @@ class BFSSearch:
         self._to_queue()
         steps.reset_counters(self.ws)
         steps.single_block(self.graph, self.ws, self.tuning, self.count, level, last, self._levels, self._parents,
-                           edge_limit)
+                           edge_limit, self.degree)
         return self._take_kernel_levels(level, reason, "[single block]")
 
     def grid_levels(self, level: int, last: int, rule, reason: str) -> int:

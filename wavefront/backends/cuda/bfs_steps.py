@@ -375,21 +375,24 @@ def single_block_function(graph, wide: bool, tuning: BFSTuning):
 
 
 def single_block(graph, ws: BFSWorkspace, tuning: BFSTuning, count: int, level: int, max_level: int,
-                 levels, parents, edge_limit: int | None = None) -> None:
+                 levels, parents, edge_limit: int | None = None, frontier_edges: int | None = None) -> None:
     """Levels from ``level`` (at most to ``max_level``) in one block, from
     queue_in[:count] (count <= capacity) to queue_out, each with at most
     ``edge_limit`` out-edges (default ``tuning.single_block_edges``);
     edge-balanced or on padded rows as ``tuning`` picks for the graph (the
     same levels and trace rows either way). The padded kernel logs what it
     finds (``device_graph.discovery_log``); ``logged_visits``, queued behind
-    it, writes those levels and parents over the whole GPU."""
+    it, writes those levels and parents over the whole GPU. It takes the
+    frontier's out-edges (``frontier_edges``, None if not known) and sums each
+    later level's from its rows, where the edge kernel scans the degrees."""
     fn, shared_words, rows, shape, log = _single_block_plan(graph, ws, tuning)
     limit = tuning.single_block_edges if edge_limit is None else edge_limit
     # The kernels' parameters (kernels/bfs_single_block.cu), in order: the
     # edge kernel writes the results, the padded one the log.
     fn((1,), (SINGLE_BLOCK_THREADS,),
        (ws.queue_in, np.int64(count), np.int32(level), np.int32(max_level), np.int64(limit), *rows,
-        *((levels, parents) if log is None else log), ws.visited, ws.queue_out, ws.counters, ws.level_stats, *shape),
+        *((levels, parents) if log is None else log), ws.visited, ws.queue_out, ws.counters, ws.level_stats, *shape,
+        *(() if log is None else (np.int64(-1 if frontier_edges is None else frontier_edges),))),
        shared_mem=4 * shared_words)
     if log is not None:
         visits = get_kernel("bfs_convert.cu", "logged_visits", ws.index64)

@@ -55,9 +55,11 @@ from .abi import (
     CNT_SLOTS,
     GRID_LEVELS_CTL_WORDS,
     PADDED_MAX_SLOTS,
+    PADDED_MAX_WIDTH,
     SCAN_CHUNK,
     SINGLE_BLOCK_MAX_LEVELS,
     SINGLE_BLOCK_STATS_FIELDS,
+    padded_degree_shift,
 )
 from .memory import check_fits
 
@@ -116,12 +118,26 @@ def padded_shape_of(degree_counts) -> tuple[int, int]:
     return width_log2, min(lanes_log2, width_log2)
 
 
+def padded_rows_take(graph) -> bool:
+    """Whether padded rows can hold ``graph``: each entry keeps its vertex's
+    out-degree above the id (:func:`~.abi.padded_degree_shift` bits), so
+    32-bit ids must stay below 2**25 (64-bit ones below 2**56), and no row
+    may be wider than PADDED_MAX_WIDTH."""
+    return graph.n <= 1 << padded_degree_shift(index64(graph)) and max_out_degree(graph) <= PADDED_MAX_WIDTH
+
+
 def padded_rows(graph):
     """Every out-row in W slots (:func:`padded_shape`), -1 where the vertex
     has fewer neighbours, stored lane by lane: with K = W / L, slot l * K + j
-    of vertex u (at u * W + l * K + j) holds its neighbour l + j * L. Built
-    once per graph by one thread a row and cached. Raises GPUMemoryError when
-    the n * W ids do not fit."""
+    of vertex u (at u * W + l * K + j) holds its neighbour l + j * L, as its
+    id with the neighbour's out-degree shifted above it (``id | degree <<
+    padded_degree_shift``; the kernels' ``padded_id`` and ``padded_degree``).
+    Built once per graph by one thread a row and cached. Raises
+    GPUMemoryError when the n * W ids do not fit, ValueError when the ids
+    leave no room for the degree (:func:`padded_rows_take`)."""
+    if not padded_rows_take(graph):
+        raise ValueError(f"padded rows hold vertex ids below 2**{padded_degree_shift(index64(graph))} "
+                         f"({graph.indices.dtype} ids); this graph has {graph.n} vertices")
     width_log2, lanes_log2 = padded_shape(graph)
     key = f"cuda.bfs.padded.{width_log2}.{lanes_log2}"
     rows = graph.derived.get(key)
@@ -132,8 +148,8 @@ def padded_rows(graph):
         check_fits(lambda: f"the padded rows of {graph!r} ({width} slots a vertex)", graph.n * width * dtype.itemsize)
         rows = cupy.full(graph.n * width, -1, dtype=dtype)
         if graph.n:
-            _pad_rows_kernel()(graph.indptr, graph.indices, np.int64(width_log2), np.int64(lanes_log2), rows,
-                               size=graph.n)
+            _pad_rows_kernel()(graph.indptr, graph.indices, np.int64(width_log2), np.int64(lanes_log2),
+                               np.int64(padded_degree_shift(index64(graph))), rows, size=graph.n)
         graph.derived[key] = rows
     return rows
 
@@ -158,9 +174,12 @@ def padded_rows_fit(graph) -> bool:
     """Whether the padded rows and the discovery log their kernels write are
     built, or can be (built now if so): a graph whose rows would not fit in
     free GPU memory runs the kernels that read the CSR instead (the single
-    block's edge balance, the per-level loop)."""
+    block's edge balance, the per-level loop). So does a graph whose ids
+    leave no room for the degrees (:func:`padded_rows_take`)."""
     from ...errors import GPUMemoryError
 
+    if not padded_rows_take(graph):
+        return False
     try:
         padded_rows(graph)
         discovery_log(graph)
@@ -173,11 +192,14 @@ def _pad_rows_kernel():
     import cupy
 
     return cupy.ElementwiseKernel(
-        "raw int64 indptr, raw T indices, int64 width_log2, int64 lanes_log2", "raw T rows",
+        "raw int64 indptr, raw T indices, int64 width_log2, int64 lanes_log2, int64 degree_shift", "raw T rows",
         "const long long start = indptr[i], end = indptr[i + 1];"
         "const long long lanes = 1LL << lanes_log2, slots_log2 = width_log2 - lanes_log2;"
-        "for (long long j = 0; j < end - start; ++j)"
-        "    rows[(i << width_log2) + ((j & (lanes - 1)) << slots_log2) + (j >> lanes_log2)] = indices[start + j];",
+        "for (long long j = 0; j < end - start; ++j) {"
+        "    const long long v = indices[start + j];"
+        "    rows[(i << width_log2) + ((j & (lanes - 1)) << slots_log2) + (j >> lanes_log2)] ="
+        "        (T)(v | ((indptr[v + 1] - indptr[v]) << degree_shift));"
+        "}",
         "wavefront_pad_rows")
 
 

@@ -12,14 +12,14 @@
 // The rows come from the single block's padded copy of the adjacency
 // (device_graph.padded_rows, kernels/bfs_single_block.cu): L = 1 <<
 // lanes_log2 lanes take a frontier vertex, each the K = W / L slots of its
-// row, read without the row start. Each lane loads its candidates'
-// out-degrees (the next frontier's m_f, which the rules below need, if they
-// win) as it claims them, and appends its winners through one warp scan and
-// one global atomic per warp for each sum. A level's chain: the queue entry,
-// the row, the claims and degrees, the append, the barrier (with rows from
-// the CSR and the winners' degrees
-// read after the claims, two trips more: H100 5.2-5.5 against 3.3-4.0 us a
-// level, docs/decisions/cuda-bfs.md, "Padded rows").
+// row, read without the row start. Each entry carries its vertex's
+// out-degree (common.cuh: padded_id, padded_degree), so a winner adds its
+// degree to the next frontier's m_f, which the rules below need, with no
+// load; each lane appends its winners through one warp scan and one global
+// atomic per warp for each sum. A level's chain: the queue entry, the row,
+// the claims, the append, the barrier (with rows from the CSR and the
+// winners' degrees read after the claims, two trips more: H100 5.2-5.5
+// against 3.3-4.0 us a level, docs/decisions/cuda-bfs.md, "Padded rows").
 //
 // No scattered store before a barrier: the barrier's release waits for every
 // store the block has in flight, and scattered ones cost most of a level
@@ -100,7 +100,7 @@ extern "C" __global__ void __launch_bounds__(GL_THREADS, 1)
 grid_levels(const vid_t* frontier, vid_t* next, vid_t* log, unsigned long long* record, long long count,
             long long frontier_edges, long long unexplored, int first_level, int max_level,
             long long block_vertices, long long block_edges, long long min_edges, long long edges,
-            double unexplored_alpha, const eid_t* indptr, const vid_t* __restrict__ padded, int* levels,
+            double unexplored_alpha, const vid_t* __restrict__ padded, int* levels,
             long long* parents, word_t* visited, counter_t* counters, long long* level_stats,
             unsigned long long* ctl, int width_log2, int lanes_log2) {
     unsigned int* arrived = reinterpret_cast<unsigned int*>(ctl);
@@ -142,18 +142,18 @@ grid_levels(const vid_t* frontier, vid_t* next, vid_t* log, unsigned long long* 
                 for (int j = 0; j < GL_MAX_SLOTS; ++j)
                     if (j < slots) w[j] = __ldg(row + j);
             }
-            // Degrees and claims together: both depend on the row only. A
-            // claim is the atomic alone (reading the bit first, as the
+            // A claim is the atomic alone (reading the bit first, as the
             // kernel did, was 0.3-0.7 % slower a level on an H100).
-            unsigned int degree[GL_MAX_SLOTS];
-#pragma unroll
-            for (int j = 0; j < GL_MAX_SLOTS; ++j) degree[j] = w[j] >= 0 ? (unsigned int)vertex_degree(indptr, w[j]) : 0u;
             unsigned int wins = 0, won_degree = 0;
 #pragma unroll
             for (int j = 0; j < GL_MAX_SLOTS; ++j)
-                if (w[j] >= 0 && bit_claim(visited, w[j])) {
-                    wins |= 1u << j;
-                    won_degree += degree[j];
+                if (w[j] >= 0) {
+                    const unsigned int degree = padded_degree(w[j]);
+                    w[j] = padded_id(w[j]);
+                    if (bit_claim(visited, w[j])) {
+                        wins |= 1u << j;
+                        won_degree += degree;
+                    }
                 }
             const unsigned int won = __popc(wins);
             unsigned long long inclusive = ((unsigned long long)won_degree << 32) | won;

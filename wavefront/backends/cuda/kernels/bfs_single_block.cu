@@ -243,13 +243,16 @@ single_block_levels(const vid_t* frontier, long long count, int first_level, int
 // neighbours), and a warp's load touches a few sectors instead of a line a
 // lane. L covers the degree of almost every vertex (the launcher takes the
 // 99th percentile), so the rounds of slots 1 .. K - 1 run only in the warps
-// that hold a wider vertex. The degrees come with the rows, so where the
-// edge_limit rule needs the level's exact edge count (size * max_degree >
-// edge_limit) the block counts the loaded rows and takes a second barrier
-// before any claim; rows beyond the first SB_PAD_CHUNK passes are read twice
-// then. A level writes no result: its winners go to the discovery log
-// (common.cuh), whose levels and parents logged_visits (bfs_convert.cu)
-// writes after the launch over the whole GPU.
+// that hold a wider vertex. Each entry carries its vertex's out-degree
+// (common.cuh: padded_id, padded_degree), so a level sums its winners'
+// degrees and the next level knows its arcs (m_f) exactly before it starts:
+// the edge_limit rule needs nothing more. Only a launch whose first frontier
+// comes without its m_f (`frontier_edges` < 0) and may exceed the limit
+// (size * max_degree > edge_limit) counts that level's loaded rows and takes
+// a second barrier before any claim; rows beyond the first SB_PAD_CHUNK
+// passes are read twice then. A level writes no result: its winners go to
+// the discovery log (common.cuh), whose levels and parents logged_visits
+// (bfs_convert.cu) writes after the launch over the whole GPU.
 #define SB_PAD_CHUNK 4      // passes of the block a thread holds in registers
 #ifndef SB_PAD_MAX_SLOTS
 #define SB_PAD_MAX_SLOTS 4  // K at most (abi.PADDED_MAX_SLOTS)
@@ -331,21 +334,25 @@ struct SbPadded {
     }
 
     // One level from queue_in[:size] into queue_out (overflow into `next`),
-    // winners and (unless `counted`) arcs added to *tail and *edges, each
+    // winners and their out-degrees added to *tail and *degrees, and unless
+    // `counted` the level's arcs to *edges; `loaded`: the first chunk is in
+    // w / valid already (a count loaded it). Each
     // winner logged at log[logged + its place in queue_out] with its parent
     // and `stamp` (level - the launch's first level; common.cuh's discovery log).
     // CHUNK: the passes a thread holds at once (SB_PAD_CHUNK, or the level's
     // passes where fewer: the unrolled checks of absent passes then cost nothing).
     template <int CHUNK, class Claim>
     __device__ __forceinline__ void level(const vid_t* queue_in, unsigned int size, vid_t* queue_out, int stamp,
-                                          bool counted, vid_t (*w)[SB_PAD_MAX_SLOTS], unsigned int valid,
-                                          unsigned int* tail, unsigned int* edges, vid_t* log,
+                                          bool loaded, bool counted, vid_t (*w)[SB_PAD_MAX_SLOTS],
+                                          unsigned int valid, unsigned int* tail, unsigned int* edges,
+                                          unsigned int* degrees, vid_t* log,
                                           unsigned long long* record, unsigned long long logged, vid_t* next,
                                           counter_t* counters, Claim claim) const {
         if (warp_group >= size) return;  // warps past the frontier go straight to the barrier
         const unsigned int all = passes(size);
+        unsigned int won_degree = 0;
         for (unsigned int first = 0; first < all; first += CHUNK) {
-            if (!(counted && first == 0))  // the first chunk is still in registers after a count
+            if (!(loaded && first == 0))  // the first chunk is still in registers after a count
                 valid = chunk<CHUNK>(queue_in, size, first, w);
             const unsigned int warp_edges = counted ? 0u : __reduce_add_sync(WF_FULL_MASK, __popc(valid));
             // Slot k of every pass, then the next k while some lane of the warp has one.
@@ -359,7 +366,10 @@ struct SbPadded {
 #pragma unroll
                 for (int p = 0; p < CHUNK; ++p) {
                     const unsigned int bit = 1u << (p * SB_PAD_MAX_SLOTS + k);
-                    if ((valid & bit) && claim(w[p][k])) wins |= bit;
+                    if ((valid & bit) && claim(padded_id(w[p][k]))) {
+                        wins |= bit;
+                        won_degree += padded_degree(w[p][k]);
+                    }
                 }
                 // A ballot a pass places every winner; one shared atomic a warp.
                 unsigned int won_by[CHUNK];
@@ -383,8 +393,9 @@ struct SbPadded {
                     for (int p = 0; p < CHUNK; ++p) {
                         if (wins >> (p * SB_PAD_MAX_SLOTS + k) & 1u) {
                             const unsigned int position = base + __popc(won_by[p] & below);
-                            sb_push(w[p][k], position, queue_out, next, counters);
-                            log[logged + position] = w[p][k];
+                            const vid_t v = padded_id(w[p][k]);
+                            sb_push(v, position, queue_out, next, counters);
+                            log[logged + position] = v;
                             record[logged + position] = log_record(queue_in[group + (first + p) * per_pass], stamp);
                         }
                         base += __popc(won_by[p]);
@@ -392,6 +403,8 @@ struct SbPadded {
                 }
             }
         }
+        won_degree = __reduce_add_sync(WF_FULL_MASK, won_degree);
+        if (lane == 0 && won_degree) atomicAdd(degrees, won_degree);
     }
 };
 
@@ -402,25 +415,30 @@ template <class Claim>
 __device__ __forceinline__ void sb_padded_levels(const SbPadded& rows, Claim claim, vid_t (*queue)[SB_QUEUE_CAPACITY],
                                                  unsigned int* tails, unsigned int* edges, long long count,
                                                  int first_level, int max_level, long long edge_limit, int max_degree,
-                                                 vid_t* log, unsigned long long* record, vid_t* next,
+                                                 long long frontier_edges, unsigned int* degrees, vid_t* log,
+                                                 unsigned long long* record, vid_t* next,
                                                  counter_t* counters, long long* level_stats, int& levels_run,
                                                  int& out_queue, unsigned int& out_count, unsigned int& kept,
                                                  unsigned long long& logged) {
     int current = 0, at = 0;
     logged = 0;
     unsigned int size = (unsigned int)count;
+    long long m_f = frontier_edges;  // this level's arcs; < 0: not known (the launch's first level only)
     for (int level = first_level;; ++level) {
         const int after = at == 2 ? 0 : at + 1;
         vid_t w[SB_PAD_CHUNK][SB_PAD_MAX_SLOTS];
         unsigned int valid = 0;
         bool stop = size == 0 || level > max_level;
-        bool counted = false;
-        if (!stop && (long long)size * max_degree > edge_limit) {  // uniform, so is the barrier
+        bool loaded = false, counted = m_f >= 0;
+        if (!stop && counted) {
+            stop = m_f > edge_limit;
+            if (threadIdx.x == 0) edges[at] = (unsigned int)m_f;  // the trace row's arcs
+        } else if (!stop && (long long)size * max_degree > edge_limit) {  // uniform, so is the barrier
             unsigned int sum = (unsigned int)warp_sum(rows.count(queue[current], size, w, valid));
             if (rows.lane == 0 && sum) atomicAdd(&edges[at], sum);
             __syncthreads();
             stop = (long long)edges[at] > edge_limit;
-            counted = true;
+            loaded = counted = true;
         }
         if (stop) {
             levels_run = level - first_level;
@@ -431,6 +449,7 @@ __device__ __forceinline__ void sb_padded_levels(const SbPadded& rows, Claim cla
         if (threadIdx.x == 0) {
             tails[after] = 0;
             edges[after] = 0;
+            degrees[after] = 0;
         }
         // Uniform: the instance that holds as many passes as the level has
         // where that is fewer than SB_PAD_CHUNK (most road levels are one to
@@ -440,22 +459,26 @@ __device__ __forceinline__ void sb_padded_levels(const SbPadded& rows, Claim cla
         // and two, 2.17 -> 2.13 with three).
         const unsigned int passes = rows.passes(size);
         if (passes == 1)
-            rows.template level<1>(queue[current], size, queue[current ^ 1], level - first_level, counted, w, valid,
-                                   &tails[at], &edges[at], log, record, logged, next, counters, claim);
+            rows.template level<1>(queue[current], size, queue[current ^ 1], level - first_level, loaded, counted, w,
+                                   valid, &tails[at], &edges[at], &degrees[at], log, record, logged,
+                                   next, counters, claim);
         else if (passes == 2)
-            rows.template level<2>(queue[current], size, queue[current ^ 1], level - first_level, counted, w, valid,
-                                   &tails[at], &edges[at], log, record, logged, next, counters, claim);
+            rows.template level<2>(queue[current], size, queue[current ^ 1], level - first_level, loaded, counted, w,
+                                   valid, &tails[at], &edges[at], &degrees[at], log, record, logged,
+                                   next, counters, claim);
         else if (passes == 3)
-            rows.template level<3>(queue[current], size, queue[current ^ 1], level - first_level, counted, w, valid,
-                                   &tails[at], &edges[at], log, record, logged, next, counters, claim);
+            rows.template level<3>(queue[current], size, queue[current ^ 1], level - first_level, loaded, counted, w,
+                                   valid, &tails[at], &edges[at], &degrees[at], log, record, logged,
+                                   next, counters, claim);
         else
-            rows.template level<SB_PAD_CHUNK>(queue[current], size, queue[current ^ 1], level - first_level, counted,
-                                              w, valid, &tails[at], &edges[at], log, record, logged, next, counters,
-                                              claim);
+            rows.template level<SB_PAD_CHUNK>(queue[current], size, queue[current ^ 1], level - first_level, loaded,
+                                              counted, w, valid, &tails[at], &edges[at], &degrees[at], log, record,
+                                              logged, next, counters, claim);
         __syncthreads();
         unsigned int found = tails[at];
         if (threadIdx.x == 0) sb_level_row(level_stats, first_level, level, size, edges[at]);
         logged += found;
+        m_f = degrees[at];
         if (sb_overflowed(found, level, first_level, current, levels_run, out_queue, out_count, kept)) return;
         current ^= 1;
         size = found;
@@ -468,18 +491,20 @@ single_block_levels_padded(const vid_t* frontier, long long count, int first_lev
                            long long edge_limit, long long shared_words, const eid_t* indptr,
                            const vid_t* __restrict__ padded, vid_t* log, unsigned long long* record,
                            word_t* visited, vid_t* next, counter_t* counters, long long* level_stats, int max_degree,
-                           int width_log2, int lanes_log2) {
+                           int width_log2, int lanes_log2, long long frontier_edges) {
     __shared__ vid_t queue[2][SB_QUEUE_CAPACITY];
-    // New vertices and edges examined of level L in [L mod 3]: with one
+    // New vertices, edges examined and the new vertices' degrees of level L in [L mod 3]: with one
     // barrier per level, thread 0 clears level L + 1's pair during level L,
     // when every thread has read level L - 2's (before the barrier ending L - 1).
     __shared__ unsigned int tails[3];
     __shared__ unsigned int edges[3];
+    __shared__ unsigned int degrees[3];  // the new vertices' out-degrees: the next level's arcs
 
     sb_start(frontier, count, shared_words, visited, sb_shared_visited, queue[0], level_stats);
     if (threadIdx.x < 3) {
         tails[threadIdx.x] = 0;
         edges[threadIdx.x] = 0;
+        degrees[threadIdx.x] = 0;
     }
     __syncthreads();
 
@@ -501,12 +526,14 @@ single_block_levels_padded(const vid_t* frontier, long long count, int first_lev
         // more dependent shared access on the chain (H100, in the block:
         // amsterdam 1.23 -> 1.16 us a level, seattle 2.19 -> 2.12).
         sb_padded_levels(rows, [](vid_t v) { return bit_claim(sb_shared_visited, v); },
-                         queue, tails, edges, count, first_level, max_level, edge_limit, max_degree, log, record,
-                         next, counters, level_stats, levels_run, out_queue, out_count, kept, logged);
+                         queue, tails, edges, count, first_level, max_level, edge_limit, max_degree,
+                         frontier_edges, degrees, log, record, next, counters, level_stats, levels_run, out_queue,
+                         out_count, kept, logged);
     else
         sb_padded_levels(rows, [visited](vid_t v) { return !bit_test(visited, v) && bit_claim(visited, v); }, queue,
-                         tails, edges, count, first_level, max_level, edge_limit, max_degree, log, record, next,
-                         counters, level_stats, levels_run, out_queue, out_count, kept, logged);
+                         tails, edges, count, first_level, max_level, edge_limit, max_degree,
+                         frontier_edges, degrees, log, record, next, counters, level_stats, levels_run, out_queue,
+                         out_count, kept, logged);
     // logged_visits (bfs_convert.cu), queued next, writes the logged levels and parents.
     if (threadIdx.x == 0) counters[CNT_LOGGED] = logged;
     sb_finish(queue[out_queue], kept, out_count, levels_run, shared_words, sb_shared_visited, visited, indptr, next,

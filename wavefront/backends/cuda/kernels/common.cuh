@@ -116,6 +116,22 @@ __device__ __forceinline__ void record_visit(int* levels, long long* parents, vi
     parents[v] = (long long)parent;
 }
 
+// Entries of the padded rows (device_graph.padded_rows), which the padded
+// single block and the grid-levels kernel read: a neighbour's id in the low
+// PAD_DEGREE_SHIFT bits and its out-degree (0..32) above them, so a winner's
+// degree comes with its parent's row (the next level's arc count without a
+// load or a count); -1 marks an empty slot.
+#ifndef PAD_DEGREE_SHIFT
+#define PAD_DEGREE_SHIFT (WF_INDEX64 ? 56 : 25)
+#endif
+
+__device__ __forceinline__ vid_t padded_id(vid_t entry) {
+    return entry & (vid_t)((1ull << PAD_DEGREE_SHIFT) - 1);
+}
+__device__ __forceinline__ unsigned int padded_degree(vid_t entry) {
+    return (unsigned int)((unsigned long long)entry >> PAD_DEGREE_SHIFT);
+}
+
 // The discovery log of the multi-level road kernels (bfs_grid_levels.cu, the
 // padded single block): a level appends its new vertices to log[p] and
 // (parent << LOG_LEVEL_BITS | level - the launch's first level) to
