@@ -302,7 +302,7 @@ def block_split(result) -> dict:
 
 def bench_graph(label, graph, roots, modes, repeats) -> list[dict]:
     import wavefront as wf
-    from wavefront.backends.cuda.bfs_steps import single_block_balance
+    from wavefront.backends.cuda.bfs_single_block import single_block_balance
     from wavefront.backends.cuda.bfs_tuning import BFSTuning
 
     gd = graph.to("cuda")

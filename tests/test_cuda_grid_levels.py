@@ -347,3 +347,15 @@ def test_random_low_degree_graphs(case, edges):
     on_and_off(g, source, min_grid_levels=0, grid_levels_block_edges=edges)
     on_and_off(g, source, min_grid_levels=0, grid_levels_block_edges=edges, grid_levels_keep_edges=edges // 3)
     on_and_off(g, source, min_grid_levels=0, single_block=False)
+
+
+def test_launch_arguments_follow_the_kernel_parameters():
+    """GridLevelsArgs names the grid-levels kernel's parameters in order
+    (``next_queue`` for ``next``), so a parameter added or dropped on one
+    side only fails here, on the CPU."""
+    from test_cuda_single_block_padded import _kernel_parameters
+
+    from wavefront.backends.cuda.bfs_grid_levels import GridLevelsArgs
+
+    fields = ["next" if f == "next_queue" else f for f in GridLevelsArgs._fields]
+    assert fields == _kernel_parameters("bfs_grid_levels.cu", "grid_levels")

@@ -233,6 +233,75 @@ def test_padded_rows_take_ids_that_leave_room_for_the_degree():
     assert not padded_rows_take(SimpleNamespace(n=100, indices=small.indices, derived={"cuda.max_out_degree": 33}))
 
 
+def _kernel_parameters(filename, name):
+    """The parameter names of ``extern "C" __global__ void name(...)`` in kernels/<filename>."""
+    import re
+
+    from wavefront.backends.cuda.compile import KERNEL_DIR
+
+    source = (KERNEL_DIR / filename).read_text()
+    match = re.search(r"\b" + name + r"\(([^)]*)\)\s*\{", source)
+    return [re.findall(r"(\w+)\s*$", p.strip())[0] for p in match.group(1).split(",")]
+
+
+@pytest.mark.parametrize("balance", ["edges", "padded"])
+def test_single_block_launches_pass_each_kernel_parameter_in_its_place(balance):
+    """The launcher's argument tuples follow the kernels' parameter lists
+    (kernels/bfs_single_block.cu, bfs_convert.cu: logged_visits), checked by
+    name against the source with recording stand-ins for the kernels."""
+    from wavefront.backends.cuda.bfs_single_block import SingleBlockPlan, single_block
+
+    launches = []
+
+    def recorder(name):
+        return lambda grid, block, args, shared_mem=0: launches.append((name, args, shared_mem))
+
+    buffers = {k: object() for k in ("queue_in", "queue_out", "visited", "counters", "level_stats", "indptr",
+                                     "rows", "log", "record", "levels", "parents")}
+    ws = SimpleNamespace(**{k: buffers[k] for k in ("queue_in", "queue_out", "visited", "counters", "level_stats")})
+    padded = balance == "padded"
+    kernel = "single_block_levels_padded" if padded else "single_block_levels"
+    plan = SingleBlockPlan(kernel=recorder(kernel), shared_words=40, rows=(np.int64(40), buffers["indptr"],
+                           buffers["rows"]), last=(np.int32(7), np.int32(3), np.int32(2)) if padded else (),
+                           log=(buffers["log"], buffers["record"]) if padded else None,
+                           visits=recorder("logged_visits") if padded else None, visits_blocks=264 if padded else 0)
+    tuning = BFSTuning(single_block_balance=balance)
+    graph = SimpleNamespace(derived={("cuda.bfs.single_block_plan", tuning): plan})
+    single_block(graph, ws, tuning, count=5, level=3, max_level=90, levels=buffers["levels"],
+                 parents=buffers["parents"], edge_limit=3072, frontier_edges=11)
+    expected = {"frontier": buffers["queue_in"], "count": 5, "first_level": 3, "max_level": 90, "edge_limit": 3072,
+                "shared_words": 40, "indptr": buffers["indptr"], "indices": buffers["rows"],
+                "padded": buffers["rows"], "log": buffers["log"], "record": buffers["record"],
+                "levels": buffers["levels"], "parents": buffers["parents"], "visited": buffers["visited"],
+                "next": buffers["queue_out"], "counters": buffers["counters"], "level_stats": buffers["level_stats"],
+                "max_degree": 7, "width_log2": 3, "lanes_log2": 2, "frontier_edges": 11}
+    names = [name for name, _, _ in launches]
+    assert names == ([kernel, "logged_visits"] if padded else [kernel])
+    for name, args, _ in launches:
+        file = "bfs_convert.cu" if name == "logged_visits" else "bfs_single_block.cu"
+        params = _kernel_parameters(file, name)
+        assert len(args) == len(params), name
+        for param, arg in zip(params, args):
+            want = expected[param]
+            assert arg is want if not isinstance(want, int) else arg == want, (name, param)
+    assert launches[0][2] == 4 * 40  # the visited bitmap's words in shared memory
+
+
+def test_padded_asked_for_on_ids_too_wide_for_the_degrees_is_refused():
+    """``single_block_balance="padded"`` on a graph whose 32-bit ids reach
+    2**25 raises SingleBlockBalanceError naming the way out; ``auto`` takes
+    the edge kernel there (nothing is built: the rule is decided first)."""
+    from wavefront.backends.cuda.bfs_single_block import single_block_balance
+
+    big = SimpleNamespace(n=(1 << 25) + 1, indices=np.zeros(1, dtype=np.int32), derived={"cuda.max_out_degree": 4})
+    with pytest.raises(SingleBlockBalanceError, match="2\\*\\*25.*'auto' or 'edges'"):
+        single_block_balance(big, PADDED)
+    assert single_block_balance(big, BFSTuning()) == "edges"
+    assert single_block_balance(big, EDGES) == "edges"
+    assert PADDED.single_block_kernel(4, ids_fit=True) == "padded"
+    assert BFSTuning().single_block_kernel(4, ids_fit=False) == "edges"
+
+
 @gpu
 @pytest.mark.parametrize("degree", [1, 2, 12, 16, 20, 32])
 @pytest.mark.parametrize("skewed", [False, True])
@@ -266,7 +335,7 @@ def test_padded_rows_of_every_shape(degree, skewed):
 @gpu
 def test_auto_picks_padded_rows_on_a_grid_and_edges_on_kronecker():
     """``auto`` (the default) by the cached maximum out-degree."""
-    from wavefront.backends.cuda.bfs_steps import single_block_balance
+    from wavefront.backends.cuda.bfs_single_block import single_block_balance
 
     gd = grid(32, 32).to("cuda")
     kd = wf.kronecker(12, seed=5, weighted=False).to("cuda")
@@ -409,7 +478,7 @@ def test_padded_rows_that_do_not_fit_fall_back_to_the_csr_kernels(monkeypatch):
     """auto takes the edge-balanced block and the per-level loop where the
     padded rows would not fit; a forced "padded" raises GPUMemoryError."""
     from wavefront.backends.cuda import device_graph
-    from wavefront.backends.cuda.bfs_steps import single_block_balance
+    from wavefront.backends.cuda.bfs_single_block import single_block_balance
     from wavefront.errors import GPUMemoryError
 
     real = device_graph.check_fits

@@ -52,10 +52,24 @@ from dataclasses import replace
 from functools import lru_cache
 
 from ..._sources import multi_source
-from ...bfs.policy import BOTTOM_UP, TOP_DOWN, CUDAHybridPolicy, FixedPolicy, make_policy
+from ...bfs.policy import (
+    BOTTOM_UP,
+    TOP_DOWN,
+    CUDAHybridPolicy,
+    FixedPolicy,
+    make_policy,
+)
 from ...results import BFSResult, Trace
+from . import bfs_single_block
 from . import bfs_steps as steps
-from .abi import CNT_EDGES, CNT_FLAG, CNT_FRONTIER, CNT_NEXT_COUNT, SINGLE_BLOCK_MAX_LEVELS, single_block_capacity
+from .abi import (
+    CNT_EDGES,
+    CNT_FLAG,
+    CNT_FRONTIER,
+    CNT_NEXT_COUNT,
+    SINGLE_BLOCK_MAX_LEVELS,
+    single_block_capacity,
+)
 from .bfs_grid_levels import grid_levels_apply
 from .bfs_search import (
     BFSSearch,
@@ -80,7 +94,7 @@ def prepare(graph, tuning: BFSTuning | None = None, **options) -> None:
     check_graph(graph)
     steps.compile_all(graph.indices.dtype.itemsize == 8, tuning)
     if tuning.single_block:  # its padded kernel is built for the graph's row shape
-        steps.single_block_function(graph, graph.indices.dtype.itemsize == 8, tuning)
+        bfs_single_block.single_block_function(graph, graph.indices.dtype.itemsize == 8, tuning)
     steps.workspace(graph)
     packed_rows(graph, tuning, bottom_up_indices(graph, tuning))
     cupy.cuda.get_current_stream().synchronize()

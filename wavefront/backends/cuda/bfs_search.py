@@ -35,7 +35,7 @@ from ..._sources import seed_array
 from ...bfs.policy import BOTTOM_UP, TOP_DOWN, LevelState
 from ...errors import VertexError
 from ...results import BFSResult, Trace, TraceRow
-from . import bfs_bottom_up, bfs_grid_levels
+from . import bfs_bottom_up, bfs_grid_levels, bfs_single_block
 from . import bfs_steps as steps
 from .abi import CNT_EDGES, CNT_LEVELS_RUN, CNT_NEXT_COUNT, CNT_NEXT_DEGREE
 from .bfs_tuning import BFSTuning
@@ -149,8 +149,8 @@ class BFSSearch:
         self._pay_due_levels()
         self._to_queue()
         steps.reset_counters(self.ws)
-        steps.single_block(self.graph, self.ws, self.tuning, self.count, level, last, self._levels, self._parents,
-                           edge_limit, self.degree)
+        bfs_single_block.single_block(self.graph, self.ws, self.tuning, self.count, level, last, self._levels,
+                                      self._parents, edge_limit, self.degree)
         return self._take_kernel_levels(level, reason, "[single block]")
 
     def grid_levels(self, level: int, last: int, rule, reason: str) -> int:

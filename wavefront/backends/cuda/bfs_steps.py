@@ -7,7 +7,9 @@ is the one host round trip a level makes. Kernels come from the
 compile-once cache, instantiated for 32- or 64-bit vertex ids to match
 ``graph.indices`` and for the :class:`~.bfs_tuning.BFSTuning` that picks
 their compile-time constants. Launches with many arguments take them as a
-named tuple whose fields follow the kernel's parameter list.
+named tuple whose fields follow the kernel's parameter list. The multi-level
+kernels have their own launchers: :mod:`.bfs_single_block`,
+:mod:`.bfs_grid_levels`.
 """
 from __future__ import annotations
 
@@ -24,20 +26,10 @@ from .abi import (
     CNT_LEVELS_RUN,
     SCAN_CHUNK,
     SINGLE_BLOCK_STATS_FIELDS,
-    SINGLE_BLOCK_THREADS,
 )
 from .bfs_tuning import DEFAULT_TUNING, BFSTuning
 from .compile import kernel
-from .device import sm_count
-from .device_graph import (
-    BFSWorkspace,
-    discovery_log,
-    index64,
-    max_out_degree,
-    padded_rows,
-    padded_rows_fit,
-    padded_shape,
-)
+from .device_graph import BFSWorkspace, index64
 from .memory import check_fits
 
 
@@ -47,10 +39,12 @@ def _function(filename: str, name: str, wide: bool, device_id: int, tuning: BFST
     return kernel(filename, name, {"WF_INDEX64": int(wide), **tuning.defines(filename), **dict(extra)})
 
 
-def get_kernel(filename: str, name: str, wide: bool, tuning: BFSTuning = DEFAULT_TUNING):
+def get_kernel(filename: str, name: str, wide: bool, tuning: BFSTuning = DEFAULT_TUNING, extra: tuple = ()):
+    """The kernel ``name`` of ``kernels/<filename>`` for this GPU, ``tuning``'s
+    defines and ``extra`` (define, value) pairs, compiled once."""
     import cupy
 
-    return _function(filename, name, wide, cupy.cuda.Device().id, tuning)
+    return _function(filename, name, wide, cupy.cuda.Device().id, tuning, extra)
 
 
 def blocks(items: int, per_block: int = BLOCK) -> int:
@@ -324,100 +318,3 @@ def record_levels(ws: BFSWorkspace, count: int, level: int, levels) -> None:
     if count:
         fn = get_kernel("bfs_load_balanced.cu", "record_levels", ws.index64)
         fn((blocks(count),), (BLOCK,), (ws.queue_in, i64(count), np.int32(level), levels))
-
-
-# -- the single-block kernel ------------------------------------------------------------------
-SINGLE_BLOCK_KERNELS = {"edges": "single_block_levels", "padded": "single_block_levels_padded"}
-
-
-@lru_cache(maxsize=None)
-def _single_block_function(balance: str, wide: bool, device_id: int, tuning: BFSTuning, shape=None):
-    """(kernel, whether it may use ``tuning.shared_visited_bytes`` of dynamic
-    shared memory). ``shape``: the padded rows' (log2 W, log2 L), compiled in
-    (one build per shape a process meets; the kernel's slot and lane
-    arithmetic then folds to constants)."""
-    import cupy
-
-    extra = () if shape is None else (("SB_PAD_WIDTH_LOG2", shape[0]), ("SB_PAD_LANES_LOG2", shape[1]))
-    fn = _function("bfs_single_block.cu", SINGLE_BLOCK_KERNELS[balance], wide, device_id, tuning, extra)
-    try:
-        fn.max_dynamic_shared_size_bytes = tuning.shared_visited_bytes
-    except cupy.cuda.driver.CUDADriverError:  # a GPU with less shared memory per block
-        return fn, False
-    return fn, True
-
-
-def single_block_balance(graph, tuning: BFSTuning) -> str:
-    """"edges" or "padded": the single-block kernel ``tuning`` picks for
-    ``graph`` ("auto" takes the edges where the padded rows would not fit in
-    GPU memory; "padded" asked for raises GPUMemoryError then)."""
-    if tuning.single_block_balance == "edges":  # no reduction over the degrees needed
-        return "edges"
-    balance = tuning.single_block_kernel(max_out_degree(graph))
-    if balance == "padded" and tuning.single_block_balance == "auto" and not padded_rows_fit(graph):
-        return "edges"
-    return balance
-
-
-def single_block_function(graph, wide: bool, tuning: BFSTuning):
-    """(kernel, whether it may keep the visited bitmap in shared memory,
-    balance, padded shape or None) for ``graph``: built on first use, so
-    :func:`~.bfs.prepare` calls it to keep the build out of the first search."""
-    import cupy
-
-    balance = single_block_balance(graph, tuning)
-    shape = padded_shape(graph) if balance == "padded" else None
-    # The shape is compiled in where a lane holds several slots (W > L): the
-    # DIMACS roads' W 8, L 4 ran 7-8 % faster a level so, the one-slot rows of
-    # grids and road-like graphs 6-14 % slower (H100, docs/decisions/cuda-bfs.md).
-    compiled = shape if shape is not None and shape[0] > shape[1] else None
-    return (*_single_block_function(balance, wide, cupy.cuda.Device().id, tuning, compiled), balance, shape)
-
-
-def single_block(graph, ws: BFSWorkspace, tuning: BFSTuning, count: int, level: int, max_level: int,
-                 levels, parents, edge_limit: int | None = None, frontier_edges: int | None = None) -> None:
-    """Levels from ``level`` (at most to ``max_level``) in one block, from
-    queue_in[:count] (count <= capacity) to queue_out, each with at most
-    ``edge_limit`` out-edges (default ``tuning.single_block_edges``);
-    edge-balanced or on padded rows as ``tuning`` picks for the graph (the
-    same levels and trace rows either way). The padded kernel logs what it
-    finds (``device_graph.discovery_log``); ``logged_visits``, queued behind
-    it, writes those levels and parents over the whole GPU. It takes the
-    frontier's out-edges (``frontier_edges``, None if not known) and sums each
-    later level's from its rows, where the edge kernel scans the degrees."""
-    fn, shared_words, rows, shape, log = _single_block_plan(graph, ws, tuning)
-    limit = tuning.single_block_edges if edge_limit is None else edge_limit
-    # The kernels' parameters (kernels/bfs_single_block.cu), in order: the
-    # edge kernel writes the results, the padded one the log.
-    fn((1,), (SINGLE_BLOCK_THREADS,),
-       (ws.queue_in, np.int64(count), np.int32(level), np.int32(max_level), np.int64(limit), *rows,
-        *((levels, parents) if log is None else log), ws.visited, ws.queue_out, ws.counters, ws.level_stats, *shape,
-        *(() if log is None else (np.int64(-1 if frontier_edges is None else frontier_edges),))),
-       shared_mem=4 * shared_words)
-    if log is not None:
-        visits = get_kernel("bfs_convert.cu", "logged_visits", ws.index64)
-        # Twice the SMs' blocks: a road search logs up to n entries (seattle's
-        # 170 k: about 3 a thread).
-        visits((2 * sm_count(),), (BLOCK,), (*log, ws.counters, np.int32(level), levels, parents))
-
-
-def _single_block_plan(graph, ws: BFSWorkspace, tuning: BFSTuning):
-    """(kernel, shared words, the arguments from the shared words to the rows,
-    the padded kernel's last ones, its discovery log or None for the edge
-    kernel) for ``graph``'s single block under
-    ``tuning``, worked out once per graph and tuning: a road search launches
-    the block once or a few times, and working them out at every launch
-    took ~13 us of host time (H100 host). The workspace's buffers are not
-    part of it: its queues and counters swap. A graph whose padded rows did
-    not fit when the plan was made keeps the edge-balanced kernel."""
-    key = ("cuda.bfs.single_block_plan", tuning)
-    plan = graph.derived.get(key)
-    if plan is None:
-        fn, shared_ok, balance, shape = single_block_function(graph, ws.index64, tuning)
-        shared_words = ws.words if shared_ok and ws.words * 4 <= tuning.shared_visited_bytes else 0
-        indices = padded_rows(graph) if balance == "padded" else graph.indices
-        # The padded kernel's bound on a level's edges (size * max degree) and its rows' shape.
-        last = (np.int32(max_out_degree(graph)), *(np.int32(v) for v in shape)) if balance == "padded" else ()
-        log = discovery_log(graph) if balance == "padded" else None
-        plan = graph.derived[key] = (fn, shared_words, (np.int64(shared_words), graph.indptr, indices), last, log)
-    return plan

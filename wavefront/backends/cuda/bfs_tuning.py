@@ -21,7 +21,8 @@ SINGLE_BLOCK_BALANCES = ("auto", "edges", "padded")
 
 class SingleBlockBalanceError(WavefrontError, ValueError):
     """``single_block_balance="padded"`` was asked for a graph with an
-    out-degree above MAX_PADDED_DEGREE."""
+    out-degree above MAX_PADDED_DEGREE, or with more vertices than the padded
+    rows' ids hold (``device_graph.padded_rows_take``)."""
 
 
 @dataclass(frozen=True)
@@ -171,9 +172,10 @@ class BFSTuning:
                     "BU_LARGE_PROBE": int(self.bottom_up_large_probe)}
         return {}
 
-    def single_block_kernel(self, max_degree: int) -> str:
+    def single_block_kernel(self, max_degree: int, ids_fit: bool = True) -> str:
         """"edges" or "padded": how the single block balances a level on a
-        graph whose largest out-degree is ``max_degree``."""
+        graph whose largest out-degree is ``max_degree`` (``ids_fit``: whether
+        the padded rows can hold its vertex ids beside their degrees)."""
         if self.single_block_balance == "edges":
             return "edges"
         if self.single_block_balance == "padded":
@@ -181,8 +183,12 @@ class BFSTuning:
                 raise SingleBlockBalanceError(
                     f"single_block_balance='padded' takes out-degrees up to {MAX_PADDED_DEGREE}, but this graph "
                     f"has a vertex of out-degree {max_degree}; use single_block_balance='auto' or 'edges'")
+            if not ids_fit:
+                raise SingleBlockBalanceError(
+                    "single_block_balance='padded' takes graphs whose vertex ids leave room for a degree beside "
+                    "them (32-bit ids below 2**25); use single_block_balance='auto' or 'edges'")
             return "padded"
-        fits = max_degree <= min(self.single_block_auto_max_degree, MAX_PADDED_DEGREE)
+        fits = ids_fit and max_degree <= min(self.single_block_auto_max_degree, MAX_PADDED_DEGREE)
         return "padded" if fits else "edges"
 
     def with_options(self, **options) -> "BFSTuning":
