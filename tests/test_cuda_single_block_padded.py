@@ -401,6 +401,30 @@ def test_levels_of_one_to_many_passes():
 
 
 @gpu
+def test_the_visited_bitmap_in_global_memory_gives_the_shared_bitmaps_levels():
+    """``shared_visited_bytes`` caps the bitmap the block keeps in shared
+    memory: 0 sends every claim to the global bitmap, None (the default)
+    takes what the GPU allows the kernel. Both must run the same levels with
+    the same trace rows, in both kernels. The graphs alternate the caps on
+    one kernel object: a plan made under the default must still launch after
+    one made under 0 (the cap once set the kernel's own limit)."""
+    from wavefront.backends.cuda import bfs_single_block, bfs_steps
+    from wavefront.backends.cuda.device import dynamic_shared_limit
+
+    for g, source in ((road_like(20_000, seed=9), 17), (grid(40, 60), 0), (path(3000), 1500)):
+        gd = g.to("cuda")
+        shared = {name: every_mode(g, source, "hybrid", modes=(name,)) for name in MODES}
+        for name, tuning in MODES.items():
+            global_only = every_mode(g, source, "hybrid", modes=(name,), shared_visited_bytes=0)
+            assert trace_rows(global_only) == trace_rows(shared[name]), name
+            ws = bfs_steps.workspace(gd)
+            assert bfs_single_block._plan(gd, ws, tuning.with_options(shared_visited_bytes=0)).shared_words == 0
+            plan = bfs_single_block._plan(gd, ws, tuning)
+            assert plan.shared_words == ws.words  # a small bitmap always fits
+            assert 4 * ws.words <= dynamic_shared_limit(plan.kernel)
+
+
+@gpu
 def test_the_padded_block_logs_each_find_once_with_its_level_and_parent():
     """The padded kernel writes no result itself: it logs each vertex it finds
     (common.cuh's discovery log) and logged_visits writes them after it. One

@@ -16,7 +16,7 @@ import numpy as np
 from .abi import BLOCK, SINGLE_BLOCK_THREADS
 from .bfs_steps import get_kernel
 from .bfs_tuning import BFSTuning
-from .device import sm_count
+from .device import dynamic_shared_limit, sm_count
 from .device_graph import (
     BFSWorkspace,
     discovery_log,
@@ -32,19 +32,24 @@ SINGLE_BLOCK_KERNELS = {"edges": "single_block_levels", "padded": "single_block_
 
 @cache
 def _single_block_function(balance: str, wide: bool, tuning: BFSTuning, shape=None):
-    """(kernel, whether it may use ``tuning.shared_visited_bytes`` of dynamic
-    shared memory). ``shape``: the padded rows' (log2 W, log2 L), compiled in
-    (one build per shape a process meets; the kernel's slot and lane
-    arithmetic then folds to constants)."""
+    """(kernel, the bytes of dynamic shared memory it may take for the visited
+    bitmap: ``tuning.shared_visited_bytes``, or with None all the GPU allows
+    it; 0 where the GPU refuses). ``shape``: the padded rows' (log2 W, log2
+    L), compiled in (one build per shape a process meets; the kernel's slot
+    and lane arithmetic then folds to constants)."""
     import cupy
 
     extra = () if shape is None else (("SB_PAD_WIDTH_LOG2", shape[0]), ("SB_PAD_LANES_LOG2", shape[1]))
     fn = get_kernel("bfs_single_block.cu", SINGLE_BLOCK_KERNELS[balance], wide, tuning, extra)
+    limit = dynamic_shared_limit(fn)
     try:
-        fn.max_dynamic_shared_size_bytes = tuning.shared_visited_bytes
-    except cupy.cuda.driver.CUDADriverError:  # a GPU with less shared memory per block
-        return fn, False
-    return fn, True
+        # Raised to the GPU's limit, never lowered: tunings that differ in
+        # their cap alone share this kernel object, and a plan made under a
+        # larger cap launches it with that much.
+        fn.max_dynamic_shared_size_bytes = max(fn.max_dynamic_shared_size_bytes, limit)
+    except cupy.cuda.driver.CUDADriverError:  # a GPU that refuses the opt-in
+        return fn, 0
+    return fn, limit if tuning.shared_visited_bytes is None else min(int(tuning.shared_visited_bytes), limit)
 
 
 def single_block_balance(graph, tuning: BFSTuning) -> str:
@@ -61,7 +66,7 @@ def single_block_balance(graph, tuning: BFSTuning) -> str:
 
 
 def single_block_function(graph, wide: bool, tuning: BFSTuning):
-    """(kernel, whether it may keep the visited bitmap in shared memory,
+    """(kernel, the bytes of shared memory it may keep the visited bitmap in,
     balance, padded shape or None) for ``graph``: built on first use, so
     :func:`~.bfs.prepare` calls it to keep the build out of the first search."""
     balance = single_block_balance(graph, tuning)
@@ -121,8 +126,8 @@ def _plan(graph, ws: BFSWorkspace, tuning: BFSTuning) -> SingleBlockPlan:
     key = ("cuda.bfs.single_block_plan", tuning)
     plan = graph.derived.get(key)
     if plan is None:
-        fn, shared_ok, balance, shape = single_block_function(graph, ws.index64, tuning)
-        shared_words = ws.words if shared_ok and ws.words * 4 <= tuning.shared_visited_bytes else 0
+        fn, shared_bytes, balance, shape = single_block_function(graph, ws.index64, tuning)
+        shared_words = ws.words if ws.words * 4 <= shared_bytes else 0
         padded = balance == "padded"
         plan = graph.derived[key] = SingleBlockPlan(
             kernel=fn, shared_words=shared_words,

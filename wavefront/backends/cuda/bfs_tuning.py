@@ -117,9 +117,14 @@ class BFSTuning:
     """Blocks of the grid-levels kernel (at most one per SM, all resident):
     16 and 33 ran 2-3 % faster than one per SM (132) on the big roads
     (fewer arrivals at each grid barrier)."""
-    shared_visited_bytes: int = 160 * 1024
+    shared_visited_bytes: int | None = None
     """The single block keeps the visited bitmap in shared memory up to this
-    size (graphs up to 1.3 M vertices)."""
+    size; None: as much as the GPU lets the kernel take (its opt-in limit
+    less the kernel's static shared memory: on an H100 or H200 about 203 KiB
+    for the padded kernel, graphs up to 1.66 M vertices, 191 KiB for the
+    edge kernel). H100, road-like 1.4 M (a 171 KiB bitmap): the block's
+    levels 2.90 -> 1.99 us, the search 5.54 -> 5.06 ms against a cap of
+    160 KiB, the default before (docs/decisions/cuda-bfs.md)."""
     degree_sort_chunk_arcs: int = 1 << 26
     """Arcs per round of the segmented sort behind ``neighbour_order="degree"``
     (bounds its scratch, ~40 bytes per arc)."""
@@ -135,9 +140,11 @@ class BFSTuning:
             raise ValueError(f"neighbour_order must be one of {NEIGHBOUR_ORDERS}, got {self.neighbour_order!r}")
         if not 0 <= int(self.single_block_edges) <= 2**20:  # the single block counts a level's edges in 32 bits
             raise ValueError(f"single_block_edges must be in [0, 2**20], got {self.single_block_edges}")
-        for name in ("bottom_up_min_edges_ratio", "stay_bottom_up_ratio", "shared_visited_bytes"):
+        for name in ("bottom_up_min_edges_ratio", "stay_bottom_up_ratio"):
             if int(getattr(self, name)) < 0:
                 raise ValueError(f"{name} must be >= 0, got {getattr(self, name)}")
+        if self.shared_visited_bytes is not None and int(self.shared_visited_bytes) < 0:
+            raise ValueError(f"shared_visited_bytes must be None or >= 0, got {self.shared_visited_bytes}")
         if int(self.degree_sort_chunk_arcs) < 1:
             raise ValueError(f"degree_sort_chunk_arcs must be >= 1, got {self.degree_sort_chunk_arcs}")
         if self.results_whole_min_bytes is not None and int(self.results_whole_min_bytes) < 0:

@@ -1,8 +1,9 @@
 """Properties of the GPUs the CUDA backend launches on, queried once per device.
 
 CuPy's ``Device.attributes`` reads every attribute the driver has; a search
-that needs the SM count (``auto``'s SSSP rule, the grid-levels launch) reads
-it from here, once per device.
+that needs the SM count (``auto``'s SSSP rule, the grid-levels launch) or
+the shared memory a block may opt into (the single-block BFS, the region
+SSSP) reads it from here, once per device.
 """
 from __future__ import annotations
 
@@ -21,3 +22,19 @@ def _sm_count(device_id: int) -> int:
     import cupy
 
     return int(cupy.cuda.Device(device_id).attributes["MultiProcessorCount"])
+
+
+def dynamic_shared_limit(kernel) -> int:
+    """The most dynamic shared memory one block of ``kernel`` (a CuPy
+    RawKernel) may take on the current device: the block's opt-in maximum
+    (227 KiB on an H100 or H200) less the kernel's static shared memory."""
+    import cupy
+
+    return _shared_optin(cupy.cuda.Device().id) - int(kernel.shared_size_bytes)
+
+
+@cache
+def _shared_optin(device_id: int) -> int:
+    import cupy
+
+    return int(cupy.cuda.Device(device_id).attributes["MaxSharedMemoryPerBlockOptin"])

@@ -35,6 +35,7 @@ from .abi import (
     REGION_TAIL_STRIDE,
     SSSP_WEIGHT_NONE,
 )
+from .device import dynamic_shared_limit
 from .memory import check_fits
 from .sssp_common import finish_search
 from .sssp_steps import RegionArgs
@@ -88,8 +89,7 @@ class RegionWorkspace:
         weight_size = 0 if ar.weight_code == SSSP_WEIGHT_NONE else weights.dtype.itemsize
         self.cap = layout.most_vertices()
         # What a block may take dynamically: the opt-in maximum less the kernel's static outbox.
-        limit = (int(cupy.cuda.Device().attributes["MaxSharedMemoryPerBlockOptin"])
-                 - int(k.region_sssp_k.shared_size_bytes))
+        limit = dynamic_shared_limit(k.region_sssp_k)
         plain = shared_bytes(self.cap, 0, dist_size, vid_size, weight_size)
         if self.cap > MOST_REGION_VERTICES or plain > limit:
             raise MethodLimitError(
