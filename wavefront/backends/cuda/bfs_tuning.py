@@ -113,10 +113,15 @@ class BFSTuning:
     2048: seattle 1.41 against 1.51 ms (its levels stay in the block, as
     without the kernel), road-like 4 M 14.21 against 14.45, 1.4 M 9.16 against
     9.32, 1024 x 1024 grid 7.32 against 7.10 (docs/decisions/cuda-bfs.md)."""
-    grid_levels_blocks: int = 32
-    """Blocks of the grid-levels kernel (at most one per SM, all resident):
-    16 and 33 ran 2-3 % faster than one per SM (132) on the big roads
-    (fewer arrivals at each grid barrier)."""
+    grid_levels_blocks: int = 48
+    """Blocks of the grid-levels kernel (at most one per SM, all resident).
+    H100, padded rows: 48 against 32 took road-like 4 M's grid-kernel level
+    3.53-3.56 -> 3.08-3.09 us (its search 10-12 % faster: its levels average
+    1 553 vertices against 801 and 713, so at 4 lanes a vertex its wide ones
+    took more than one pass of 32 x 256 threads) and left road-like 1.4 M and the
+    1024 x 1024 grid within 1.3 %; 16 was 9-28 % slower on all three, 64
+    tied 48, 96 and 132 lost 2-7 % to it (more arrivals at each grid barrier;
+    docs/decisions/cuda-bfs.md)."""
     shared_visited_bytes: int | None = None
     """The single block keeps the visited bitmap in shared memory up to this
     size; None: as much as the GPU lets the kernel take (its opt-in limit
