@@ -53,6 +53,39 @@ def fixed_ids_list(text: str) -> list[int]:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
+SEARCH_OPTIONS = ("alpha", "beta")  # --ab names that go to the search call, not the tuning
+
+
+def tuning_spec(text: str):
+    """An ``--ab`` value: "default", or DistributedTuning fields as NAME=VALUE[,NAME=VALUE] (integers, floats,
+    None or words) and the search's ``alpha``/``beta``, checked as the tuning checks them (before the graph is
+    built). Returns (label, tuning, the search's keyword arguments)."""
+    if text == "default":
+        return text, wd.DistributedTuning(), {}
+    fields, options = {}, {}
+    for item in text.split(","):
+        name, sep, value = item.partition("=")
+        name = name.strip()
+        if not sep:
+            raise argparse.ArgumentTypeError(f"{item!r}: expected NAME=VALUE")
+        if name in SEARCH_OPTIONS:
+            try:
+                options[name] = float(value)
+            except ValueError:
+                raise argparse.ArgumentTypeError(f"{item!r}: {name} takes a number") from None
+            continue
+        for kind in (int, float, str):
+            try:
+                fields[name] = None if value == "None" else kind(value)
+                break
+            except ValueError:
+                continue
+    try:
+        return text, wd.DistributedTuning(**fields), options
+    except (TypeError, ValueError) as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 def positive(text: str) -> int:
     value = int(text)
     if value < 1:
@@ -87,9 +120,16 @@ def main() -> None:
     parser.add_argument("--ab-fixed-ids", type=fixed_ids_list, metavar="K,K,...", default=None,
                         help="then an A/B of DistributedTuning.fixed_ids_edges values (0: off) on the same graph: "
                              "two passes, each timing the roots back to back under every value in turn")
+    parser.add_argument("--ab", type=tuning_spec, nargs="+", metavar="NAME=VALUE[,...]", default=None,
+                        help="then an A/B of DistributedTuning settings (and the policy's alpha, beta) on the same "
+                             "graph (\"default\": the defaults): two passes over the roots, each root searched under every setting in turn "
+                             "(with --level-times, each setting's level times)")
     parser.add_argument("--trace", action="store_true",
                         help="then one more search with the stream synchronized after each collective, "
                              "and rank 0's level trace (direction, counts, compute and per-collective ms)")
+    parser.add_argument("--level-times", action="store_true",
+                        help="then each root searched once more as timed (no synchronization added), and every "
+                             "rank's host milliseconds a level (compute / communication calls) beside its counts")
     parser.add_argument("--json", type=Path, default=None, metavar="PATH",
                         help="with --trace: every rank's trace rows as a report benchmarks/scaling_model.py reads "
                              "(the fields of a distributed Graph500 --json report that it needs); never overwrites")
@@ -142,6 +182,16 @@ def main() -> None:
                 other = wd.DistributedTuning(fixed_ids_edges=edges)
                 gpu.bfs(block, roots[0], measure_wait=False, tuning=other)  # its first use (segment, kernels)
                 report(args, grid, block, build, f"fixed_ids_edges={edges}, pass {run}", *timed(False, other))
+    if args.ab:
+        interleaved_ab(args, world, grid, graph, block, build, roots)
+    if args.level_times:
+        for label, other, options in args.ab or [("default", tuning, {})]:
+            for root in roots[1:]:
+                world.barrier()
+                rows = gpu.bfs(block, root, measure_wait=False, tuning=other, **options).gather_trace()  # collective
+                if grid.rank == 0:
+                    print(label)
+                    print_level_times(root, rows)
     if args.trace:
         gpu.bfs(block, roots[1], measure_wait=False, tuning=tuning)  # warm: the trace follows a search
         result = gpu.bfs(block, roots[1], measure_wait=True, tuning=tuning)
@@ -152,6 +202,29 @@ def main() -> None:
             from wavefront.graph500.driver import device_name
 
             write_trace_report(args.json, args.scale, grid, block.transport, device_name("cuda"), roots[1], rows)
+
+
+def interleaved_ab(args, world, grid, graph, block, build, roots) -> None:
+    """``--ab``: two passes over the roots, each root searched under every
+    setting in turn (so the host's drift falls on all of them alike), each
+    search timed between barriers; then one line a setting and pass."""
+    for _, other, options in args.ab:
+        gpu.bfs(block, roots[0], measure_wait=False, tuning=other, **options)  # its first use (buffers, kernels)
+    for run in (1, 2):
+        seconds = {label: [] for label, _, _ in args.ab}
+        reached = []
+        for root in roots[1:]:
+            for label, other, options in args.ab:
+                world.barrier()
+                start = time.perf_counter()
+                result = gpu.bfs(block, root, measure_wait=False, tuning=other, **options)
+                world.barrier()
+                seconds[label].append(time.perf_counter() - start)
+            reached.append(result.reached)
+        edges = [graph.traversed_edges(r) for r in reached]  # collective
+        for label, _, _ in args.ab:
+            rows = list(zip(seconds[label], edges, [None] * len(edges), strict=True))
+            report(args, grid, block, build, f"{label}, pass {run} (interleaved)", rows, [])
 
 
 def report(args, grid, block, build, how, rows, validated) -> None:
@@ -185,6 +258,31 @@ def write_trace_report(path: Path, scale: int, grid, transport: str, device: str
     }
     with open(path, "x") as out:  # "x": never clobbers a file that appeared since the check at parse time
         json.dump(report, out, indent=1)
+
+
+def print_level_times(root: int, rows: list[dict]) -> None:
+    """One line a level of an unsynchronized search: its counts, then each
+    rank's host ms, split into compute (steps, launches, read-backs) and
+    communication calls (with no synchronization added, a collective's time
+    is its call's, and a read-back that waits for it is compute)."""
+    ranks = sorted({row["rank"] for row in rows})
+    by_level: dict = {}
+    for row in rows:
+        by_level.setdefault(row["level"], {})[row["rank"]] = row
+    print(f"root {root}: level direction n_f m_f discovered examined(rank 0) | " +
+          " | ".join(f"rank {r} ms compute+comm" for r in ranks))
+    totals = {r: 0.0 for r in ranks}
+    for level in sorted(by_level):
+        first = by_level[level][ranks[0]]
+        cells = []
+        for r in ranks:
+            row = by_level[level][r]
+            compute, comm = row["compute_seconds"] * 1e3, (row["comm_seconds"] + row["wait_seconds"]) * 1e3
+            totals[r] += compute + comm
+            cells.append(f"{compute + comm:.3f} = {compute:.3f}+{comm:.3f}")
+        print(f"  {level} {first['direction']} {first['frontier_vertices']} {first['frontier_edges']} "
+              f"{first['discovered']} {first['examined']} | " + " | ".join(cells))
+    print("  total ms " + " | ".join(f"rank {r} {totals[r]:.3f}" for r in ranks))
 
 
 def print_trace(trace) -> None:

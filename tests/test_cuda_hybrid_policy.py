@@ -117,3 +117,36 @@ def test_block_rules_keep_the_rules_that_hold_between_exchanged_levels():
     assert GAPPolicy().choose(tiny)[0] == BOTTOM_UP and policy.choose(tiny).direction == TOP_DOWN
     fixed = block_rules(FixedPolicy(BOTTOM_UP), tuning, N)
     assert fixed.choose(tiny).direction == BOTTOM_UP and fixed.choose(leaves).direction == BOTTOM_UP
+    kept = block_rules(FixedPolicy(BOTTOM_UP), tuning, N, 1 << 14, 1 << 23)  # small levels do not move it
+    assert kept.choose(tiny).direction == BOTTOM_UP and kept.stay_margin is None and kept.single_block_vertices == 0
+
+
+def test_block_rules_with_small_levels_stay_bottom_up_until_a_frontier_fits_them():
+    """With the one-column search's small top-down levels (``small_edges``)
+    and ``stay_edges``: a switch back to top-down waits while m_f > m_u -
+    stay_edges, unless the frontier fits the small levels, which always run
+    top-down; without ``stay_edges`` the tuning's margin holds."""
+    from wavefront.backends.cuda.bfs import block_rules
+
+    tuning = BFSTuning()
+    small, stay = 1 << 10, 1 << 12
+    policy = block_rules(GAPPolicy(), tuning, N, small, stay)
+    assert policy.stay_margin == -stay and policy.single_block_edges == small and not policy.bottom_up_ahead
+    # GAP goes back top-down; the old margin would too (m_f < m_u + n/256), the new rule stays bottom-up
+    leaves = state(level=6, n_f=N // 400, m_f=N // 300, m_u=N // 300 + stay - 1, previous=N // 3,
+                   direction=BOTTOM_UP)
+    assert GAPPolicy().choose(leaves)[0] == TOP_DOWN
+    assert block_rules(GAPPolicy(), tuning, N).choose(leaves).direction == TOP_DOWN
+    assert block_rules(GAPPolicy(), tuning, N, small).choose(leaves).direction == TOP_DOWN
+    decision = policy.choose(leaves)
+    assert decision.direction == BOTTOM_UP and "stays bottom-up" in decision.reason
+    # more unexplored arcs than the frontier's by stay_edges: top-down
+    far = state(level=6, n_f=N // 400, m_f=N // 300, m_u=N // 300 + stay + 1, previous=N // 3, direction=BOTTOM_UP)
+    assert policy.choose(far).direction == TOP_DOWN
+    # a frontier the small levels take goes top-down, whatever the margin or GAP say
+    fits = state(level=7, n_f=20, m_f=small, m_u=10 * small, previous=N // 400, direction=BOTTOM_UP)
+    assert policy.choose(fits).direction == TOP_DOWN
+    growing = state(level=2, n_f=20, m_f=small, m_u=1, previous=1, direction=TOP_DOWN)
+    assert GAPPolicy().choose(growing)[0] == BOTTOM_UP and policy.choose(growing).direction == TOP_DOWN
+    over = state(level=7, n_f=20, m_f=small + 1, m_u=small, previous=N // 400, direction=BOTTOM_UP)
+    assert policy.choose(over).direction == BOTTOM_UP

@@ -987,18 +987,21 @@ def test_mpirun_gpu_small_levels_with_a_fixed_exchange(size, transport, tmp_path
     """R x 1 with small top-down levels run as one kernel and their finds and
     totals sent as fixed-size segments (DistributedTuning.fixed_ids_edges):
     every level equals the single-process search's and the distributed
-    validator passes, with the form on and off; on, the top-down searches'
-    small levels have no totals' all-gather. Four ranks put every segment
+    validator passes, with the form on and off, and with each tile's arcs on
+    one block or spread over the most (``small_tile_arcs`` 1: a hub's arcs
+    over up to 64 blocks); on, the top-down searches' small levels have no
+    totals' all-gather. Four ranks put every segment
     past the first at an offset (host staging shares two GPUs among them)."""
     import cupy
 
     if transport == "nccl" and cupy.cuda.runtime.getDeviceCount() < size:
         pytest.skip(f"NCCL needs a GPU per rank: {size} ranks, {cupy.cuda.runtime.getDeviceCount()} GPU(s)")
-    for fixed in (0, 1 << 14):
-        out = tmp_path / f"summary{fixed}.json"
+    default = wd.DistributedTuning().small_tile_arcs
+    for fixed, tile_arcs in ((0, default), (1 << 14, default), (1 << 14, 1)):
+        out = tmp_path / f"summary{fixed}_{tile_arcs}.json"
         done = mpirun(size, sys.executable, SCRIPTS / "check_gpu_bfs.py", "--scale", 12, "--roots", 2,
-                      "--grid", f"{size}x1", "--transport", transport, "--fixed-ids-edges", fixed, "--out", out,
-                      timeout=300)
+                      "--grid", f"{size}x1", "--transport", transport, "--fixed-ids-edges", fixed,
+                      "--small-tile-arcs", tile_arcs, "--out", out, timeout=300)
         assert done.returncode == 0, done.stderr[-3000:]
         summary = json.loads(out.read_text())
         assert summary["searches"] == 2 * 3
@@ -1012,6 +1015,21 @@ def test_fixed_ids_edges_tuning_is_checked():
     for bad in (-1, True, 2.5, "8", (1 << 20) + 1):
         with pytest.raises(ValueError, match="fixed_ids_edges"):
             wd.DistributedTuning(fixed_ids_edges=bad)
+
+
+def test_small_tile_arcs_and_stay_bottom_up_edges_are_checked():
+    tuning = wd.DistributedTuning()
+    assert tuning.small_tile_arcs == 1024 and tuning.stay_bottom_up_edges == 1 << 23
+    assert wd.DistributedTuning(small_tile_arcs=np.int64(1)).small_tile_arcs == 1
+    assert wd.DistributedTuning(stay_bottom_up_edges=None).stay_bottom_up_edges is None
+    assert type(wd.DistributedTuning(stay_bottom_up_edges=np.int64(0)).stay_bottom_up_edges) is int
+    for bad in (-1, True, 2.5, "8"):
+        with pytest.raises(ValueError, match="small_tile_arcs"):
+            wd.DistributedTuning(small_tile_arcs=bad)
+        with pytest.raises(ValueError, match="stay_bottom_up_edges"):
+            wd.DistributedTuning(stay_bottom_up_edges=bad)
+    with pytest.raises(ValueError, match="small_tile_arcs"):
+        wd.DistributedTuning(small_tile_arcs=0)
 
 
 def test_the_trace_clock_files_collectives_and_empty_ones():

@@ -9,8 +9,9 @@ distributed validator passes the result with the single-process edge count.
 ``--overlap-chunks K`` runs every search with ``DistributedTuning(overlap_chunks=K)``
 (a one-column grid's bottom-up steps in K row ranges, each sent on a second
 stream while the next runs), and adds a depth-limited search;
-``--fixed-ids-edges K`` sets that field (small top-down levels with a
-fixed-size exchange). Rank 0 writes a JSON summary to ``--out``, with what
+``--fixed-ids-edges K`` and ``--small-tile-arcs A`` set those fields (small
+top-down levels with a fixed-size exchange; the arcs a block of their kernel
+takes, 1 spreading every tile over the most blocks). Rank 0 writes a JSON summary to ``--out``, with what
 the last full search's trace says of its column all-gathers and how many
 trace rows of the top-down searches had no totals' all-gather.
 """
@@ -38,6 +39,7 @@ def main() -> None:
     parser.add_argument("--grid", default=None, help="RxC (default: the most square)")
     parser.add_argument("--overlap-chunks", type=int, default=0)
     parser.add_argument("--fixed-ids-edges", type=int, default=wd.DistributedTuning().fixed_ids_edges)
+    parser.add_argument("--small-tile-arcs", type=int, default=wd.DistributedTuning().small_tile_arcs)
     parser.add_argument("--out", required=True)
     args = parser.parse_args()
     world = wd.world()
@@ -48,7 +50,8 @@ def main() -> None:
         roots = wd.choose_roots(graph, args.roots, seed=1)
         src, dst, _ = kronecker_edges(args.scale)
         full = from_edges(src, dst, n=1 << args.scale)
-        tuning = wd.DistributedTuning(overlap_chunks=args.overlap_chunks, fixed_ids_edges=args.fixed_ids_edges)
+        tuning = wd.DistributedTuning(overlap_chunks=args.overlap_chunks, fixed_ids_edges=args.fixed_ids_edges,
+                                      small_tile_arcs=args.small_tile_arcs)
         compared, fixed_rows = 0, 0
         for root in roots:
             reference = wavefront.bfs(full, int(root), method="hybrid")

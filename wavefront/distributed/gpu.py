@@ -109,6 +109,7 @@ from .tuning import DEFAULT_TUNING
 _GPU_KEY = "distributed.gpu"
 FOLD_KERNELS = "bfs_fold_2d.cu"  # seed 000 fig. 8's fold on a GPU block
 SMALL_KERNELS = "bfs_small_levels_2d.cu"  # small top-down levels with a fixed-size exchange (one column)
+SMALL_MAX_SPREAD = 64  # the most blocks that share one tile's arcs
 
 
 def _zero_counter(ws, slot: int) -> None:
@@ -400,11 +401,6 @@ class _Search:
         from ..backends.cuda.bfs import block_rules
 
         self.cupy = cupy
-        # The single-GPU hybrid's rules that still hold between exchanged
-        # levels (SCALE 26, one rank, H100: GAP's switch back to top-down on a
-        # frontier of 1.8 M leaves cost a 3.5 ms top-down step where the
-        # stay-bottom-up margin keeps a 0.3 ms bottom-up one).
-        self.policy = block_rules(policy, gpu.tuning, gpu.graph.n)
         self.gpu, self.measure_wait = gpu, measure_wait
         g = gpu.graph
         self.g, self.grid, self.part = g, g.grid, g.part
@@ -461,6 +457,15 @@ class _Search:
         # the GPU alone): the largest m_f they take, 0 where off.
         alone_on_a_column = self.owns_rows and not self.whole_graph and self.share is None
         self.fixed_edges = tuning.fixed_ids_edges if alone_on_a_column else 0
+        self.tile_arcs = tuning.small_tile_arcs
+        # The single-GPU hybrid's rules that still hold between exchanged
+        # levels (SCALE 26, one rank, H100: GAP's switch back to top-down on a
+        # frontier of 1.8 M leaves cost a 3.5 ms top-down step where the
+        # stay-bottom-up margin keeps a 0.3 ms bottom-up one); with the small
+        # levels, a frontier they take goes top-down, and a switch back to
+        # top-down waits for one (DistributedTuning.stay_bottom_up_edges).
+        self.policy = block_rules(policy, gpu.tuning, gpu.graph.n, self.fixed_edges,
+                                  tuning.stay_bottom_up_edges if self.fixed_edges else None)
         self.gathered = None  # the last small level's gathered segments
         self.widest = 0  # the most finds one rank's segment of them holds
 
@@ -826,9 +831,9 @@ class _Search:
         ws.frontier[: self.col_words] = col_bits
         self.queue_ready = False
 
-    def _small_level(self, level, count, record, own_parents, own_levels) -> np.ndarray:
-        """A top-down level whose frontier (``count`` vertices) holds at most
-        ``fixed_ids_edges`` arcs in all, on a one-column grid: one kernel
+    def _small_level(self, level, count, edges, record, own_parents, own_levels) -> np.ndarray:
+        """A top-down level whose frontier (``count`` vertices, ``edges``
+        arcs in all) holds at most ``fixed_ids_edges`` arcs, on a one-column grid: one kernel
         into the owner's results, then every rank's segment (its finds as
         global ids, with its count, their degree sum and the arcs it
         examined) in one all-gather of equal parts, whose headers are read
@@ -838,7 +843,13 @@ class _Search:
         import cupy
 
         from ..backends.cuda import bfs_steps as steps
-        from ..backends.cuda.abi import SEG_COUNT, SEG_DEGREE, SEG_EXAMINED, SEG_IDS
+        from ..backends.cuda.abi import (
+            SEG_COUNT,
+            SEG_DEGREE,
+            SEG_EXAMINED,
+            SEG_IDS,
+            SMALL_TILE,
+        )
 
         gpu = self.gpu
         ws, block, ranks = gpu.ws, gpu.block, self.dcol.size
@@ -848,9 +859,11 @@ class _Search:
         segment, headers = gpu.segment(self.fixed_edges, ranks)
         stream = cupy.cuda.get_current_stream()
         cupy.cuda.runtime.memsetAsync(segment.data.ptr, 0, 8 * SEG_IDS, stream.ptr)
-        if count:
+        if count:  # a block a tile of SMALL_TILE vertices, its arcs over `spread` blocks (a hub's over many)
+            tiles = -(-count // SMALL_TILE)
+            spread = min(SMALL_MAX_SPREAD, max(1, -(-edges // (tiles * self.tile_arcs))))
             fn = steps.get_kernel(SMALL_KERNELS, "small_top_down_2d", ws.index64)
-            fn((steps.blocks(32 * count),), (steps.BLOCK,),
+            fn((tiles, spread), (SMALL_TILE,),
                (ws.queue_in, steps.i64(count), np.int32(level), block.indptr, block.indices, block.in_indptr,
                 own_levels, own_parents, ws.visited, steps.i64(self.g.first_vertex), segment))
         self._no_fold()
@@ -996,7 +1009,8 @@ class _Search:
             clock.start(record)
             small = self.fixed_edges > 0 and choice == TOP_DOWN and frontier_edges <= self.fixed_edges
             if small:  # the totals come with the finds: no host all-gather
-                counts, exchanged = self._small_level(level, frontier_vertices, record, own_parents, own_levels), None
+                counts = self._small_level(level, frontier_vertices, frontier_edges, record, own_parents, own_levels)
+                exchanged = None
             else:
                 if self.owns_rows and (choice == TOP_DOWN or self.share is None):
                     accepted, accepted_edges, exchanged = self._owned_level(

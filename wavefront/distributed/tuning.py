@@ -100,6 +100,8 @@ class DistributedTuning:
     cpu_share_min: float = 0.02
     overlap_chunks: int = 1
     fixed_ids_edges: int = 1 << 14
+    small_tile_arcs: int = 1024
+    stay_bottom_up_edges: int | None = 1 << 23
     whole_graph_search: bool = True
 
     def __post_init__(self):
@@ -120,6 +122,15 @@ class DistributedTuning:
             raise ValueError(f"fixed_ids_edges must be an integer in [0, {MAX_FIXED_IDS_EDGES}] (0: off), "
                              f"got {fixed!r}")
         object.__setattr__(self, "fixed_ids_edges", int(fixed))
+        arcs = self.small_tile_arcs
+        if isinstance(arcs, bool) or not isinstance(arcs, Integral) or arcs < 1:
+            raise ValueError(f"small_tile_arcs must be a positive integer, got {arcs!r}")
+        object.__setattr__(self, "small_tile_arcs", int(arcs))
+        stay = self.stay_bottom_up_edges
+        if stay is not None:
+            if isinstance(stay, bool) or not isinstance(stay, Integral) or stay < 0:
+                raise ValueError(f"stay_bottom_up_edges must be None or a non-negative integer, got {stay!r}")
+            object.__setattr__(self, "stay_bottom_up_edges", int(stay))
 
 
 def check_cpu_share(value) -> float | str:

@@ -75,6 +75,7 @@ FOLD_MAX_OWNERS = 1024  # grid columns one fold may address (shared-memory count
 # -- small top-down levels with a fixed-size exchange: kernels/bfs_small_levels_2d.cu -----
 # A rank's segment: these header slots (int64), then its ids from SEG_IDS on.
 SEG_COUNT, SEG_DEGREE, SEG_EXAMINED, SEG_IDS = 0, 1, 2, 3
+SMALL_TILE = 256  # frontier vertices a block of small_top_down_2d takes (its block size)
 
 # -- the distributed SSSP on a one-column grid's GPU blocks: kernels/sssp_one_column.cu ------
 ONE_COLUMN_BLOCK = 256
@@ -176,7 +177,7 @@ _FILES = {
     "bfs_fold_2d.cu": {**_COMMON, "FOLD_MAX_OWNERS": FOLD_MAX_OWNERS},
     "bfs_one_column_2d.cu": _COMMON,
     "bfs_small_levels_2d.cu": {**_COMMON, "SEG_COUNT": SEG_COUNT, "SEG_DEGREE": SEG_DEGREE,
-                               "SEG_EXAMINED": SEG_EXAMINED, "SEG_IDS": SEG_IDS},
+                               "SEG_EXAMINED": SEG_EXAMINED, "SEG_IDS": SEG_IDS, "SMALL_TILE": SMALL_TILE},
     "sssp_harish.cu": {**_SSSP_COMMON, "HARISH_BLOCK": SSSP_BLOCK},
     "sssp_near_far.cu": {**_PERSISTENT, **_SSSP_COMMON, **_SSSP_TRACE, "NF_BLOCK": NEAR_FAR_BLOCK,
                          "NF_ARCS": NEAR_FAR_ARCS, "NF_MIN_BLOCKS": NEAR_FAR_MAX_BLOCKS_PER_SM,

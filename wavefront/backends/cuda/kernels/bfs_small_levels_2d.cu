@@ -11,8 +11,10 @@
 // read-back of the frontier's arc count, the step, a read-back of its counts,
 // a host all-gather of the totals and an all-gather-v of the ids.
 //
-//   small_top_down_2d  a warp per frontier vertex (at most K of them, each
-//                      with at most K arcs: no scan, no count read back);
+//   small_top_down_2d  a block per tile of frontier vertices (at most K of
+//                      them, with at most K arcs in all), the tile's arcs
+//                      spread over its threads and gridDim.y blocks: no
+//                      global scan, no count read back;
 //   segments_to_queue  the gathered segments as the next step's queue.
 #include "common.cuh"
 
@@ -23,47 +25,88 @@
 #define SEG_IDS 3
 #endif
 
-// queue[0 .. count): the frontier (global, that is column-local, ids). Each
-// warp takes one vertex and claims its arcs' targets (row-local ids) through
-// the visited bitmap; a winner gets its level and parent, and its global id
-// (target + offset) goes into the segment. The segment's header must be zero.
-extern "C" __global__ void small_top_down_2d(const vid_t* queue, long long count, int level, const eid_t* indptr,
-                                             const vid_t* indices, const eid_t* degree_indptr, int* levels,
-                                             long long* parents, word_t* visited, long long offset,
-                                             long long* segment) {
-    long long warp = global_thread_id() >> 5;
+// The finds of one thread: claimed through the visited bitmap, the winner
+// gets its level and parent, and its global id (target + offset) goes into
+// the segment by one atomic a warp. Every lane of the warp must call it.
+__device__ __forceinline__ long long small_claim(bool valid, vid_t u, eid_t e, int level, const vid_t* indices,
+                                                 const eid_t* degree_indptr, int* levels, long long* parents,
+                                                 word_t* visited, long long offset, long long* segment) {
     int lane = threadIdx.x & 31;
-    if (warp >= count) return;  // the whole warp: no shuffle below misses a lane
-    vid_t u = queue[warp];
-    eid_t begin = indptr[u], end = indptr[u + 1];
-    unsigned long long* header = reinterpret_cast<unsigned long long*>(segment);
-    long long degree_sum = 0;
-    for (eid_t base = begin; base < end; base += 32) {  // every lane runs every round: the ballot sees the warp
-        eid_t e = base + lane;
-        bool won = false;
-        vid_t w = 0;
-        if (e < end) {
-            w = indices[e];
-            if (!bit_test(visited, w) && bit_claim(visited, w)) {
-                levels[w] = level;
-                parents[w] = (long long)u;
-                degree_sum += vertex_degree(degree_indptr, w);
-                won = true;
+    bool won = false;
+    vid_t w = 0;
+    long long degree = 0;
+    if (valid) {
+        w = indices[e];
+        if (!bit_test(visited, w) && bit_claim(visited, w)) {
+            levels[w] = level;
+            parents[w] = (long long)u;
+            degree = vertex_degree(degree_indptr, w);
+            won = true;
+        }
+    }
+    unsigned int ballot = __ballot_sync(WF_FULL_MASK, won);
+    if (ballot) {
+        unsigned long long first = 0;
+        if (lane == 0)
+            first = atomicAdd(reinterpret_cast<unsigned long long*>(&segment[SEG_COUNT]),
+                              (unsigned long long)__popc(ballot));
+        first = __shfl_sync(WF_FULL_MASK, first, 0);
+        if (won) segment[SEG_IDS + first + __popc(ballot & ((1u << lane) - 1u))] = (long long)w + offset;
+    }
+    return degree;
+}
+
+// queue[0 .. count): the frontier (global, that is column-local, ids). A block
+// takes a tile of SMALL_TILE frontier vertices (blockIdx.x), scans their row
+// lengths in shared memory and spreads the tile's arcs over its threads and
+// over gridDim.y blocks (blockIdx.y: every gridDim.y-th run of SMALL_TILE
+// arcs), so a hub's arcs are claimed by many threads at once where one warp
+// would take them in a chain of dependent rounds (a 4 k-arc row on one warp
+// cost its level about 0.25 ms on an H100). The segment's header must be zero.
+#ifndef SMALL_TILE
+#define SMALL_TILE 256
+#endif
+extern "C" __global__ void __launch_bounds__(SMALL_TILE)
+small_top_down_2d(const vid_t* queue, long long count, int level, const eid_t* indptr, const vid_t* indices,
+                  const eid_t* degree_indptr, int* levels, long long* parents, word_t* visited, long long offset,
+                  long long* segment) {
+    __shared__ long long before[SMALL_TILE];  // arcs of the tile's earlier vertices
+    __shared__ eid_t begins[SMALL_TILE];
+    __shared__ vid_t tile[SMALL_TILE];
+    __shared__ long long warp_sums[SMALL_TILE / 32];
+    __shared__ long long arcs;
+    long long first = (long long)blockIdx.x * SMALL_TILE;
+    int t = threadIdx.x;
+    long long length = 0;
+    if (first + t < count) {
+        vid_t u = queue[first + t];
+        eid_t begin = indptr[u];
+        tile[t] = u;
+        begins[t] = begin;
+        length = (long long)(indptr[u + 1] - begin);
+    }
+    before[t] = block_exclusive_scan<SMALL_TILE, long long>(length, warp_sums, &arcs);
+    __syncthreads();
+    long long total = arcs, degree_sum = 0;
+    int vertices = (int)min((long long)SMALL_TILE, count - first);
+    for (long long base = (long long)blockIdx.y * SMALL_TILE; base < total; base += (long long)gridDim.y * SMALL_TILE) {
+        long long i = base + t;  // the block runs every round: the ballot sees whole warps
+        bool valid = i < total;
+        int j = 0;
+        if (valid) {  // the last tile vertex whose arcs start at or before i
+            int lo = 0, hi = vertices - 1;
+            while (lo < hi) {
+                int mid = (lo + hi + 1) >> 1;
+                if (before[mid] <= i) lo = mid; else hi = mid - 1;
             }
+            j = lo;
         }
-        unsigned int ballot = __ballot_sync(WF_FULL_MASK, won);
-        if (ballot) {
-            unsigned long long first = 0;
-            if (lane == 0) first = atomicAdd(&header[SEG_COUNT], (unsigned long long)__popc(ballot));
-            first = __shfl_sync(WF_FULL_MASK, first, 0);
-            if (won) segment[SEG_IDS + first + __popc(ballot & ((1u << lane) - 1u))] = (long long)w + offset;
-        }
+        degree_sum += small_claim(valid, tile[j], valid ? begins[j] + (eid_t)(i - before[j]) : 0, level, indices,
+                                  degree_indptr, levels, parents, visited, offset, segment);
     }
-    for (int delta = 16; delta > 0; delta >>= 1) degree_sum += __shfl_down_sync(WF_FULL_MASK, degree_sum, delta);
-    if (lane == 0) {
-        if (degree_sum) atomicAdd(&header[SEG_DEGREE], (unsigned long long)degree_sum);
-        if (end > begin) atomicAdd(&header[SEG_EXAMINED], (unsigned long long)(end - begin));
-    }
+    counter_t* header = reinterpret_cast<counter_t*>(segment);
+    warp_add(&header[SEG_DEGREE], degree_sum);
+    if (t == 0 && blockIdx.y == 0 && total) atomicAdd(&header[SEG_EXAMINED], (counter_t)total);
 }
 
 // The gathered segments (`ranks` of them, `stride` int64 apart, rank order)
