@@ -1030,6 +1030,32 @@ def test_small_tile_arcs_and_stay_bottom_up_edges_are_checked():
             wd.DistributedTuning(stay_bottom_up_edges=bad)
     with pytest.raises(ValueError, match="small_tile_arcs"):
         wd.DistributedTuning(small_tile_arcs=0)
+    assert tuning.block_alpha == 30.0 and wd.DistributedTuning(block_alpha=None).block_alpha is None
+    for bad in (0, -1.0, float("nan"), float("inf"), True, "30"):
+        with pytest.raises(ValueError, match="block_alpha"):
+            wd.DistributedTuning(block_alpha=bad)
+
+
+def test_the_block_loop_takes_block_alpha_for_gap_unless_the_caller_chose():
+    """gpu.block_policy: GAP by default or by name with no alpha takes the
+    tuning's block_alpha (beta kept); an alpha, another policy or a policy
+    object given by the caller, or block_alpha None, keeps what they make."""
+    from wavefront.bfs.policy import GAPPolicy, make_policy
+    from wavefront.distributed.gpu import block_policy
+
+    tuning = wd.DistributedTuning()
+    for policy in (None, "gap"):
+        chosen = make_policy(policy, None, 20)
+        picked = block_policy(policy, None, 20, tuning, chosen)
+        assert isinstance(picked, GAPPolicy) and (picked.alpha, picked.beta) == (30.0, 20.0)
+    mine = GAPPolicy(alpha=12)
+    assert block_policy(mine, None, None, tuning, mine) is mine
+    given = make_policy("gap", 15, None)
+    assert block_policy("gap", 15, None, tuning, given) is given
+    seed = make_policy("seed000", None, None)
+    assert block_policy("seed000", None, None, tuning, seed) is seed
+    plain = make_policy(None, None, None)
+    assert block_policy(None, None, None, wd.DistributedTuning(block_alpha=None), plain) is plain
 
 
 def test_the_trace_clock_files_collectives_and_empty_ones():

@@ -332,7 +332,7 @@ def bfs(gpu: GPUBlock, source: int, policy=None, alpha=None, beta=None, depth_li
         if g.grid.world.size == 1 and tuning.cpu_share == 0 and tuning.whole_graph_search:
             parents, levels, trace = _whole_graph_search(gpu, chosen, source, depth_limit)
         else:
-            search = _Search(gpu, chosen, measure_wait, tuning)
+            search = _Search(gpu, block_policy(policy, alpha, beta, tuning, chosen), measure_wait, tuning)
             parents, levels, trace = search.run(source, depth_limit)
             share = search.share
         cupy.cuda.get_current_stream().synchronize()
@@ -346,6 +346,17 @@ def bfs(gpu: GPUBlock, source: int, policy=None, alpha=None, beta=None, depth_li
         policy=getattr(chosen, "name", type(chosen).__name__), trace=trace() if callable(trace) else trace,
         seconds=seconds, backend="cuda",
     )
+
+
+def block_policy(policy, alpha, beta, tuning, chosen):
+    """The policy of the 2-D level loop: ``chosen`` (what the caller's
+    ``policy``, ``alpha``, ``beta`` make), except that GAP's policy by name
+    or default with no ``alpha`` given takes ``tuning.block_alpha`` (GAP's
+    alpha of 15 is a CPU's: on GPU blocks a top-down level costs more per
+    arc than a bottom-up one, docs/decisions/distributed.md)."""
+    if tuning.block_alpha is None or alpha is not None or policy not in (None, "gap"):
+        return chosen
+    return make_policy("gap", tuning.block_alpha, beta)
 
 
 def _whole_graph_search(gpu: GPUBlock, policy, source: int, depth_limit):

@@ -70,6 +70,29 @@ class DistributedTuning:
       2^14 beat 0 and 2^16 on 2 x H100 at SCALE 27 (``docs/decisions/
       distributed.md``, "GPU runs, seventh round").
 
+    * ``small_tile_arcs``: a small level's kernel takes its frontier in
+      tiles of 256 vertices, a block each, and spreads a tile's arcs over
+      ceil(m_f / (tiles x small_tile_arcs)) blocks (at most 64), so a hub's
+      arcs are claimed by many threads at once. One warp a vertex took a
+      level with a 4 k-arc hub in 0.34-0.35 ms on 2 x H100 at SCALE 27, the
+      tiles 0.12-0.15 ms; 1024 and 4096 tied.
+
+    * ``stay_bottom_up_edges``: with the small levels on, a switch back from
+      bottom-up to top-down waits while m_f > m_u - stay_bottom_up_edges,
+      unless the frontier fits the small levels (which always run top-down):
+      there a top-down level from a frontier of 0.2-0.8 M leaves cost
+      0.24-0.35 ms a search and the bottom-up level that replaces it
+      0.16-0.24 ms. None keeps the single GPU's margin (m_f > m_u + n / 256).
+      2^21, 2^23 and 2^25 chose the same levels at SCALE 27.
+
+    * ``block_alpha``: GAP's policy in the 2-D level loop (by default or by
+      name, with no ``alpha`` given to the search) takes this alpha instead
+      of GAP's 15: a top-down level whose frontier holds 110-125 M arcs cost
+      2.9-4.0 ms on 2 x H100 at SCALE 27 where the bottom-up level that
+      alpha 30 picks cost 2.2-2.7 ms (docs/decisions/distributed.md, "GPU
+      runs, eighth round"). None keeps the policy's own. A world of one
+      runs the single-GPU search and its rules, which this does not change.
+
     A world of one on a GPU:
 
     * ``whole_graph_search``: True (the default) runs the single-GPU search's
@@ -102,6 +125,7 @@ class DistributedTuning:
     fixed_ids_edges: int = 1 << 14
     small_tile_arcs: int = 1024
     stay_bottom_up_edges: int | None = 1 << 23
+    block_alpha: float | None = 30.0
     whole_graph_search: bool = True
 
     def __post_init__(self):
@@ -126,6 +150,10 @@ class DistributedTuning:
         if isinstance(arcs, bool) or not isinstance(arcs, Integral) or arcs < 1:
             raise ValueError(f"small_tile_arcs must be a positive integer, got {arcs!r}")
         object.__setattr__(self, "small_tile_arcs", int(arcs))
+        alpha = self.block_alpha
+        if alpha is not None and (isinstance(alpha, bool) or not isinstance(alpha, Real)
+                                  or not (alpha > 0 and math.isfinite(alpha))):
+            raise ValueError(f"block_alpha must be None or a positive finite number, got {alpha!r}")
         stay = self.stay_bottom_up_edges
         if stay is not None:
             if isinstance(stay, bool) or not isinstance(stay, Integral) or stay < 0:
