@@ -13,6 +13,16 @@ runs them again as Graph500 does, each validated before the next starts
 optional so that the largest SCALE a lent machine's 10-minute call can build
 still gets its search times; `wavefront graph500 --distributed` validates
 every search.
+
+An A/B of settings on one graph, and where each level's time goes:
+
+    mpirun -n 2 python benchmarks/distributed_gpu.py --scale 27 --roots 16 --passes 1 \
+        --ab default block_alpha=None stay_bottom_up_edges=None,fixed_ids_edges=0 --level-times
+
+``--ab`` searches each root under every setting in turn (the first setting
+turning from root to root), two passes; ``--level-times`` prints, for each
+setting and root, every rank's host milliseconds a level of a search timed
+as above (no synchronization added).
 """
 from __future__ import annotations
 

@@ -25,9 +25,12 @@ The block step is the CUDA backend's own:
   holds, for each target it claimed, its column-local parent;
 * the direction comes from the same :mod:`wavefront.bfs.policy` object on
   every rank, fed the allreduced ``n_f``, ``m_f``, ``m_u`` (GAP's by
-  default), inside the single-GPU hybrid's rules that still hold between
-  exchanged levels (:func:`~wavefront.backends.cuda.bfs.block_rules`:
-  ``bottom_up_min_edges`` and the stay-bottom-up margin).
+  default, with ``DistributedTuning.block_alpha``: :func:`block_policy`),
+  inside the single-GPU hybrid's rules that still hold between exchanged
+  levels (:func:`~wavefront.backends.cuda.bfs.block_rules`:
+  ``bottom_up_min_edges`` and the stay-bottom-up margin; on one column with
+  the small levels, a frontier they take always goes top-down and a switch
+  back to top-down waits for one, ``stay_bottom_up_edges``).
 
 What :class:`~wavefront.backends.cuda.bfs_search.BFSSearch` adds for one
 GPU (the single-block small-frontier kernel, levels left due, a bottom-up

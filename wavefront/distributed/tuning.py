@@ -80,9 +80,9 @@ class DistributedTuning:
     * ``stay_bottom_up_edges``: with the small levels on, a switch back from
       bottom-up to top-down waits while m_f > m_u - stay_bottom_up_edges,
       unless the frontier fits the small levels (which always run top-down):
-      there a top-down level from a frontier of 0.2-0.8 M leaves cost
-      0.24-0.35 ms a search and the bottom-up level that replaces it
-      0.16-0.24 ms. None keeps the single GPU's margin (m_f > m_u + n / 256).
+      there a top-down level from a frontier of 35-310 k vertices cost
+      0.24-0.35 ms on 2 x H100 at SCALE 27 and the bottom-up level that
+      replaces it 0.16-0.24 ms. None keeps the single GPU's margin (m_f > m_u + n / 256).
       2^21, 2^23 and 2^25 chose the same levels at SCALE 27.
 
     * ``block_alpha``: GAP's policy in the 2-D level loop (by default or by
