@@ -196,12 +196,17 @@ def main() -> None:
         interleaved_ab(args, world, grid, graph, block, build, roots)
     if args.level_times:
         for label, other, options in args.ab or [("default", tuning, {})]:
+            splits = []
             for root in roots[1:]:
                 world.barrier()
                 rows = gpu.bfs(block, root, measure_wait=False, tuning=other, **options).gather_trace()  # collective
                 if grid.rank == 0:
                     print(label)
-                    print_level_times(root, rows)
+                    splits.append(print_level_times(root, rows))
+            if grid.rank == 0:
+                total, big, other_levels = (statistics.median(part) for part in zip(*splits, strict=True))
+                print(f"{label}: rank 0's median ms a search {total:.3f}: levels examining over {BIG_LEVEL_ARCS:,} "
+                      f"arcs {big:.3f}, the others {other_levels:.3f}")
     if args.trace:
         gpu.bfs(block, roots[1], measure_wait=False, tuning=tuning)  # warm: the trace follows a search
         result = gpu.bfs(block, roots[1], measure_wait=True, tuning=tuning)
@@ -273,11 +278,15 @@ def write_trace_report(path: Path, scale: int, grid, transport: str, device: str
         json.dump(report, out, indent=1)
 
 
-def print_level_times(root: int, rows: list[dict]) -> None:
+BIG_LEVEL_ARCS = 5_000_000  # a level whose rank examined more is a "big" one in the level-time summary
+
+
+def print_level_times(root: int, rows: list[dict]) -> tuple[float, float, float]:
     """One line a level of an unsynchronized search: its counts, then each
     rank's host ms, split into compute (steps, launches, read-backs) and
     communication calls (with no synchronization added, a collective's time
-    is its call's, and a read-back that waits for it is compute)."""
+    is its call's, and a read-back that waits for it is compute). Returns
+    the first rank's ms: the search, its big levels, the rest."""
     ranks = sorted({row["rank"] for row in rows})
     by_level: dict = {}
     for row in rows:
@@ -296,6 +305,9 @@ def print_level_times(root: int, rows: list[dict]) -> None:
         print(f"  {level} {first['direction']} {first['frontier_vertices']} {first['frontier_edges']} "
               f"{first['discovered']} {first['examined']} | " + " | ".join(cells))
     print("  total ms " + " | ".join(f"rank {r} {totals[r]:.3f}" for r in ranks))
+    big = sum(row["compute_seconds"] + row["comm_seconds"] + row["wait_seconds"]
+              for row in rows if row["rank"] == ranks[0] and row["examined"] > BIG_LEVEL_ARCS) * 1e3
+    return totals[ranks[0]], big, totals[ranks[0]] - big
 
 
 def print_trace(trace) -> None:
