@@ -20,7 +20,9 @@ An A/B of settings on one graph, and where each level's time goes:
         --ab default block_alpha=None stay_bottom_up_edges=None,fixed_ids_edges=0 --level-times
 
 ``--ab`` searches each root under every setting in turn (the first setting
-turning from root to root), two passes; ``--level-times`` prints, for each
+turning from root to root), two passes (it replaced ``--ab-overlap K,...``
+and ``--ab-fixed-ids K,...``, which timed a pass a setting: write
+``--ab overlap_chunks=0 overlap_chunks=1``); ``--level-times`` prints, for each
 setting and root, every rank's host milliseconds a level of a search timed
 as above (no synchronization added).
 """
@@ -37,6 +39,7 @@ sys.path.insert(0, str(ROOT))
 
 import wavefront.distributed as wd
 from benchmarks._common import compare_with_single, searches_between_barriers
+from wavefront.bfs.policy import make_policy
 from wavefront.distributed import gpu
 from wavefront.distributed.grid import gpu_grid_shape, parse_grid
 
@@ -47,18 +50,6 @@ def overlap_chunks(text: str) -> int:
 
     try:
         return check_overlap_chunks(int(text))
-    except (TypeError, ValueError) as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
-
-
-def overlap_list(text: str) -> list[int]:
-    return [overlap_chunks(k) for k in text.split(",")]
-
-
-def fixed_ids_list(text: str) -> list[int]:
-    """``--ab-fixed-ids`` values, each checked as the tuning checks it (before the graph is built)."""
-    try:
-        return [wd.DistributedTuning(fixed_ids_edges=int(k)).fixed_ids_edges for k in text.split(",")]
     except (TypeError, ValueError) as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
@@ -81,8 +72,9 @@ def tuning_spec(text: str):
         if name in SEARCH_OPTIONS:
             try:
                 options[name] = float(value)
-            except ValueError:
-                raise argparse.ArgumentTypeError(f"{item!r}: {name} takes a number") from None
+                make_policy("gap", options.get("alpha"), options.get("beta"))  # refuses a non-positive one
+            except ValueError as exc:
+                raise argparse.ArgumentTypeError(f"{item!r}: {name} takes a positive number ({exc})") from None
             continue
         for kind in (int, float, str):
             try:
@@ -124,12 +116,6 @@ def main() -> None:
     parser.add_argument("--passes", type=positive, default=2,
                         help="back-to-back passes over the roots, each reported (in the overlap A/B the first ran "
                              "about 10 %% slower than the later ones on 2 x H200)")
-    parser.add_argument("--ab-overlap", type=overlap_list, metavar="K,K,...", default=None,
-                        help="then an A/B of overlap_chunks values on the same graph: two passes, each timing the "
-                             "roots back to back under every value in turn")
-    parser.add_argument("--ab-fixed-ids", type=fixed_ids_list, metavar="K,K,...", default=None,
-                        help="then an A/B of DistributedTuning.fixed_ids_edges values (0: off) on the same graph: "
-                             "two passes, each timing the roots back to back under every value in turn")
     parser.add_argument("--ab", type=tuning_spec, nargs="+", metavar="NAME=VALUE[,...]", default=None,
                         help="then an A/B of DistributedTuning settings (and the policy's alpha, beta) on the same "
                              "graph (\"default\": the defaults): two passes over the roots, each root searched under every setting in turn "
@@ -180,18 +166,6 @@ def main() -> None:
         cupy.cuda.profiler.stop()
     if args.validate:  # as Graph500 runs them: each search after the last one's validation (the GPU idle meanwhile)
         report(args, grid, block, build, "each after a validation", *timed(True))
-    if args.ab_overlap:
-        for run in (1, 2):
-            for chunks in args.ab_overlap:
-                other = wd.DistributedTuning(overlap_chunks=chunks)
-                gpu.bfs(block, roots[0], measure_wait=False, tuning=other)  # its first use (spare bitmap, streams)
-                report(args, grid, block, build, f"overlap_chunks={chunks}, pass {run}", *timed(False, other))
-    if args.ab_fixed_ids:
-        for run in (1, 2):
-            for edges in args.ab_fixed_ids:
-                other = wd.DistributedTuning(fixed_ids_edges=edges)
-                gpu.bfs(block, roots[0], measure_wait=False, tuning=other)  # its first use (segment, kernels)
-                report(args, grid, block, build, f"fixed_ids_edges={edges}, pass {run}", *timed(False, other))
     if args.ab:
         interleaved_ab(args, world, grid, graph, block, build, roots)
     if args.level_times:

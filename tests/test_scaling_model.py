@@ -20,6 +20,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import wavefront.distributed as wd
 from wavefront.cli import main
 from wavefront.distributed.grid import ProcessGrid, grid_shape
 
@@ -784,11 +785,16 @@ def test_the_gpu_benchmark_s_trace_report_is_what_the_model_reads(tmp_path):
     assert check.ok and check.compared == 2 * sum(len(row["collectives"]) for row in rows), check.mismatches
     with pytest.raises(FileExistsError):
         bench.write_trace_report(path, 12, grid, "nccl", "NVIDIA H200", 3000, rows)
-    # its A/B of small levels takes the values the tuning takes, and refuses the rest before building a graph
-    assert bench.fixed_ids_list("0,16384") == [0, 16384]
-    for bad in ("-1", "x", f"{(1 << 20) + 1}"):
-        with pytest.raises(argparse.ArgumentTypeError, match="fixed_ids_edges|invalid literal"):
-            bench.fixed_ids_list(bad)
+    # its A/B takes the values the tuning and the policy take, and refuses the rest before building a graph
+    label, tuning, options = bench.tuning_spec("fixed_ids_edges=0,stay_bottom_up_edges=None,alpha=30")
+    assert label == "fixed_ids_edges=0,stay_bottom_up_edges=None,alpha=30" and options == {"alpha": 30.0}
+    assert (tuning.fixed_ids_edges, tuning.stay_bottom_up_edges) == (0, None)
+    assert bench.tuning_spec("default")[1:] == (wd.DistributedTuning(), {})
+    assert bench.tuning_spec("fold_dedupe=never")[1].fold_dedupe == "never"
+    for bad in ("fixed_ids_edges=-1", "fixed_ids_edges=x", f"fixed_ids_edges={(1 << 20) + 1}", "no_such_field=1",
+                "fixed_ids_edges", "alpha=0", "beta=-2", "alpha=x"):
+        with pytest.raises(argparse.ArgumentTypeError):
+            bench.tuning_spec(bad)
 
 
 def test_a_world_of_one_running_the_single_gpu_search_exchanges_nothing(tmp_path):
