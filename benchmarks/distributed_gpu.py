@@ -59,7 +59,7 @@ SEARCH_OPTIONS = ("alpha", "beta")  # --ab names that go to the search call, not
 
 def tuning_spec(text: str):
     """An ``--ab`` value: "default", or DistributedTuning fields as NAME=VALUE[,NAME=VALUE] (integers, floats,
-    None or words) and the search's ``alpha``/``beta``, checked as the tuning checks them (before the graph is
+    None, True, False or words) and the search's ``alpha``/``beta``, checked as the tuning checks them (before the graph is
     built). Returns (label, tuning, the search's keyword arguments)."""
     if text == "default":
         return text, wd.DistributedTuning(), {}
@@ -76,9 +76,12 @@ def tuning_spec(text: str):
             except ValueError as exc:
                 raise argparse.ArgumentTypeError(f"{item!r}: {name} takes a positive number ({exc})") from None
             continue
+        if value in ("None", "True", "False"):
+            fields[name] = {"None": None, "True": True, "False": False}[value]
+            continue
         for kind in (int, float, str):
             try:
-                fields[name] = None if value == "None" else kind(value)
+                fields[name] = kind(value)
                 break
             except ValueError:
                 continue

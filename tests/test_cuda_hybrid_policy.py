@@ -150,3 +150,28 @@ def test_block_rules_with_small_levels_stay_bottom_up_until_a_frontier_fits_them
     assert GAPPolicy().choose(growing)[0] == BOTTOM_UP and policy.choose(growing).direction == TOP_DOWN
     over = state(level=7, n_f=20, m_f=small + 1, m_u=small, previous=N // 400, direction=BOTTOM_UP)
     assert policy.choose(over).direction == BOTTOM_UP
+
+
+def test_block_rules_ahead_queue_the_level_after_a_bottom_up_one():
+    """``ahead`` (DistributedTuning.bottom_up_ahead on a one-column grid): a
+    level the rules send bottom-up queues the next one's step, which then
+    runs bottom-up whatever the rules say (the small levels' frontier
+    included), and queues nothing itself; nothing is queued past the depth
+    limit; a fixed bottom-up direction queues every level."""
+    from wavefront.backends.cuda.bfs import block_rules
+
+    tuning, small, stay = BFSTuning(), 1 << 10, 1 << 12
+    policy = block_rules(GAPPolicy(), tuning, N, small, stay, True)
+    assert policy.bottom_up_ahead and not block_rules(GAPPolicy(), tuning, N, small, stay).bottom_up_ahead
+    big = state(level=3, n_f=N // 10, m_f=N * 4, m_u=N * 8, previous=1000, direction=TOP_DOWN)
+    decision = policy.choose(big)
+    assert decision.direction == BOTTOM_UP and decision.queue_next
+    assert not policy.choose(big, last_level=3).queue_next  # the depth limit: no level follows
+    assert policy.choose(big, last_level=4).queue_next
+    fits = state(level=7, n_f=20, m_f=small, m_u=10 * small, previous=N // 400, direction=BOTTOM_UP)
+    assert policy.choose(fits).direction == TOP_DOWN
+    queued = policy.choose(fits, queued=True)
+    assert queued.direction == BOTTOM_UP and not queued.queue_next and "already queued" in queued.reason
+    fixed = block_rules(FixedPolicy(BOTTOM_UP), tuning, N, small, stay, True)
+    assert fixed.choose(fits).direction == BOTTOM_UP and fixed.choose(fits).queue_next
+    assert not block_rules(FixedPolicy(TOP_DOWN), tuning, N, small, stay, True).choose(big).queue_next

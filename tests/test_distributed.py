@@ -485,7 +485,7 @@ def test_mpirun_gpu_blocks(size, transport, grid, tmp_path):
                   "--transport", transport, "--out", out, *(("--grid", grid) if grid else ()), timeout=300)
     assert done.returncode == 0, done.stderr[-3000:]
     summary = json.loads(out.read_text())
-    assert summary["size"] == size and summary["searches"] == 2 * 3
+    assert summary["size"] == size and summary["searches"] == 2 * 3 * 2
     one_gpu = len(set(summary["devices"])) < size
     assert summary["transport"] == (("mpi" if one_gpu else "nccl") if transport == "auto" else transport)
     rows, cols = summary["grid"]
@@ -974,7 +974,7 @@ def test_mpirun_gpu_overlap_on_one_column(chunks, transport, tmp_path):
                   "--transport", transport, "--overlap-chunks", chunks, "--out", out, timeout=300)
     assert done.returncode == 0, done.stderr[-3000:]
     summary = json.loads(out.read_text())
-    assert summary["grid"] == [2, 1] and summary["transport"] == transport and summary["searches"] == 2 * 3
+    assert summary["grid"] == [2, 1] and summary["transport"] == transport and summary["searches"] == 2 * 3 * 2
     assert summary["column_calls"] == [chunks + 1]
     assert summary["column_bytes_out"] == [(1 << 12) // 2 // 8]
     assert summary["unread_levels"] == [summary["last_level"]]
@@ -1004,7 +1004,7 @@ def test_mpirun_gpu_small_levels_with_a_fixed_exchange(size, transport, tmp_path
                       "--small-tile-arcs", tile_arcs, "--out", out, timeout=300)
         assert done.returncode == 0, done.stderr[-3000:]
         summary = json.loads(out.read_text())
-        assert summary["searches"] == 2 * 3
+        assert summary["searches"] == 2 * 3 * 2
         assert (summary["fixed_rows"] > 0) == (fixed > 0)
 
 
@@ -1100,6 +1100,14 @@ def test_overlap_chunks_tuning_is_checked():
     for bad in (-1, 65):
         with pytest.raises(ValueError, match="overlap_chunks"):
             wd.DistributedTuning(overlap_chunks=bad)
+
+
+def test_bottom_up_ahead_tuning_is_checked():
+    assert wd.DistributedTuning().bottom_up_ahead is True
+    assert wd.DistributedTuning(bottom_up_ahead=False).bottom_up_ahead is False
+    for bad in (1, 0, "False", None, np.bool_(True)):
+        with pytest.raises(TypeError, match="bottom_up_ahead must be True or False"):
+            wd.DistributedTuning(bottom_up_ahead=bad)
 
 
 @given(rows=st.integers(0, 5000), chunks=st.integers(1, 70), align=st.sampled_from([1, 32, 64, 4096]))

@@ -791,8 +791,10 @@ def test_the_gpu_benchmark_s_trace_report_is_what_the_model_reads(tmp_path):
     assert (tuning.fixed_ids_edges, tuning.stay_bottom_up_edges) == (0, None)
     assert bench.tuning_spec("default")[1:] == (wd.DistributedTuning(), {})
     assert bench.tuning_spec("fold_dedupe=never")[1].fold_dedupe == "never"
+    assert bench.tuning_spec("bottom_up_ahead=False,whole_graph_search=False")[1] == wd.DistributedTuning(
+        bottom_up_ahead=False, whole_graph_search=False)
     for bad in ("fixed_ids_edges=-1", "fixed_ids_edges=x", f"fixed_ids_edges={(1 << 20) + 1}", "no_such_field=1",
-                "fixed_ids_edges", "alpha=0", "beta=-2", "alpha=x"):
+                "fixed_ids_edges", "alpha=0", "beta=-2", "alpha=x", "bottom_up_ahead=no"):
         with pytest.raises(argparse.ArgumentTypeError):
             bench.tuning_spec(bad)
 

@@ -5,7 +5,9 @@ Each rank takes the GPU of its node-local rank; with ``--transport nccl``
 device buffers move over NCCL, with ``mpi`` through host copies and MPI
 (the way P = 2 ranks share one GPU, which NCCL refuses). For every root and
 direction policy the levels equal the single-process hybrid BFS's, and the
-distributed validator passes the result with the single-process edge count.
+distributed validator passes the result with the single-process edge count,
+both for a traced search (``measure_wait``) and for one timed as the benchmarks
+time it, which queues a bottom-up level's successor ahead.
 ``--overlap-chunks K`` runs every search with ``DistributedTuning(overlap_chunks=K)``
 (a one-column grid's bottom-up steps in K row ranges, each sent on a second
 stream while the next runs), and adds a depth-limited search;
@@ -61,19 +63,24 @@ def main() -> None:
                     rows = result.gather_trace()  # collective; rank 0's holds every rank's rows
                     if grid.rank == 0:  # small levels with a fixed-size exchange: their totals need no all-gather
                         fixed_rows += sum(r["level"] > 0 and "allreduce" not in r["collectives"] for r in rows)
-                nedge = graph.traversed_edges(result.reached)
-                summary = wd.validate_bfs(graph, result, nedge)
-                gathered = result.gather()
-                if grid.rank == 0:
-                    assert np.array_equal(gathered.levels, reference.levels), (int(root), policy)
-                    assert nedge == summary.nedge == full.traversed_edges(reference.parents >= 0)
-                    compared += 1
+                # untimed (measure_wait) and as timed: only the latter queues bottom-up levels ahead
+                untraced = gpu.bfs(block, int(root), policy=policy, tuning=tuning, measure_wait=False)
+                for each in (result, untraced):
+                    nedge = graph.traversed_edges(each.reached)
+                    summary = wd.validate_bfs(graph, each, nedge)
+                    gathered = each.gather()
+                    if grid.rank == 0:
+                        assert np.array_equal(gathered.levels, reference.levels), (int(root), policy, each is result)
+                        assert nedge == summary.nedge == full.traversed_edges(reference.parents >= 0)
+                        compared += 1
         trace = result.gather_trace()  # the last root's bottom-up search: every level but the root bottom-up
         # A depth limit stops the search where no level follows: no send for a level nobody reads.
-        limited = gpu.bfs(block, int(roots[0]), policy="bottom-up", depth_limit=2, tuning=tuning).gather()
-        if grid.rank == 0:
-            reference = wavefront.bfs(full, int(roots[0]), method="hybrid").levels
-            assert np.array_equal(limited.levels, np.where(reference <= 2, reference, -1)), "depth-limited levels"
+        reference = wavefront.bfs(full, int(roots[0]), method="hybrid").levels
+        for wait in (True, False):
+            limited = gpu.bfs(block, int(roots[0]), policy="bottom-up", depth_limit=2, tuning=tuning,
+                              measure_wait=wait).gather()
+            if grid.rank == 0:
+                assert np.array_equal(limited.levels, np.where(reference <= 2, reference, -1)), ("depth-limited", wait)
         devices = world.allgather_object(block.device)
         if grid.rank == 0:
             with open(args.out, "w") as f:

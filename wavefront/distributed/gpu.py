@@ -478,8 +478,17 @@ class _Search:
         # stay-bottom-up margin keeps a 0.3 ms bottom-up one); with the small
         # levels, a frontier they take goes top-down, and a switch back to
         # top-down waits for one (DistributedTuning.stay_bottom_up_edges).
+        # A bottom-up level queued ahead (DistributedTuning.bottom_up_ahead):
+        # it needs the overlapped send, whose exchange is a fixed-size
+        # all-gather on its own stream; a traced search measures each level
+        # alone. ``queued_ahead``: the level whose step is queued (its
+        # counters in the spare set); ``exchanged_ahead``: the level just
+        # run already handed its frontier to that step.
+        ahead = tuning.bottom_up_ahead and self.overlap is not None and not measure_wait
         self.policy = block_rules(policy, gpu.tuning, gpu.graph.n, self.fixed_edges,
-                                  tuning.stay_bottom_up_edges if self.fixed_edges else None)
+                                  tuning.stay_bottom_up_edges if self.fixed_edges else None, ahead)
+        self.queued_ahead = None
+        self.exchanged_ahead = False
         self.gathered = None  # the last small level's gathered segments
         self.widest = 0  # the most finds one rank's segment of them holds
 
@@ -636,14 +645,39 @@ class _Search:
         ws.swap_queues()
         return found, total_edges
 
-    def _bottom_up_owned(self, level, own_parents, own_levels) -> tuple[int, int, int]:
+    def _bottom_up_owned(self, level, own_parents, own_levels, queue_next=False) -> tuple[int, int, int]:
         """A bottom-up step on a one-column grid's block into the owner's
-        results (the first writes them whole while they are incomplete);
-        returns (found, their degree sum, edges examined), read in one host
-        round trip. Its next bitmap's first piece is the owner's new piece."""
-        from ..backends.cuda import bfs_bottom_up
+        results (the first writes them whole while they are incomplete), or
+        the one already queued for ``level``; returns (found, their degree
+        sum, edges examined), read in one host round trip. Its next bitmap's
+        first piece is the owner's new piece. With ``queue_next`` the next
+        level's step and its send are queued before the read: its frontier
+        is this level's gathered bitmap (the stream waits for the send), its
+        counters go to the spare set, and this level's exchange is done."""
         from ..backends.cuda import bfs_steps as steps
         from ..backends.cuda.abi import CNT_EDGES, CNT_NEXT_COUNT, CNT_NEXT_DEGREE
+
+        ws = self.gpu.ws
+        if self.queued_ahead == level:
+            ws.swap_counters()  # its counters went to the spare set
+            self.queued_ahead = None
+        else:
+            self._queue_bottom_up(level, own_parents, own_levels)
+        if queue_next:
+            self._finish_overlap("column_allgather")  # the stream waits; the gathered bitmap is the frontier
+            self.exchanged_ahead = True
+            ws.swap_counters()
+            self._queue_bottom_up(level + 1, own_parents, own_levels)
+            ws.swap_counters()
+            self.queued_ahead = level + 1
+        counters = steps.wait_counters(ws)
+        return int(counters[CNT_NEXT_COUNT]), int(counters[CNT_NEXT_DEGREE]), int(counters[CNT_EDGES])
+
+    def _queue_bottom_up(self, level, own_parents, own_levels) -> None:
+        """One bottom-up step into the current counter set, its counters'
+        copy queued behind it (overlapped: its send too)."""
+        from ..backends.cuda import bfs_bottom_up
+        from ..backends.cuda import bfs_steps as steps
 
         gpu = self.gpu
         steps.reset_counters(gpu.ws)
@@ -654,8 +688,7 @@ class _Search:
             self.complete |= bfs_bottom_up.bottom_up(gpu.block, gpu.ws, gpu.tuning, level, own_levels, own_parents,
                                                      gpu.in_indices, gpu.rows, whole_from, degrees_in_rows=True,
                                                      rows=self.part.piece)
-        counters = steps.read_counters(gpu.ws)
-        return int(counters[CNT_NEXT_COUNT]), int(counters[CNT_NEXT_DEGREE]), int(counters[CNT_EDGES])
+        steps.queue_counter_copy(gpu.ws)
 
     def _overlapped(self, level) -> bool:
         """Whether ``level``'s bottom-up step sends its piece while it runs:
@@ -778,15 +811,16 @@ class _Search:
             np.int32(self.shift), cursor, pairs))
         return pairs, counts * width
 
-    def _owned_level(self, choice, level, count, total_edges, record, own_parents, own_levels):
+    def _owned_level(self, choice, level, count, total_edges, record, own_parents, own_levels, queue_next=False):
         """A level on a one-column grid (P = 1 included): the step writes the
         owner's results, nothing folds. Returns (accepted, their degree sum,
         what holds them: on a whole-graph block the bitmap for
         :meth:`_exchange`, else the direction of the step, whose output
-        :meth:`_exchange_owned` reads)."""
+        :meth:`_exchange_owned` reads). ``queue_next``: a bottom-up level
+        also queues the next one's step (:meth:`_bottom_up_owned`)."""
         ws = self.gpu.ws
         if choice == BOTTOM_UP:
-            found, degrees, examined = self._bottom_up_owned(level, own_parents, own_levels)
+            found, degrees, examined = self._bottom_up_owned(level, own_parents, own_levels, queue_next)
             self.queue_ready, exchanged = False, ws.next_frontier
         else:
             found, degrees, examined = self._top_down_owned(level, count, total_edges, own_parents, own_levels)
@@ -812,6 +846,9 @@ class _Search:
         found, total = int(counts[self.grid.rank]), int(counts.sum())
         clock.none("row_allgather")  # the row is this rank: the step set its visited bits
         clock.none("transpose")  # on one column every rank keeps its piece
+        if self.exchanged_ahead:  # the next level's step, queued ahead, already reads this level's bitmap
+            self.exchanged_ahead = False
+            return
         if self.in_flight:  # the step sent its bitmap while it ran: whatever the next direction, it is here
             self._finish_overlap("column_allgather")
             self.queue_ready = False
@@ -952,12 +989,14 @@ class _Search:
 
     def _decide(self, level, frontier_vertices, frontier_edges, unexplored, previous, direction, depth_limit):
         """The policy's decision for ``level``, or None where the search ends
-        there (an empty frontier, or ``depth_limit`` reached)."""
+        there (an empty frontier, or ``depth_limit`` reached). A level whose
+        step is queued runs bottom-up; nothing is queued past ``depth_limit``."""
         if frontier_vertices == 0 or (depth_limit is not None and level > depth_limit):
             return None
         g = self.g
         return self.policy.choose(
-            LevelState(level, g.n, g.m, frontier_vertices, frontier_edges, unexplored, previous, direction))
+            LevelState(level, g.n, g.m, frontier_vertices, frontier_edges, unexplored, previous, direction),
+            queued=self.queued_ahead == level, last_level=depth_limit)
 
     def run(self, source: int, depth_limit):
         cp = self.cupy
@@ -1028,7 +1067,8 @@ class _Search:
             else:
                 if self.owns_rows and (choice == TOP_DOWN or self.share is None):
                     accepted, accepted_edges, exchanged = self._owned_level(
-                        choice, level, frontier_vertices, frontier_edges, record, own_parents, own_levels)
+                        choice, level, frontier_vertices, frontier_edges, record, own_parents, own_levels,
+                        decision.queue_next and self._overlapped(level + 1))
                 elif self.owns_rows:
                     accepted, accepted_edges = self._row_level(
                         choice, level, frontier_edges, record, own_parents, own_levels, piece_bits)

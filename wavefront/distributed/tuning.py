@@ -57,6 +57,17 @@ class DistributedTuning:
       there (``docs/decisions/distributed.md``, "Overlap on streams").
       Ignored on other grids, on top-down levels and with a CPU share.
 
+    * ``bottom_up_ahead``: with overlapped sends (``overlap_chunks`` >= 1),
+      a level the policy sends bottom-up also queues the next level's
+      bottom-up step and its send before the host reads this level's
+      totals, as the single-GPU search does (``BFSTuning.bottom_up_ahead``):
+      a level's set is the same whichever direction finds it, so the GPU
+      runs the next step while the host reads, all-gathers and decides. The
+      level after the last one the policy sends bottom-up runs bottom-up
+      too, where it would have been a small top-down level. A traced search
+      (``measure_wait``) queues nothing ahead: its rows bill each level's
+      own sends. False: every level waits for the host's decision.
+
     * ``fixed_ids_edges``: K > 0 runs a top-down level whose frontier holds
       at most K arcs in all (``m_f``, known to every rank before the step)
       as one kernel on a one-column grid (R > 1, the GPU alone), and sends
@@ -122,6 +133,7 @@ class DistributedTuning:
     cpu_share_probe: float = 0.0625
     cpu_share_min: float = 0.02
     overlap_chunks: int = 1
+    bottom_up_ahead: bool = True
     fixed_ids_edges: int = 1 << 14
     small_tile_arcs: int = 1024
     stay_bottom_up_edges: int | None = 1 << 23
@@ -141,6 +153,8 @@ class DistributedTuning:
         if not 0 <= self.cpu_share_min < 1:
             raise ValueError(f"cpu_share_min must lie in [0, 1), got {self.cpu_share_min!r}")
         object.__setattr__(self, "overlap_chunks", check_overlap_chunks(self.overlap_chunks))
+        if not isinstance(self.bottom_up_ahead, bool):
+            raise TypeError(f"bottom_up_ahead must be True or False, got {self.bottom_up_ahead!r}")
         fixed = self.fixed_ids_edges
         if isinstance(fixed, bool) or not isinstance(fixed, Integral) or not (0 <= fixed <= MAX_FIXED_IDS_EDGES):
             raise ValueError(f"fixed_ids_edges must be an integer in [0, {MAX_FIXED_IDS_EDGES}] (0: off), "

@@ -271,12 +271,13 @@ def _rules(base, tuning: BFSTuning, n: int, directed: bool, wide: bool, bottom_u
 
 @lru_cache(maxsize=256)  # once per distributed search otherwise: a policy is pure
 def block_rules(base, tuning: BFSTuning, n: int, small_edges: int = 0,
-                stay_edges: int | None = None) -> CUDAHybridPolicy:
+                stay_edges: int | None = None, ahead: bool = False) -> CUDAHybridPolicy:
     """The rules of ``tuning`` that hold whatever runs between two levels
     (``bottom_up_min_edges``, the stay-bottom-up margin) around ``base``, for
     an undirected graph of ``n`` vertices searched in blocks, where a level's
-    frontier comes from an exchange: no single-block levels, nothing queued
-    ahead (the distributed GPU search). A fixed direction stays fixed.
+    frontier comes from an exchange: no single-block levels, and nothing
+    queued ahead unless ``ahead`` (the distributed GPU search). A fixed
+    direction stays fixed.
 
     ``small_edges`` > 0: a frontier of at most that many out-edges has a
     cheap top-down path (the one-column search's small levels), which takes
@@ -285,10 +286,13 @@ def block_rules(base, tuning: BFSTuning, n: int, small_edges: int = 0,
     None): a switch back to top-down is overridden while ``m_f > m_u -
     stay_edges`` instead of the tuning's ``m_f > m_u + n / stay_bottom_up_ratio``
     (a top-down level between exchanges costs more than a bottom-up one of
-    up to ``stay_edges`` unexplored arcs)."""
+    up to ``stay_edges`` unexplored arcs). ``ahead``: a level sent bottom-up
+    queues the next one's bottom-up step, exchange included (the
+    one-column search with overlapped sends,
+    ``DistributedTuning.bottom_up_ahead``); a fixed direction takes it too."""
     if isinstance(base, FixedPolicy):
-        return CUDAHybridPolicy(base)
-    rules = replace(_rules(base, tuning, n, False, False, None), single_block_vertices=0, bottom_up_ahead=False)
+        return CUDAHybridPolicy(base, bottom_up_ahead=ahead)
+    rules = replace(_rules(base, tuning, n, False, False, None), single_block_vertices=0, bottom_up_ahead=ahead)
     if small_edges > 0:
         rules = replace(rules, single_block_vertices=n, single_block_edges=small_edges)
     if stay_edges is not None:
