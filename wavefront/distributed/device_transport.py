@@ -298,10 +298,22 @@ class NCCLTransport(DeviceTransport):
         self._count(send.nbytes * (self.size - 1), (int(at[-1]) - int(counts[self.rank])) * item)
 
     def _allgather_into(self, send, out, offsets, stream):
-        # Grouped send/recv pairs on the caller's stream: each peer's part
-        # lands at its offset, so no gathered copy is moved afterwards.
+        # Parts in rank order one after another (the one-range overlapped
+        # bottom-up step's bitmap): one NCCL all-gather into place. Its host
+        # call cost 47-74 us as four grouped calls and the own part's copy
+        # (2 x H100, SCALE 25 host profile), and NCCL's all-gather moves the
+        # bytes about twice as fast as grouped send/recv (docs/scaling.md).
         nccl, item, mine = self._nccl, send.dtype.itemsize, offsets[self.rank]
-        _copy(out[mine : mine + send.shape[0]], send, stream)
+        length = send.shape[0]
+        if all(offsets[r] == offsets[0] + r * length for r in range(self.size)):
+            if send.nbytes:
+                self.comm.allGather(send.data.ptr, out.data.ptr + offsets[0] * item, send.nbytes, nccl.NCCL_UINT8,
+                                    stream.ptr)
+            self._count(send.nbytes * (self.size - 1), send.nbytes * (self.size - 1))
+            return
+        # Else grouped send/recv pairs on the caller's stream: each peer's
+        # part lands at its offset, so no gathered copy is moved afterwards.
+        _copy(out[mine : mine + length], send, stream)
         if send.nbytes:
             nccl.groupStart()
             for peer in range(self.size):
