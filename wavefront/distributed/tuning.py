@@ -66,7 +66,10 @@ class DistributedTuning:
       level after the last one the policy sends bottom-up runs bottom-up
       too, where it would have been a small top-down level. A traced search
       (``measure_wait``) queues nothing ahead: its rows bill each level's
-      own sends. False: every level waits for the host's decision.
+      own sends. False: every level waits for the host's decision (the
+      traced path). True won on three 2 x H100 machines at SCALE 27, +2.4
+      to +9.1 % TEPS (docs/decisions/distributed.md, "GPU runs, ninth
+      round").
 
     * ``fixed_ids_edges``: K > 0 runs a top-down level whose frontier holds
       at most K arcs in all (``m_f``, known to every rank before the step)
