@@ -1102,12 +1102,14 @@ def test_overlap_chunks_tuning_is_checked():
             wd.DistributedTuning(overlap_chunks=bad)
 
 
-def test_bottom_up_ahead_tuning_is_checked():
-    assert wd.DistributedTuning().bottom_up_ahead is True
-    assert wd.DistributedTuning(bottom_up_ahead=False).bottom_up_ahead is False
+@pytest.mark.parametrize("name", ["pack_pairs", "bottom_up_ahead", "whole_graph_search"])
+def test_switch_tunings_take_true_or_false_only(name):
+    """A switch given "False" (text, truthy) or 0 is refused, never read as on or off."""
+    assert getattr(wd.DistributedTuning(), name) is True
+    assert getattr(wd.DistributedTuning(**{name: False}), name) is False
     for bad in (1, 0, "False", None, np.bool_(True)):
-        with pytest.raises(TypeError, match="bottom_up_ahead must be True or False"):
-            wd.DistributedTuning(bottom_up_ahead=bad)
+        with pytest.raises(TypeError, match=f"{name} must be True or False"):
+            wd.DistributedTuning(**{name: bad})
 
 
 @given(rows=st.integers(0, 5000), chunks=st.integers(1, 70), align=st.sampled_from([1, 32, 64, 4096]))

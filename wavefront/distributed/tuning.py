@@ -156,8 +156,9 @@ class DistributedTuning:
         if not 0 <= self.cpu_share_min < 1:
             raise ValueError(f"cpu_share_min must lie in [0, 1), got {self.cpu_share_min!r}")
         object.__setattr__(self, "overlap_chunks", check_overlap_chunks(self.overlap_chunks))
-        if not isinstance(self.bottom_up_ahead, bool):
-            raise TypeError(f"bottom_up_ahead must be True or False, got {self.bottom_up_ahead!r}")
+        for name in ("pack_pairs", "bottom_up_ahead", "whole_graph_search"):  # "False" would read as true
+            if not isinstance(getattr(self, name), bool):
+                raise TypeError(f"{name} must be True or False, got {getattr(self, name)!r}")
         fixed = self.fixed_ids_edges
         if isinstance(fixed, bool) or not isinstance(fixed, Integral) or not (0 <= fixed <= MAX_FIXED_IDS_EDGES):
             raise ValueError(f"fixed_ids_edges must be an integer in [0, {MAX_FIXED_IDS_EDGES}] (0: off), "
