@@ -207,12 +207,14 @@ class GPUBlock:
     step_parents: object = None
     overlaps: dict = field(default_factory=dict)  # overlap_chunks -> _Overlap (streams and events)
     spare_frontier: object = None  # the column bitmap an overlapped exchange fills (spare_bitmap)
-    segments: dict = field(default_factory=dict)  # fixed_ids_edges -> (device segment, pinned headers)
+    segments: dict = field(default_factory=dict)  # fixed_ids_edges -> (segment, gathered, pinned headers)
 
     def segment(self, capacity: int, ranks: int):
         """A small level's send segment (``capacity`` ids after the header,
-        int64, kernels/bfs_small_levels_2d.cu) and a pinned (ranks, header)
-        array the gathered headers are read into; made on first use."""
+        int64, kernels/bfs_small_levels_2d.cu), the ``ranks`` segments'
+        gathered copy (kept: a new one a level cost a CuPy allocation) and
+        a pinned (ranks, header) array the gathered headers are read into;
+        made on first use."""
         made = self.segments.get(capacity)
         if made is None:
             import cupy
@@ -221,8 +223,10 @@ class GPUBlock:
 
             pinned = cupy.cuda.alloc_pinned_memory(8 * SEG_IDS * ranks)
             headers = np.frombuffer(pinned, dtype=np.int64, count=SEG_IDS * ranks).reshape(ranks, SEG_IDS)
-            made = self.segments[capacity] = (cupy.empty(capacity + SEG_IDS, dtype=cupy.int64), headers, pinned)
-        return made[0], made[1]
+            width = capacity + SEG_IDS
+            made = self.segments[capacity] = (cupy.empty(width, dtype=cupy.int64),
+                                              cupy.empty(width * ranks, dtype=cupy.int64), headers, pinned)
+        return made[:3]
 
     def spare_bitmap(self):
         """A second column frontier bitmap, made on first use: an overlapped
@@ -907,7 +911,7 @@ class _Search:
         if not self.queue_ready:
             steps.reset_counters(ws)
             steps.bitmap_to_queue(ws)
-        segment, headers = gpu.segment(self.fixed_edges, ranks)
+        segment, gathered, headers = gpu.segment(self.fixed_edges, ranks)
         stream = cupy.cuda.get_current_stream()
         cupy.cuda.runtime.memsetAsync(segment.data.ptr, 0, 8 * SEG_IDS, stream.ptr)
         if count:  # a block a tile of SMALL_TILE vertices, its arcs over `spread` blocks (a hub's over many)
@@ -919,7 +923,8 @@ class _Search:
                 own_levels, own_parents, ws.visited, steps.i64(self.g.first_vertex), segment))
         self._no_fold()
         with self.clock.collective("column_allgather", self.dcol):
-            gathered = self.dcol.allgather(segment)
+            width = segment.shape[0]
+            self.dcol.allgather_into(segment, gathered, [rank * width for rank in range(ranks)])
             # the headers as one strided copy: the read waits for the all-gather, so it is communication
             cupy.cuda.runtime.memcpy2DAsync(headers.ctypes.data, 8 * SEG_IDS, gathered.data.ptr,
                                             8 * segment.shape[0], 8 * SEG_IDS, ranks,
