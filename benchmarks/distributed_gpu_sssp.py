@@ -48,7 +48,7 @@ def main() -> None:
     parser.add_argument("--delta", type=float, default=None,
                         help="bucket width (default: gpu_sssp_delta_scale x sssp2d.default_delta)")
     parser.add_argument("--transport", default="auto", choices=("auto", "nccl", "mpi"))
-    parser.add_argument("--grid", metavar="Rx1", default=None, help="the process grid (default: one column, P x 1)")
+    parser.add_argument("--grid", metavar="RxC", default=None, help="the process grid (default: one column, P x 1)")
     parser.add_argument("--validate", action="store_true",
                         help="then the searches again, each validated (the distributed Graph500 validator) before the next")
     parser.add_argument("--single", action="store_true",
@@ -60,7 +60,6 @@ def main() -> None:
     args = parser.parse_args()
     world = wd.world()
     grid = wd.ProcessGrid(*(parse_grid(args.grid) if args.grid else gpu_grid_shape(world.size)), world=world)
-    gpu_sssp.check_one_column(grid.rows, grid.cols)
     start = time.perf_counter()
     graph = wd.kronecker(args.scale, grid=grid, weighted=True)
     world.barrier()

@@ -1,9 +1,10 @@
 """Checks of the GPU-block SSSP (wavefront.distributed.gpu_sssp), run by
 tests/test_distributed_gpu_sssp.py under ``mpirun -n P`` on a machine with a GPU.
 
-The grid is one column (P x 1, the GPU runs' default). Each rank takes the
-GPU of its node-local rank; ``--transport mpi`` moves device buffers through
-host copies (how P = 2 ranks share one GPU, which NCCL refuses).
+The grid is ``--grid`` (default one column, P x 1, the GPU runs' default;
+wider ones fold offers over the grid row). Each rank takes the GPU of its
+node-local rank; ``--transport mpi`` moves device buffers through host
+copies (how ranks share one GPU, which NCCL refuses).
 
 * The Graph500 Kronecker graph with its float32 weights: for each root the
   gathered distances equal, exactly, the CPU ranks' distributed SSSP on the
@@ -102,6 +103,9 @@ def main() -> None:
             summary["column_bytes"] = sum(row["collectives"]["column_allgather"]["bytes_out"] for row in trace
                                           if "column_allgather" in row["collectives"])
             summary["trace_ranks"] = sorted({row["rank"] for row in trace})
+            for name in ("fold", "transpose"):
+                summary[f"{name}_bytes"] = sum(row["collectives"][name]["bytes_out"] for row in trace
+                                               if name in row["collectives"])
 
         tsrc, tdst, tw = ties_graph()
         n = 901

@@ -1,4 +1,4 @@
-"""Delta-stepping SSSP with each rank's block on its GPU, on a one-column grid (Graph500 kernel 3).
+"""Delta-stepping SSSP with each rank's block on its GPU, on any grid (Graph500 kernel 3).
 
 The CPU ranks' search (:mod:`.sssp2d`: Meyer & Sanders' buckets of width
 ``delta``, light arcs ``w <= delta`` relaxed in phases until the bucket's
@@ -59,9 +59,32 @@ id range with an in-arc index whose rows outside the rank's piece are empty
 its in-neighbours' in one array. Plateau rounds all-gather the round each
 vertex was settled in (rare: zero weights, or weights a distance absorbs).
 
-Grids with more than one column are refused (:func:`check_one_column`): they
-need the fold of the 2-D search on the device, which is not built. Results
-are CuPy arrays on the rank's GPU (:class:`GPUSSSPResult`);
+**Grids of more than one column** (R x C, C > 1: seed 000's 2-D partition,
+the CPU ranks' :mod:`.sssp2d` on the device). A rank's block holds the arcs
+from its column block into its row block, whose vertices the C ranks of its
+grid row own. A phase then:
+
+1. packs the owner's near (or settled) list as (column-local id, distance)
+   entries, sends them to the rank holding the piece's place in its column
+   block (the transpose; a send-receive of equal lengths, padded to the
+   longest list) and all-gathers them over the column;
+2. relaxes the gathered entries' arcs into the distances this rank has
+   *offered* the row block's vertices (``relax_frontier`` on that array:
+   its near and far lists are the targets it improved);
+3. sends each improved target's offer to its owner (one all-to-all-v over
+   the grid row, entries in the frontier's layout), where ``accept_offers``
+   lowers the owner's distance and files the vertex near or far.
+
+Buckets, far piles and the heavy phase are the one-column search's, so the
+distances are the same fixed point bit for bit. Parents: the owners'
+distances over the row block (a row all-gather) and the column block (the
+transpose and a column all-gather) in one *joined* array (column block, then
+row block), the parent kernels over an in-arc index of the joined range
+whose column-block rows are empty, then each owner takes the smallest global
+parent any rank of its row offers (an all-to-all of the dense candidates);
+plateau rounds exchange each vertex's settling round the same way.
+
+Results are CuPy arrays on the rank's GPU (:class:`GPUSSSPResult`);
 :func:`validate` runs :func:`.validate.validate_sssp` on host copies.
 """
 from __future__ import annotations
@@ -93,6 +116,7 @@ _BLOCK_KEY = "distributed.gpu_sssp"
 _WHOLE_KEY = "distributed.gpu_sssp.whole_graph"  # P = 1: the block as the single-GPU search's graph
 # Stamps of the near lists are phase tags; past this many the stamps start over.
 _MAX_TAG = 2**31 - 2
+_NO_PARENT = np.iinfo(np.int64).max  # sssp_parents.cu's NO_PARENT: reached, no parent found yet
 
 
 def frontier_width(dist_dtype, index64: bool) -> int:
@@ -100,19 +124,6 @@ def frontier_width(dist_dtype, index64: bool) -> int:
     where a float32 distance and a 32-bit id fit, else two (``OC_PACKED`` of
     ``kernels/sssp_one_column.cu``)."""
     return 1 if np.dtype(dist_dtype) == np.float32 and not index64 else 2
-
-
-def check_one_column(rows: int, cols: int) -> None:
-    """Raise :class:`~wavefront.errors.BackendUnavailableError` unless the
-    grid is one column (R x 1): the only grids the GPU SSSP runs on."""
-    if cols != 1:
-        from ..errors import BackendUnavailableError
-
-        size = rows * cols
-        raise BackendUnavailableError(
-            f"the distributed SSSP on GPUs runs on one-column grids only, not {rows}x{cols}: pass --grid {size}x1 "
-            f"(the GPU runs' default grid), or run it on CPU ranks (--backend cpu)"
-        )
 
 
 @dataclass
@@ -149,7 +160,8 @@ def validate(graph, result, nedge: int | None = None, tuning=None):
 class _SSSPBlock:
     """What every search on a GPU block reuses (built once per block, collective):
     the arc weights in the block's CSR and CSC orders, the in-arc index over
-    the column's id range for the parent kernels, the compiled kernels, the
+    the column's id range (on more than one column: the joined range, column
+    block then row block) for the parent kernels, the compiled kernels, the
     default bucket width."""
 
     def __init__(self, gpu):
@@ -161,12 +173,12 @@ class _SSSPBlock:
         from .gpu import _upload
 
         g = gpu.graph
-        check_one_column(g.grid.rows, g.grid.cols)
         self.gpu = gpu
         part = g.part
-        self.piece, self.n_col = part.piece, part.col_block_size
+        self.piece, self.n_col, self.n_row = part.piece, part.col_block_size, part.row_block_size
         self.row_offset = g.row_offset
         self.rows = g.grid.rows
+        self.wide = g.grid.cols > 1  # the fold: see the module docstring
         ar = arithmetic(g)
         self.weight_code, self.dtype, self.infinity = ar.weight_code, np.dtype(ar.dist_dtype), ar.infinity
         self.index64 = gpu.block.indices.dtype == np.int64
@@ -178,7 +190,7 @@ class _SSSPBlock:
         self.chunk_capacity = int(((long_lists + ONE_COLUMN_CHUNK - 1) // ONE_COLUMN_CHUNK).sum())
         symmetric = g.weighted and g.in_weights is g.weights
         weight_bytes = g.weights.nbytes * (1 if symmetric else 2) if g.weighted else 0
-        index_bytes = 0 if self.rows == 1 else 8 * (self.n_col + 1)
+        index_bytes = 0 if self.rows == 1 or self.wide else 8 * (self.n_col + 1)
         _check_fits_on_every_rank(g, weight_bytes + index_bytes + _Workspace.bytes_for(self))
         block = gpu.block
         if g.weighted:
@@ -186,7 +198,11 @@ class _SSSPBlock:
             self.in_weights = self.weights if symmetric else _upload(g.in_weights)
         else:  # hops: the kernels never read a weight (SSSP_WEIGHT_NONE)
             self.weights = self.in_weights = cupy.zeros(1, dtype=cupy.uint8)
-        if self.rows == 1:
+        if self.wide:  # the joined range: no in-arcs into the column block's rows, then the block's CSC
+            host = np.zeros(self.n_col + self.n_row + 1, dtype=np.int64)
+            host[self.n_col :] = np.asarray(g.in_indptr[: self.n_row + 1], dtype=np.int64)
+            in_indptr = _upload(host)
+        elif self.rows == 1:
             in_indptr = block.in_indptr  # the block's rows are the whole id range
         else:
             host = np.empty(self.n_col + 1, dtype=np.int64)
@@ -197,13 +213,14 @@ class _SSSPBlock:
             in_indptr = _upload(host)
         # sssp_parents.cu's launchers read n, in_indptr, in_indices (and
         # indices' dtype); parent_chunks caches its chunk list in derived.
-        self.in_arcs = SimpleNamespace(n=self.n_col, in_indptr=in_indptr, in_indices=block.in_indices,
+        self.in_arcs = SimpleNamespace(n=self.n_col + (self.n_row if self.wide else 0), in_indptr=in_indptr,
+                                       in_indices=block.in_indices,
                                        indices=block.indices, weights=None, derived={})
         self.parent_kernels = SSSPKernels.for_graph(self.in_arcs, SSSPTuning(), weight_code=self.weight_code)
         mod = module(KERNELS, {"WF_INDEX64": int(self.index64), "SSSP_WEIGHT": self.weight_code})
-        self.pack, self.relax, self.relax_chunks, self.far_min, self.split = (
-            mod.get_function(name)
-            for name in ("pack_frontier", "relax_frontier", "relax_chunks", "far_min_bucket", "split_far"))
+        self.pack, self.relax, self.relax_chunks, self.far_min, self.split, self.accept = (
+            mod.get_function(name) for name in ("pack_frontier", "relax_frontier", "relax_chunks", "far_min_bucket",
+                                                 "split_far", "accept_offers"))
         self.sm_count = int(cupy.cuda.Device().attributes["MultiProcessorCount"])
         from ..backends.cuda.sssp_common import parent_chunks
 
@@ -254,14 +271,17 @@ def prepare(gpu) -> _SSSPBlock:
 class _Workspace:
     """One search's device buffers, reused by the next: over the rank's
     piece, and on more than one rank the gathered frontier (each vertex of
-    the column at most once) and the parent kernels' output over the column."""
+    the column at most once) and the parent kernels' output over the column;
+    on more than one column the fold's side (see :func:`.memory.sssp_grid_bytes`)."""
 
     @staticmethod
     def bytes_for(sb) -> int:
-        from .memory import sssp_workspace_bytes
+        from .memory import sssp_grid_bytes, sssp_workspace_bytes
 
-        return sssp_workspace_bytes(sb.piece, sb.n_col, sb.rows, sb.dtype.itemsize, 8 if sb.index64 else 4,
-                                    sb.width, sb.chunk_capacity)
+        ids = 8 if sb.index64 else 4
+        fold = sssp_grid_bytes(sb.n_row, sb.n_col, sb.dtype.itemsize, ids) if sb.wide else 0
+        return sssp_workspace_bytes(sb.piece, sb.n_col, sb.rows, sb.dtype.itemsize, ids, sb.width,
+                                    sb.chunk_capacity) + fold
 
     def __init__(self, sb: _SSSPBlock):
         import cupy
@@ -285,17 +305,33 @@ class _Workspace:
         self.words = cupy.zeros(1, dtype=cupy.uint32)
         one = sb.rows == 1
         self.received = None if one else cupy.empty(sb.n_col * sb.width, dtype=cupy.int64)
-        self.column_parents = None if one else cupy.empty(sb.n_col, dtype=cupy.int64)
+        self.column_parents = None if one or sb.wide else cupy.empty(sb.n_col, dtype=cupy.int64)
+        self.wide = sb.wide
+        if sb.wide:  # the relaxing side, over the row block, and the parents' joined range
+            n_row, joined = sb.n_row, sb.n_col + sb.n_row
+            self.offered = cupy.empty(n_row, dtype=sb.dtype)
+            self.offer_stamp = cupy.full(n_row, -1, dtype=cupy.int32)
+            self.offer_far_flag = cupy.zeros(n_row, dtype=cupy.int32)
+            self.improved_near, self.improved_far = (cupy.empty(n_row, dtype=vid) for _ in range(2))
+            self.offer_ctl = cupy.zeros(OC_CTL_WORDS, dtype=cupy.uint64)
+            self.joined_dist = cupy.empty(joined, dtype=sb.dtype)
+            self.joined_parent = cupy.empty(joined, dtype=cupy.int64)
+            self.settled_round = cupy.empty(joined, dtype=cupy.int32)
 
     def reset(self, infinity) -> None:
         self.dist.fill(infinity)
         self.far_flag.fill(0)  # a search ends with stale far vertices still flagged
         self.settled_flag.fill(0)
         self.ctl.fill(0)
+        if self.wide:
+            self.offered.fill(infinity)
+            self.offer_far_flag.fill(0)
 
     def next_tag(self) -> int:
         if self.tag >= _MAX_TAG:
             self.near_stamp.fill(-1)
+            if self.wide:
+                self.offer_stamp.fill(-1)
             self.tag = 0
         self.tag += 1
         return self.tag
@@ -308,7 +344,7 @@ class _Workspace:
 
 def sssp(gpu, source: int, delta: float | None = None, measure_wait: bool = True, tuning=None) -> GPUSSSPResult:
     """Delta-stepping shortest paths from ``source`` on the GPU blocks of a
-    one-column grid (collective: every rank calls it with the same arguments).
+    grid (collective: every rank calls it with the same arguments).
 
     ``gpu``: the rank's :class:`~.gpu.GPUBlock` (:func:`.gpu.to_gpu`);
     ``delta``: the bucket width (default :func:`.sssp2d.default_delta`);
@@ -322,7 +358,6 @@ def sssp(gpu, source: int, delta: float | None = None, measure_wait: bool = True
     import cupy
 
     g = gpu.graph
-    check_one_column(g.grid.rows, g.grid.cols)
     source = int(source)
     if not 0 <= source < g.n:
         raise ValueError(f"source {source} is out of range: the graph has vertices 0..{g.n - 1}")
@@ -389,6 +424,26 @@ def _whole_graph_sssp(sb: _SSSPBlock, source: int, delta: float | None) -> GPUSS
         source=source, parents=result.parents, distances=result.distances, first_vertex=g.first_vertex, n=g.n,
         world=g.world, delta=used, trace=trace, seconds=seconds, parent_rounds=1,
     )
+
+
+def _entries(ids, values, width: int):
+    """(id, distance bits) entries in the frontier's layout (``OC_PACKED`` of
+    ``kernels/sssp_one_column.cu``): one int64 ``id << 32 | bits`` for width
+    1 (float32 distances, 32-bit ids), else two int64 words an entry."""
+    import cupy
+
+    ids = ids.astype(cupy.int64)
+    if values.dtype == cupy.float32:
+        bits = values.view(cupy.uint32).astype(cupy.int64)
+    elif values.dtype == cupy.float64:
+        bits = values.view(cupy.int64)
+    else:
+        bits = values.astype(cupy.int64)
+    if width == 1:
+        return (ids << 32) | bits
+    out = cupy.empty(2 * ids.shape[0], dtype=cupy.int64)
+    out[0::2], out[1::2] = ids, bits
+    return out
 
 
 def _blocks(count: int, cap: int) -> tuple:
@@ -459,45 +514,108 @@ class _Search:
         sb, work, clock, grid = self.sb, self.work, self.clock, self.grid
         self.phase += 1
         tag = work.next_tag()
-        total, mine = int(counts.sum()), int(counts[grid.rank])
-        record = PhaseRecord(self.phase, "light" if light else "heavy", self.bucket, total)
+        mine = int(counts[grid.rank])
+        # The pieces of this rank's column block are those of ranks j R .. j R + R - 1.
+        column_counts = counts[grid.j * grid.rows : (grid.j + 1) * grid.rows]
+        total = int(column_counts.sum())
+        record = PhaseRecord(self.phase, "light" if light else "heavy", self.bucket, int(counts.sum()))
         clock.start(record)
-        width = sb.width
         i64 = np.int64
         sb.pack(_blocks(mine, self.cap), (BLOCK,), (
-            i64(mine), work.near if light else work.settled, work.dist, i64(self.g.first_vertex), work.send,
-            np.int32(light), work.settled_flag, work.settled, work.ctl))
-        clock.none("transpose")  # on one column every rank keeps its piece
-        with clock.collective("column_allgather", self.dcol):
-            if self.dcol.size == 1:
-                frontier = work.send
-            else:
-                frontier = self.dcol.allgatherv(work.send[: mine * width], counts * width, out=work.received)
-                self._sync()
+            i64(mine), work.near if light else work.settled, work.dist, i64(self.g.first_vertex % sb.n_col),
+            work.send, np.int32(light), work.settled_flag, work.settled, work.ctl))
+        frontier = self._gather_frontier(counts, column_counts)
+        # On one column the relaxations lower the owner's own distances; on
+        # more, the offers this rank makes its row block (folded below).
+        side = (work.offered, work.offer_stamp, work.improved_near, work.offer_far_flag, work.improved_far,
+                work.offer_ctl) if sb.wide else (work.dist, work.near_stamp, work.near, work.far_flag, work.far,
+                                                 work.ctl)
+        dist, stamp, near_list, far_flag, far_list, ctl = side
+        if sb.wide:
+            ctl.fill(0)
         if total:
             block = sb.gpu.block
             args = (block.indptr, block.indices, sb.weights, np.int32(light), np.float64(self.delta),
-                    i64(self.bucket), work.dist, work.near_stamp, np.int32(tag), work.near, work.far_flag, work.far)
+                    i64(self.bucket), dist, stamp, np.int32(tag), near_list, far_flag, far_list)
             sb.relax(_blocks(total, self.cap), (BLOCK,), (
-                i64(total), frontier, *args, work.chunk_entry, work.chunk_begin, work.ctl))
+                i64(total), frontier, *args, work.chunk_entry, work.chunk_begin, ctl))
             if sb.chunk_capacity:
                 sb.relax_chunks((sb.sm_count * 8,), (BLOCK,), (
-                    frontier, *args, work.chunk_entry, work.chunk_begin, work.ctl))
+                    frontier, *args, work.chunk_entry, work.chunk_begin, ctl))
+        if sb.wide:
+            examined, record.sent, record.received = self._fold(tag)
         tails, totals = work.read()
         near, settled = int(tails[OC_NEAR]), int(tails[OC_SETTLED])
         self.far_size = int(tails[OC_FAR])
-        record.examined, record.sent, record.received = int(totals[OC_EXAMINED]), mine, total
-        clock.lap("compute")
-        if self.measure_wait:
-            grid.world.barrier()
-            clock.lap("wait")
-        clock.none("fold")  # the rank owns its row block: its relaxations lowered its own distances
+        if not sb.wide:
+            examined, record.sent, record.received = int(totals[OC_EXAMINED]), mine, total
+            clock.lap("compute")
+            if self.measure_wait:
+                grid.world.barrier()
+                clock.lap("wait")
+            clock.none("fold")  # the rank owns its row block: its relaxations lowered its own distances
+        record.examined = examined
         with clock.collective("allreduce", grid.world):
             everyone = grid.world.allgather(np.array([near, int(totals[OC_LOWERED]), settled], np.int64))
         record.improved = int(everyone[1::3].sum())
         self.settled_counts = everyone[2::3].copy()
         self.trace.append(clock.stop())
         return everyone[0::3].copy()
+
+    def _gather_frontier(self, counts, column_counts):
+        """The owners' packed entries (``work.send``) over the column block: on
+        one column an all-gather-v over the column; on more, first the
+        transpose to the rank holding the piece's place in its column block
+        (a send-receive whose both sides pad to the longest list: the device
+        transport's send-receive moves equal lengths)."""
+        sb, work, clock, grid = self.sb, self.work, self.clock, self.grid
+        width = sb.width
+        held = work.send[: int(counts[grid.rank]) * width]
+        if not sb.wide:
+            clock.none("transpose")  # on one column every rank keeps its piece
+        else:
+            longest = int(counts.max()) * width
+            with clock.collective("transpose", self.dworld):
+                arrived = self.dworld.sendrecv(work.send[:longest], grid.transpose_dest, grid.transpose_source)
+                self._sync()
+            held = arrived[: int(counts[grid.transpose_source]) * width]
+        with clock.collective("column_allgather", self.dcol):
+            if self.dcol.size == 1:
+                return held
+            frontier = self.dcol.allgatherv(held, column_counts * width, out=work.received)
+            self._sync()
+        return frontier
+
+    def _fold(self, tag: int) -> tuple[int, int, int]:
+        """On more than one column: the targets this rank's relaxation
+        improved (its offer lists), each once with its offer, to their owners
+        in the grid row (all-to-all-v), where ``accept_offers`` lowers and
+        files them. Returns (arcs examined, offers sent, offers received)."""
+        cp = self.cupy
+        sb, work, clock, grid = self.sb, self.work, self.clock, self.grid
+        host = work.offer_ctl.get()
+        tails, totals = host.view(np.uint32)[:OC_TAIL_WORDS], host[OC_TAIL_WORDS // 2 :]
+        improved_near, improved_far = int(tails[OC_NEAR]), int(tails[OC_FAR])
+        far = work.improved_far[:improved_far]
+        work.offer_far_flag[far] = 0  # the relaxing side keeps no far pile: the owner does
+        targets = cp.unique(cp.concatenate((work.improved_near[:improved_near], far)))  # sorted: owners in turn
+        piece = sb.piece
+        owners = targets // piece
+        per_owner = cp.bincount(owners, minlength=grid.cols).get().astype(np.int64)
+        offers = _entries(targets - owners * piece, work.offered[targets], sb.width)
+        clock.lap("compute")
+        if self.measure_wait:
+            grid.world.barrier()
+            clock.lap("wait")
+        with clock.collective("fold", self.drow):
+            received, _ = self.drow.alltoallv(offers, per_owner * sb.width)
+            self._sync()
+        count = int(received.shape[0]) // sb.width
+        if count:
+            sb.accept(_blocks(count, self.cap), (BLOCK,), (
+                np.int64(count), received, np.float64(self.delta), np.int64(self.bucket), work.dist,
+                work.near_stamp, np.int32(tag), work.near, work.far_flag, work.far, work.ctl))
+        return int(totals[OC_EXAMINED]), int(targets.shape[0]), count
 
     def _far_min_bucket(self) -> int:
         """The lowest bucket above the current one in this rank's far pile (NO_BUCKET if none)."""
@@ -531,6 +649,8 @@ class _Search:
         """Parents of the owned piece from the final distances (see the module
         docstring), and how many rounds they took (1 unless plateau rounds)."""
         cp, sb, work, clock, grid = self.cupy, self.sb, self.work, self.clock, self.grid
+        if sb.wide:
+            return self._parents_over_rows()
         world = grid.world
         kernels, in_arcs = sb.parent_kernels, sb.in_arcs
         clock.start(PhaseRecord(len(self.trace), "parents", self.bucket, -1))
@@ -565,3 +685,70 @@ class _Search:
                 break  # nothing attaches: validation names the vertex (it cannot happen on a fixed point)
         self.trace.append(clock.stop())
         return (parent if whole else parent[own].copy()), rounds
+
+    def _parents_over_rows(self):
+        """:meth:`parents` on more than one column (see the module
+        docstring): each rank's candidates for its row block from the joined
+        distances, the owners' minimum over the grid row, then plateau rounds
+        whose settling rounds travel as the distances did."""
+        cp, sb, work, clock, grid = self.cupy, self.sb, self.work, self.clock, self.grid
+        world = grid.world
+        kernels, in_arcs, n_col = sb.parent_kernels, sb.in_arcs, sb.n_col
+        clock.start(PhaseRecord(len(self.trace), "parents", self.bucket, -1))
+        joined, parent = work.joined_dist, work.joined_parent
+        self._over_column_and_row(work.dist, joined)
+        # No source in the kernel: the source's own parent is set by its owner below.
+        kernels.confirm_parents(in_arcs, sb.in_weights, -1, joined, parent, sb.parent_chunks)
+        row = parent[n_col:]
+        own = self._row_minimum(cp.where((row >= 0) & (row != _NO_PARENT), row + self.g.col_offset, _NO_PARENT))
+        own[work.dist == sb.infinity] = -1
+        local = self.source - self.g.first_vertex
+        if 0 <= local < sb.piece:
+            own[local] = self.source
+        own_round = cp.where(own == _NO_PARENT, -1, 0).astype(cp.int32)
+        with clock.collective("allreduce", world):
+            missing = int(world.allreduce(np.array([int((own_round < 0).sum())], np.int64))[0])
+        rounds = 1
+        while missing:  # breadth-first over arcs that add nothing, from settled vertices
+            self._over_column_and_row(own_round, work.settled_round)
+            work.words.fill(0)
+            kernels.plateau_round(in_arcs, sb.in_weights, joined, parent, work.settled_round, rounds, work.words)
+            found = work.settled_round[n_col:] == rounds
+            got = self._row_minimum(cp.where(found, parent[n_col:] + self.g.col_offset, _NO_PARENT))
+            newly = (own_round < 0) & (got != _NO_PARENT)
+            own = cp.where(newly, got, own)
+            own_round[newly] = rounds
+            rounds += 1
+            before = missing
+            with clock.collective("allreduce", world):
+                missing = int(world.allreduce(np.array([int((own_round < 0).sum())], np.int64))[0])
+            if missing == before:
+                break  # nothing attaches: validation names the vertex (it cannot happen on a fixed point)
+        self.trace.append(clock.stop())
+        return own, rounds
+
+    def _over_column_and_row(self, own, joined) -> None:
+        """The owners' per-vertex ``own`` over the column block (the
+        transpose, then a column all-gather) into ``joined[:n_col]`` and over
+        the row block (a row all-gather) into ``joined[n_col:]``."""
+        clock, grid, n_col = self.clock, self.grid, self.sb.n_col
+        with clock.collective("row_allgather", self.drow):
+            joined[n_col:] = self.drow.allgather(own)
+            self._sync()
+        with clock.collective("transpose", self.dworld):
+            held = self.dworld.sendrecv(own, grid.transpose_dest, grid.transpose_source)
+            self._sync()
+        with clock.collective("column_allgather", self.dcol):
+            joined[:n_col] = self.dcol.allgather(held)
+            self._sync()
+
+    def _row_minimum(self, offers):
+        """Each owner's element-wise minimum of the row block's ``offers``
+        (int64, one per row-block vertex) over the ranks of its grid row."""
+        drow, piece = self.drow, self.sb.piece
+        if drow.size == 1:
+            return offers.copy()
+        with self.clock.collective("fold", drow):
+            received, _ = drow.alltoallv(offers, np.full(drow.size, piece, dtype=np.int64))
+            self._sync()
+        return received.reshape(drow.size, piece).min(axis=0)

@@ -24,8 +24,7 @@ them:
 
 With ``backend="cuda"`` the BFS runs on each rank's GPU (:mod:`.gpu`:
 the node-local rank's device, device buffers over NCCL or staged through
-MPI), and so does the SSSP on one-column grids, the GPU runs' default
-(:mod:`.gpu_sssp`; a wider grid is refused). A ``DistributedTuning.cpu_share`` other
+MPI), and so does the SSSP (:mod:`.gpu_sssp`, on any grid). A ``DistributedTuning.cpu_share`` other
 than 0 has each rank's host cores take that share of its block's bottom-up
 work (``auto``: measured in the warm-up search); the report carries each
 rank's share and, for ``auto``, the rates that chose it. Rank 0 prints the
@@ -240,8 +239,8 @@ def run_graph500(
     :class:`ProcessGrid` of the MPI world: one column on GPUs,
     :func:`.grid.gpu_grid_shape`; on CPU ranks one column on one host, the
     most square across hosts, :func:`.grid.cpu_grid_shape`); ``backend``: "cpu" or "cuda" (the
-    BFS blocks on the GPUs, device buffers over ``transport``: "auto", "nccl"
-    or "mpi"; SSSP on one-column grids only). Rank 0 prints the report to
+    BFS and SSSP on the blocks' GPUs, device buffers over ``transport``: "auto", "nccl"
+    or "mpi"). Rank 0 prints the report to
     ``stream`` (stdout), notes to ``log`` (stderr) and writes ``json_path``;
     every rank returns the report.
     """
@@ -264,10 +263,6 @@ def run_graph500(
     kernels = tuple(k for k in KERNELS if k in set(kernels))
     if backend not in ("cpu", "cuda"):
         raise ValueError(f"backend must be 'cpu' or 'cuda', got {backend!r}")
-    if backend == "cuda" and "sssp" in kernels:
-        from .gpu_sssp import check_one_column
-
-        check_one_column(grid.rows, grid.cols)
     if backend == "cpu" and tuning is not None and tuning.cpu_share != 0:
         raise ValueError(
             f"cpu_share={tuning.cpu_share!r} splits GPU blocks with the host cores; CPU ranks "
@@ -450,10 +445,6 @@ def run_from_args(args) -> DistributedReport:
         shape = parse_grid(args.grid) if getattr(args, "grid", None) else None
     except ValueError as exc:
         raise CommandLineError(f"--grid: {exc}") from None
-    if backend == "cuda" and "sssp" in kernels and shape is not None:
-        from .gpu_sssp import check_one_column
-
-        check_one_column(*shape)  # before the grid asks for its ranks: the refusal names the grid to pass
     try:
         grid = ProcessGrid(*shape) if shape is not None else None
     except ValueError as exc:

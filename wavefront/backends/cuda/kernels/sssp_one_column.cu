@@ -21,6 +21,14 @@
 //   far_min_bucket   the lowest bucket above the current one in the far pile;
 //   split_far        that bucket's far vertices to the near list, later ones
 //                    kept, stale ones (lowered into a bucket already done) dropped.
+// On a grid of more than one column (R x C, C > 1) the block's targets are
+// the row block's, shared by the C owners of a grid row: relax_frontier then
+// lowers the distances this rank has offered each target (its near and far
+// lists are just the targets it improved), the improved targets go to their
+// owners in one all-to-all-v over the row, and there
+//   accept_offers    lowers the owner's distances from the (owner-local id,
+//                    distance bits) entries it received, filing each lowered
+//                    vertex near or far exactly as relax_frontier does.
 // Distances are fl(d[u] + w) in the distance type (sssp_common.cuh), and a
 // vertex's bucket is trunc(double(d) / delta), both exactly as the CPU steps
 // compute them, so the buckets and the distances are the CPU search's.
@@ -330,4 +338,36 @@ split_far(long long count, const vid_t* __restrict__ far, const dist_t* __restri
         warp_append(far_keep, tails + OC_KEPT, v, keep);
         warp_append(near, tails + OC_NEAR, v, to_near);
     }
+}
+
+// The owner's side of a phase on a grid of more than one column: `count`
+// entries (owner-local id, offered distance; the frontier entries' layout)
+// from the ranks of the grid row; a lowered vertex joins the near list (its
+// bucket is the current one or below, once per phase by `near_tag`) or the
+// far pile (once, by its flag), and counts in the OC_LOWERED total.
+extern "C" __global__ void __launch_bounds__(OC_BLOCK)
+accept_offers(long long count, const long long* __restrict__ offers, double delta, long long bucket, dist_t* dist,
+              int* near_stamp, int near_tag, vid_t* near, int* far_flag, vid_t* far, unsigned long long* ctl) {
+    unsigned int* tails = oc_tails(ctl);
+    unsigned long long lowered = 0;
+    const long long stride = (long long)gridDim.x * blockDim.x;
+    for (long long base = (long long)blockIdx.x * blockDim.x; base < count; base += stride) {
+        const long long x = base + threadIdx.x;
+        bool to_near = false, to_far = false;
+        vid_t v = 0;
+        if (x < count) {
+            dist_t d;
+            read_entry(offers, x, &v, &d);
+            if (d < __ldcg(dist + v) && d < atomic_min_dist(dist + v, d)) {
+                ++lowered;
+                if (bucket_of(d, delta) <= bucket)
+                    to_near = atomicExch(near_stamp + v, near_tag) != near_tag;
+                else
+                    to_far = __ldcg(far_flag + v) == 0 && atomicExch(far_flag + v, 1) == 0;
+            }
+        }
+        warp_append(near, tails + OC_NEAR, v, to_near);
+        warp_append(far, tails + OC_FAR, v, to_far);
+    }
+    add_warp_total(oc_totals(ctl) + OC_LOWERED, lowered);
 }
