@@ -21,7 +21,9 @@ Rank 0 writes a JSON summary to ``--out``; any failure ends every rank.
 from __future__ import annotations
 
 import argparse
+import faulthandler
 import json
+import os
 
 import numpy as np
 
@@ -78,6 +80,8 @@ def my_slice(arrays, grid):
 
 
 def main() -> None:
+    if os.environ.get("WF_CHECK_TRACEBACK_AFTER"):  # a hung rank prints where it waits, then exits
+        faulthandler.dump_traceback_later(float(os.environ["WF_CHECK_TRACEBACK_AFTER"]), exit=True)
     parser = argparse.ArgumentParser()
     parser.add_argument("--scale", type=int, default=11)
     parser.add_argument("--roots", type=int, default=3)
