@@ -95,9 +95,9 @@ def test_run_graph500_takes_gpu_sssp_on_a_wide_grid_to_the_gpu_check():
 
 
 def _packed_by_the_kernel_file(weight_code: int, index64: bool, tmp_path) -> int:
-    """OC_PACKED of kernels/sssp_one_column.cu as the preprocessor sees it."""
+    """OC_PACKED of kernels/sssp_delta_2d.cu as the preprocessor sees it."""
     probe = tmp_path / "probe.cc"
-    probe.write_text('#include "sssp_one_column.cu"\n#if OC_PACKED\nWF_PACKED_IS 1\n#else\nWF_PACKED_IS 0\n#endif\n')
+    probe.write_text('#include "sssp_delta_2d.cu"\n#if OC_PACKED\nWF_PACKED_IS 1\n#else\nWF_PACKED_IS 0\n#endif\n')
     out = subprocess.run(["g++", "-E", "-P", "-x", "c++", f"-I{KERNEL_DIR}", f"-DWF_INDEX64={int(index64)}",
                           f"-DSSSP_WEIGHT={weight_code}", str(probe)],
                          capture_output=True, text=True, check=True).stdout

@@ -23,7 +23,7 @@ over the grid:
    vertex joins the next near list (its bucket is the current one or below;
    once a phase, by a stamp) or the far pile (once, by a flag)
    (``relax_frontier``; out-lists of ``ONE_COLUMN_CHUNK`` arcs or more as chunk
-   tasks, a warp each, ``relax_chunks``), kernels of ``kernels/sssp_one_column.cu``;
+   tasks, a warp each, ``relax_chunks``), kernels of ``kernels/sssp_delta_2d.cu``;
 4. one host read of the counters, and a host all-gather of (near, lowered,
    settled) counts: every rank takes the same branches from them.
 
@@ -111,7 +111,7 @@ from ..backends.cuda.abi import ONE_COLUMN_BLOCK as BLOCK
 from ._trace import Clock, PhaseRecord, phase_records
 from .sssp2d import NO_BUCKET, DistributedSSSPResult, default_delta
 
-KERNELS = "sssp_one_column.cu"
+KERNELS = "sssp_delta_2d.cu"
 _BLOCK_KEY = "distributed.gpu_sssp"
 _WHOLE_KEY = "distributed.gpu_sssp.whole_graph"  # P = 1: the block as the single-GPU search's graph
 # Stamps of the near lists are phase tags; past this many the stamps start over.
@@ -122,7 +122,7 @@ _NO_PARENT = np.iinfo(np.int64).max  # sssp_parents.cu's NO_PARENT: reached, no 
 def frontier_width(dist_dtype, index64: bool) -> int:
     """int64 words a frontier entry takes: one, (id << 32 | distance bits),
     where a float32 distance and a 32-bit id fit, else two (``OC_PACKED`` of
-    ``kernels/sssp_one_column.cu``)."""
+    ``kernels/sssp_delta_2d.cu``)."""
     return 1 if np.dtype(dist_dtype) == np.float32 and not index64 else 2
 
 
@@ -428,7 +428,7 @@ def _whole_graph_sssp(sb: _SSSPBlock, source: int, delta: float | None) -> GPUSS
 
 def _entries(ids, values, width: int):
     """(id, distance bits) entries in the frontier's layout (``OC_PACKED`` of
-    ``kernels/sssp_one_column.cu``): one int64 ``id << 32 | bits`` for width
+    ``kernels/sssp_delta_2d.cu``): one int64 ``id << 32 | bits`` for width
     1 (float32 distances, 32-bit ids), else two int64 words an entry."""
     import cupy
 

@@ -77,7 +77,7 @@ FOLD_MAX_OWNERS = 1024  # grid columns one fold may address (shared-memory count
 SEG_COUNT, SEG_DEGREE, SEG_EXAMINED, SEG_IDS = 0, 1, 2, 3
 SMALL_TILE = 256  # frontier vertices a block of small_top_down_2d takes (its block size)
 
-# -- the distributed SSSP on a one-column grid's GPU blocks: kernels/sssp_one_column.cu ------
+# -- the distributed SSSP on GPU blocks (any grid): kernels/sssp_delta_2d.cu ------
 ONE_COLUMN_BLOCK = 256
 ONE_COLUMN_CHUNK = 2048  # out-lists this long are relaxed as chunk tasks of this many arcs, a warp each
 # Its counters: OC_CTL_WORDS uint64; the first OC_TAIL_WORDS / 2 hold uint32 list tails.
@@ -198,7 +198,7 @@ _FILES = {
                         "RG_STAT_BUSIEST_CYCLES": REGION_STAT_BUSIEST_CYCLES,
                         "RG_STAT_KERNEL_CYCLES": REGION_STAT_KERNEL_CYCLES},
     "sssp_parents.cu": {**_SSSP_COMMON, "PARENT_BLOCK": PARENT_BLOCK, "PARENT_CHUNK": PARENT_CHUNK},
-    "sssp_one_column.cu": {**_SSSP_COMMON, "OC_BLOCK": ONE_COLUMN_BLOCK, "OC_CHUNK": ONE_COLUMN_CHUNK,
+    "sssp_delta_2d.cu": {**_SSSP_COMMON, "OC_BLOCK": ONE_COLUMN_BLOCK, "OC_CHUNK": ONE_COLUMN_CHUNK,
                            "OC_NEAR": OC_NEAR, "OC_FAR": OC_FAR, "OC_SETTLED": OC_SETTLED, "OC_CHUNKS": OC_CHUNKS,
                            "OC_KEPT": OC_KEPT, "OC_TAIL_WORDS": OC_TAIL_WORDS, "OC_EXAMINED": OC_EXAMINED,
                            "OC_LOWERED": OC_LOWERED, "OC_FAR_BUCKET": OC_FAR_BUCKET, "OC_CTL_WORDS": OC_CTL_WORDS,

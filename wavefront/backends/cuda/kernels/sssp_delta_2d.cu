@@ -1,5 +1,7 @@
-// Delta-stepping on a one-column process grid (R x 1, P = 1 included), each
-// rank's block on its GPU: the phases of wavefront/distributed/gpu_sssp.py.
+// Delta-stepping over seed 000's 2-D process grid, each rank's block on its
+// GPU: the phases of wavefront/distributed/gpu_sssp.py. One column (R x 1,
+// P = 1 included) is the default of GPU runs; the kernels below serve it
+// whole, and a wider grid adds accept_offers (see the end of this list).
 //
 // The method is the CPU ranks' (wavefront/distributed/sssp2d.py: Meyer &
 // Sanders' buckets of width delta, light arcs w <= delta relaxed in phases
