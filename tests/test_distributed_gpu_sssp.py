@@ -78,9 +78,10 @@ def test_gpu_sssp_memory_model_on_wide_grids():
     one = SimpleNamespace(piece=1024, n_col=2048, n_row=1024, rows=2, dtype=np.dtype(np.float32), index64=False,
                           width=1, chunk_capacity=3, wide=False)
     wide = SimpleNamespace(**{**vars(one), "n_row": 2048, "wide": True})
-    extra = memory.sssp_grid_bytes(2048, 2048, 4, 4)
+    extra = memory.sssp_grid_bytes(2048, 2048, 4, 4, 1)
     assert gpu_sssp._Workspace.bytes_for(wide) == gpu_sssp._Workspace.bytes_for(one) + extra
     assert extra >= 2048 * (4 + 4 + 4 + 2 * 4 + 16) + (2048 + 2048) * (8 + 4 + 8 + 4)
+    assert memory.sssp_grid_bytes(2048, 2048, 8, 4, 2) > extra  # two words an entry, wider distances
 
 
 def test_run_graph500_takes_gpu_sssp_on_a_wide_grid_to_the_gpu_check():

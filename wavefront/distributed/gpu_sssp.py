@@ -71,9 +71,11 @@ grid row own. A phase then:
 2. relaxes the gathered entries' arcs into the distances this rank has
    *offered* the row block's vertices (``relax_frontier`` on that array:
    its near and far lists are the targets it improved);
-3. sends each improved target's offer to its owner (one all-to-all-v over
-   the grid row, entries in the frontier's layout), where ``accept_offers``
-   lowers the owner's distance and files the vertex near or far.
+3. sends each improved target's offer to its owner (``fold_offers`` writes
+   them into each owner's part of a buffer, counted per owner on the device;
+   one all-to-all-v over the grid row, entries in the frontier's layout),
+   where ``accept_offers`` lowers the owner's distance and files the vertex
+   near or far.
 
 Buckets, far piles and the heavy phase are the one-column search's, so the
 distances are the same fixed point bit for bit. Parents: the owners'
@@ -178,7 +180,8 @@ class _SSSPBlock:
         self.piece, self.n_col, self.n_row = part.piece, part.col_block_size, part.row_block_size
         self.row_offset = g.row_offset
         self.rows = g.grid.rows
-        self.wide = g.grid.cols > 1  # the fold: see the module docstring
+        self.cols = g.grid.cols
+        self.wide = self.cols > 1  # the fold: see the module docstring
         ar = arithmetic(g)
         self.weight_code, self.dtype, self.infinity = ar.weight_code, np.dtype(ar.dist_dtype), ar.infinity
         self.index64 = gpu.block.indices.dtype == np.int64
@@ -218,9 +221,9 @@ class _SSSPBlock:
                                        indices=block.indices, weights=None, derived={})
         self.parent_kernels = SSSPKernels.for_graph(self.in_arcs, SSSPTuning(), weight_code=self.weight_code)
         mod = module(KERNELS, {"WF_INDEX64": int(self.index64), "SSSP_WEIGHT": self.weight_code})
-        self.pack, self.relax, self.relax_chunks, self.far_min, self.split, self.accept = (
+        self.pack, self.relax, self.relax_chunks, self.far_min, self.split, self.fold, self.accept = (
             mod.get_function(name) for name in ("pack_frontier", "relax_frontier", "relax_chunks", "far_min_bucket",
-                                                 "split_far", "accept_offers"))
+                                                 "split_far", "fold_offers", "accept_offers"))
         self.sm_count = int(cupy.cuda.Device().attributes["MultiProcessorCount"])
         from ..backends.cuda.sssp_common import parent_chunks
 
@@ -279,7 +282,7 @@ class _Workspace:
         from .memory import sssp_grid_bytes, sssp_workspace_bytes
 
         ids = 8 if sb.index64 else 4
-        fold = sssp_grid_bytes(sb.n_row, sb.n_col, sb.dtype.itemsize, ids) if sb.wide else 0
+        fold = sssp_grid_bytes(sb.n_row, sb.n_col, sb.dtype.itemsize, ids, sb.width) if sb.wide else 0
         return sssp_workspace_bytes(sb.piece, sb.n_col, sb.rows, sb.dtype.itemsize, ids, sb.width,
                                     sb.chunk_capacity) + fold
 
@@ -313,7 +316,9 @@ class _Workspace:
             self.offer_stamp = cupy.full(n_row, -1, dtype=cupy.int32)
             self.offer_far_flag = cupy.zeros(n_row, dtype=cupy.int32)
             self.improved_near, self.improved_far = (cupy.empty(n_row, dtype=vid) for _ in range(2))
-            self.offer_ctl = cupy.zeros(OC_CTL_WORDS, dtype=cupy.uint64)
+            # relax_frontier's counters, then fold_offers' count of each owner's offers
+            self.offer_ctl = cupy.zeros(OC_CTL_WORDS + sb.cols, dtype=cupy.uint64)
+            self.fold_out = cupy.empty(n_row * sb.width, dtype=cupy.int64)  # each owner's part at its piece
             self.joined_dist = cupy.empty(joined, dtype=sb.dtype)
             self.joined_parent = cupy.empty(joined, dtype=cupy.int64)
             self.settled_round = cupy.empty(joined, dtype=cupy.int32)
@@ -424,26 +429,6 @@ def _whole_graph_sssp(sb: _SSSPBlock, source: int, delta: float | None) -> GPUSS
         source=source, parents=result.parents, distances=result.distances, first_vertex=g.first_vertex, n=g.n,
         world=g.world, delta=used, trace=trace, seconds=seconds, parent_rounds=1,
     )
-
-
-def _entries(ids, values, width: int):
-    """(id, distance bits) entries in the frontier's layout (``OC_PACKED`` of
-    ``kernels/sssp_delta_2d.cu``): one int64 ``id << 32 | bits`` for width
-    1 (float32 distances, 32-bit ids), else two int64 words an entry."""
-    import cupy
-
-    ids = ids.astype(cupy.int64)
-    if values.dtype == cupy.float32:
-        bits = values.view(cupy.uint32).astype(cupy.int64)
-    elif values.dtype == cupy.float64:
-        bits = values.view(cupy.int64)
-    else:
-        bits = values.astype(cupy.int64)
-    if width == 1:
-        return (ids << 32) | bits
-    out = cupy.empty(2 * ids.shape[0], dtype=cupy.int64)
-    out[0::2], out[1::2] = ids, bits
-    return out
 
 
 def _blocks(count: int, cap: int) -> tuple:
@@ -589,20 +574,21 @@ class _Search:
     def _fold(self, tag: int) -> tuple[int, int, int]:
         """On more than one column: the targets this rank's relaxation
         improved (its offer lists), each once with its offer, to their owners
-        in the grid row (all-to-all-v), where ``accept_offers`` lowers and
-        files them. Returns (arcs examined, offers sent, offers received)."""
+        in the grid row (``fold_offers``, then an all-to-all-v), where
+        ``accept_offers`` lowers and files them. One host read a phase: the
+        arcs examined and the offers per owner. Returns (arcs examined, offers
+        sent, offers received)."""
         cp = self.cupy
         sb, work, clock, grid = self.sb, self.work, self.clock, self.grid
+        piece, width = sb.piece, sb.width
+        sb.fold((sb.sm_count * 4,), (BLOCK,), (
+            work.improved_near, work.improved_far, work.offered, work.offer_stamp, np.int32(tag), np.int64(piece),
+            work.offer_far_flag, work.fold_out, work.offer_ctl[OC_CTL_WORDS:], work.offer_ctl))
         host = work.offer_ctl.get()
-        tails, totals = host.view(np.uint32)[:OC_TAIL_WORDS], host[OC_TAIL_WORDS // 2 :]
-        improved_near, improved_far = int(tails[OC_NEAR]), int(tails[OC_FAR])
-        far = work.improved_far[:improved_far]
-        work.offer_far_flag[far] = 0  # the relaxing side keeps no far pile: the owner does
-        targets = cp.unique(cp.concatenate((work.improved_near[:improved_near], far)))  # sorted: owners in turn
-        piece = sb.piece
-        owners = targets // piece
-        per_owner = cp.bincount(owners, minlength=grid.cols).get().astype(np.int64)
-        offers = _entries(targets - owners * piece, work.offered[targets], sb.width)
+        examined = int(host[OC_TAIL_WORDS // 2 + OC_EXAMINED])
+        per_owner = host[OC_CTL_WORDS:].astype(np.int64)
+        offers = cp.concatenate([work.fold_out[o * piece * width : (o * piece + int(c)) * width]
+                                 for o, c in enumerate(per_owner)])
         clock.lap("compute")
         if self.measure_wait:
             grid.world.barrier()
@@ -615,7 +601,7 @@ class _Search:
             sb.accept(_blocks(count, self.cap), (BLOCK,), (
                 np.int64(count), received, np.float64(self.delta), np.int64(self.bucket), work.dist,
                 work.near_stamp, np.int32(tag), work.near, work.far_flag, work.far, work.ctl))
-        return int(totals[OC_EXAMINED]), int(targets.shape[0]), count
+        return examined, int(per_owner.sum()), count
 
     def _far_min_bucket(self) -> int:
         """The lowest bucket above the current one in this rank's far pile (NO_BUCKET if none)."""

@@ -113,14 +113,15 @@ def sssp_workspace_bytes(piece: int, n_col: int, rows: int, dist_bytes: int, id_
     return piece * per_vertex + 16 * max(int(chunk_tasks), 1) + column
 
 
-def sssp_grid_bytes(n_row: int, n_col: int, dist_bytes: int, id_bytes: int) -> int:
+def sssp_grid_bytes(n_row: int, n_col: int, dist_bytes: int, id_bytes: int, width: int) -> int:
     """Device bytes the GPU SSSP adds on a grid of more than one column
     (:class:`.gpu_sssp._Workspace`'s fold side): per row-block vertex the
     distance this rank offered it, its near stamp and far flag, two id lists
-    and the fold's entries and owner keys at their bound (two int64 and an id);
-    per vertex of the column and row blocks together the in-arc index, the
-    distances, parents and plateau rounds of the parents' pass."""
-    per_row = dist_bytes + 4 + 4 + 2 * id_bytes + 16 + id_bytes
+    and the fold's entries (``width`` int64 each) in the owners' parts and
+    again gathered for the all-to-all at their bound; per vertex of the column
+    and row blocks together the in-arc index, the distances, parents and
+    plateau rounds of the parents' pass."""
+    per_row = dist_bytes + 4 + 4 + 2 * id_bytes + 2 * 8 * width
     joined = n_row + n_col
     return per_row * n_row + (8 + dist_bytes + 8 + 4) * joined + 8
 

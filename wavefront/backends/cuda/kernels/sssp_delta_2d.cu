@@ -27,10 +27,13 @@
 // the row block's, shared by the C owners of a grid row: relax_frontier then
 // lowers the distances this rank has offered each target (its near and far
 // lists are just the targets it improved), the improved targets go to their
-// owners in one all-to-all-v over the row, and there
-//   accept_offers    lowers the owner's distances from the (owner-local id,
-//                    distance bits) entries it received, filing each lowered
-//                    vertex near or far exactly as relax_frontier does.
+// owners in one all-to-all-v over the row:
+//   fold_offers      the improved targets, each once, as (owner-local id,
+//                    distance bits) entries in each owner's part of a buffer,
+//                    counted per owner on the device (one host read a phase);
+//   accept_offers    lowers the owner's distances from the entries it
+//                    received, filing each lowered vertex near or far exactly
+//                    as relax_frontier does.
 // Distances are fl(d[u] + w) in the distance type (sssp_common.cuh), and a
 // vertex's bucket is trunc(double(d) / delta), both exactly as the CPU steps
 // compute them, so the buckets and the distances are the CPU search's.
@@ -339,6 +342,42 @@ split_far(long long count, const vid_t* __restrict__ far, const dist_t* __restri
         }
         warp_append(far_keep, tails + OC_KEPT, v, keep);
         warp_append(near, tails + OC_NEAR, v, to_near);
+    }
+}
+
+// The relaxing side's improved targets (relax_frontier's near and far lists
+// over the row block; their lengths are in `ctl`'s tails, so a fixed grid
+// strides over them) as entries for their owners: owner o = v / piece gets
+// (v - o * piece, offered[v]) in its part of `out`, which starts at entry
+// o * piece, at the next slot of its counter owner_counts[o] (zeroed by the
+// caller). A far target loses its flag (the relaxing side keeps no far
+// pile); one also in this phase's near list (stamped `near_tag`) is sent
+// once, from the near list, so no owner's part holds more than `piece`.
+extern "C" __global__ void __launch_bounds__(OC_BLOCK)
+fold_offers(const vid_t* __restrict__ near, const vid_t* __restrict__ far, const dist_t* __restrict__ offered,
+            const int* __restrict__ near_stamp, int near_tag, long long piece, int* far_flag, long long* out,
+            unsigned long long* owner_counts, const unsigned long long* __restrict__ ctl) {
+    const unsigned int* tails = reinterpret_cast<const unsigned int*>(ctl);
+    const long long near_count = tails[OC_NEAR];
+    const long long total = near_count + (long long)tails[OC_FAR];
+    const long long stride = (long long)gridDim.x * blockDim.x;
+    for (long long x = (long long)blockIdx.x * blockDim.x + threadIdx.x; x < total; x += stride) {
+        const bool from_far = x >= near_count;
+        const vid_t v = from_far ? far[x - near_count] : near[x];
+        if (from_far) {
+            far_flag[v] = 0;
+            if (near_stamp[v] == near_tag) continue;
+        }
+        const long long owner = (long long)v / piece;
+        const long long at = owner * piece + (long long)atomicAdd(owner_counts + owner, 1ull);
+        const unsigned long long id = (unsigned long long)((long long)v - owner * piece);
+        const unsigned long long bits = dist_to_bits(offered[v]);
+#if OC_PACKED
+        out[at] = (long long)((id << 32) | bits);
+#else
+        out[2 * at] = (long long)id;
+        out[2 * at + 1] = (long long)bits;
+#endif
     }
 }
 
