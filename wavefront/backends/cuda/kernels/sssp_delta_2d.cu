@@ -132,6 +132,17 @@ __device__ __forceinline__ void read_entry(const long long* __restrict__ frontie
 #endif
 }
 
+// Entry x of `out`: (id, d) in read_entry's layout.
+__device__ __forceinline__ void write_entry(long long* out, long long x, unsigned long long id, dist_t d) {
+    const unsigned long long bits = dist_to_bits(d);
+#if OC_PACKED
+    out[x] = (long long)((id << 32) | bits);
+#else
+    out[2 * x] = (long long)id;
+    out[2 * x + 1] = (long long)bits;
+#endif
+}
+
 // The sum over the warp, added to *total by lane 0 (all 32 lanes together).
 __device__ __forceinline__ void add_warp_total(unsigned long long* total, unsigned long long mine) {
     mine = warp_sum(mine);
@@ -163,14 +174,7 @@ pack_frontier(long long count, const vid_t* __restrict__ list, const dist_t* __r
         bool first = false;
         if (x < count) {
             v = list[x];
-            const unsigned long long id = (unsigned long long)(first_vertex + (long long)v);
-            const unsigned long long bits = dist_to_bits(dist[v]);
-#if OC_PACKED
-            out[x] = (long long)((id << 32) | bits);
-#else
-            out[2 * x] = (long long)id;
-            out[2 * x + 1] = (long long)bits;
-#endif
+            write_entry(out, x, (unsigned long long)(first_vertex + (long long)v), dist[v]);
             // A list holds each vertex once, so no two threads touch one flag.
             if (light) {
                 first = settled_flag[v] == 0;
@@ -181,6 +185,26 @@ pack_frontier(long long count, const vid_t* __restrict__ list, const dist_t* __r
         }
         if (light) warp_append(settled, tails + OC_SETTLED, v, first);
     }
+}
+
+// Lowers dist[v] to nd where that is smaller (valid false: nothing); a lowered
+// vertex joins the near list (its bucket is the current one or below, once per
+// phase by `near_tag`) or the far pile (once, by its flag). All 32 lanes
+// together. Returns whether it lowered.
+__device__ __forceinline__ bool lower_and_file(bool valid, vid_t v, dist_t nd, dist_t* dist, int* near_stamp,
+                                               int near_tag, vid_t* near, int* far_flag, vid_t* far,
+                                               unsigned int* tails, double delta, long long bucket) {
+    bool to_near = false, to_far = false, lowered = false;
+    if (valid && nd < __ldcg(dist + v) && nd < atomic_min_dist(dist + v, nd)) {
+        lowered = true;
+        if (bucket_of(nd, delta) <= bucket)
+            to_near = atomicExch(near_stamp + v, near_tag) != near_tag;
+        else
+            to_far = __ldcg(far_flag + v) == 0 && atomicExch(far_flag + v, 1) == 0;
+    }
+    warp_append(near, tails + OC_NEAR, v, to_near);
+    warp_append(far, tails + OC_FAR, v, to_far);
+    return lowered;
 }
 
 struct Relax {
@@ -200,25 +224,19 @@ struct Relax {
     // Arc i from a vertex at distance d (all 32 lanes together; valid false:
     // padding). Returns whether the arc is of the phase's class.
     __device__ __forceinline__ bool arc(bool valid, dist_t d, eid_t i, unsigned long long* lowered) const {
-        bool to_near = false, to_far = false, examined = false;
+        bool examined = false;
         vid_t v = 0;
+        dist_t nd = 0;
         if (valid) {
             const dist_t w = arc_weight(weights, i);
             examined = ((double)w <= delta) == light;
             if (examined) {
-                const dist_t nd = d + w;
+                nd = d + w;
                 v = indices[i];
-                if (nd < __ldcg(dist + v) && nd < atomic_min_dist(dist + v, nd)) {
-                    ++*lowered;
-                    if (bucket_of(nd, delta) <= bucket)
-                        to_near = atomicExch(near_stamp + v, near_tag) != near_tag;
-                    else
-                        to_far = __ldcg(far_flag + v) == 0 && atomicExch(far_flag + v, 1) == 0;
-                }
             }
         }
-        warp_append(near, tails + OC_NEAR, v, to_near);
-        warp_append(far, tails + OC_FAR, v, to_far);
+        if (lower_and_file(examined, v, nd, dist, near_stamp, near_tag, near, far_flag, far, tails, delta, bucket))
+            ++*lowered;
         return examined;
     }
 };
@@ -370,14 +388,7 @@ fold_offers(const vid_t* __restrict__ near, const vid_t* __restrict__ far, const
         }
         const long long owner = (long long)v / piece;
         const long long at = owner * piece + (long long)atomicAdd(owner_counts + owner, 1ull);
-        const unsigned long long id = (unsigned long long)((long long)v - owner * piece);
-        const unsigned long long bits = dist_to_bits(offered[v]);
-#if OC_PACKED
-        out[at] = (long long)((id << 32) | bits);
-#else
-        out[2 * at] = (long long)id;
-        out[2 * at + 1] = (long long)bits;
-#endif
+        write_entry(out, at, (unsigned long long)((long long)v - owner * piece), offered[v]);
     }
 }
 
@@ -394,21 +405,11 @@ accept_offers(long long count, const long long* __restrict__ offers, double delt
     const long long stride = (long long)gridDim.x * blockDim.x;
     for (long long base = (long long)blockIdx.x * blockDim.x; base < count; base += stride) {
         const long long x = base + threadIdx.x;
-        bool to_near = false, to_far = false;
         vid_t v = 0;
-        if (x < count) {
-            dist_t d;
-            read_entry(offers, x, &v, &d);
-            if (d < __ldcg(dist + v) && d < atomic_min_dist(dist + v, d)) {
-                ++lowered;
-                if (bucket_of(d, delta) <= bucket)
-                    to_near = atomicExch(near_stamp + v, near_tag) != near_tag;
-                else
-                    to_far = __ldcg(far_flag + v) == 0 && atomicExch(far_flag + v, 1) == 0;
-            }
-        }
-        warp_append(near, tails + OC_NEAR, v, to_near);
-        warp_append(far, tails + OC_FAR, v, to_far);
+        dist_t d = 0;
+        if (x < count) read_entry(offers, x, &v, &d);
+        if (lower_and_file(x < count, v, d, dist, near_stamp, near_tag, near, far_flag, far, tails, delta, bucket))
+            ++lowered;
     }
     add_warp_total(oc_totals(ctl) + OC_LOWERED, lowered);
 }
