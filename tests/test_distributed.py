@@ -580,7 +580,7 @@ def test_a_failed_distributed_validation_exits_1(monkeypatch, capsys):
 
 
 @pytest.mark.parametrize("argv, message", [
-    (["--backend", "cuda", "--kernels", "sssp", "--grid", "1x2"], "pass --grid 2x1"),
+    (["--backend", "cuda", "--kernels", "sssp", "--grid", "1x2"], "needs 2 ranks"),  # not the grid's shape
     (["--energy", "--backend", "cpu"], "not measured in a distributed run"),
     (["--method", "dijkstra"], "no distributed bfs method"),
     (["--method", "hybrid"], "no distributed sssp method 'hybrid'"),

@@ -21,7 +21,7 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
-from test_distributed import SCRIPTS, mpirun
+from test_distributed import SCRIPTS, check_report, mpirun
 
 import wavefront
 import wavefront.distributed as wd
@@ -287,6 +287,25 @@ def test_mpirun_gpu_sssp_on_grids_of_more_than_one_column(size, shape, transport
     assert (summary["transpose_bytes"] > 0) == (shape == "2x2")  # on one grid row every rank holds its own place
     for label in ("ties_float32", "ties_int32"):
         assert summary[label]["searches"] == 3 and summary[label]["parent_rounds"] > 1
+
+
+@pytest.mark.gpu
+def test_mpirun_cli_graph500_on_a_gpu_grid_of_two_columns(tmp_path):
+    """``mpirun -n 2 wavefront graph500 --backend cuda --grid 1x2``: both
+    kernels on the GPUs (host staging, so two ranks may share one), every
+    search validated, the SSSP's phases folding over the grid row."""
+    path = tmp_path / "report.json"
+    done = mpirun(2, sys.executable, "-m", "wavefront", "graph500", "--scale", 10, "--roots", 4, "--backend", "cuda",
+                  "--transport", "mpi", "--grid", "1x2", "--kernels", "bfs,sssp", "--no-progress", "--json", path,
+                  timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    values = check_report(done.stdout, 2, 10, 4, ("bfs", "sssp"), backend="cuda")
+    assert values["process_grid"] == "1x2"
+    data = json.loads(path.read_text())
+    assert data["valid"] and data["num_mpi_processes"] == 2 and len(data["kernels"]["sssp"]["searches"]) == 4
+    phases = data["kernels"]["sssp"]["trace"]
+    assert {row["rank"] for row in phases} == {0, 1}
+    assert any(row["collectives"].get("fold", {}).get("bytes_out", 0) > 0 for row in phases)
 
 
 @pytest.mark.gpu
