@@ -17,9 +17,9 @@ runs default to or, where that needs more GPUs, the most square
 (:func:`grid_needed_for`). The single-GPU Graph500 driver
 and the distributed GPU run (:func:`check_graph_fits`, collective) put that
 number in their :class:`~wavefront.errors.GPUMemoryError`. The GPU SSSP
-(:mod:`.gpu_sssp`, one column only) adds the arc weights and its buffers
-(:func:`sssp_bytes_for`); :func:`sssp_grid_needed_for` is its one-column
-grid. Everything but the free-memory query is arithmetic: no GPU is needed
+(:mod:`.gpu_sssp`) adds the arc weights and its buffers on one column
+(:func:`sssp_bytes_for`; a wider grid adds :func:`sssp_grid_bytes`);
+:func:`sssp_grid_needed_for` names the one-column grid that holds both. Everything but the free-memory query is arithmetic: no GPU is needed
 to ask.
 """
 from __future__ import annotations
@@ -147,8 +147,9 @@ def sssp_bytes_for(n: int, arcs: int, size: int, local_arcs: int | None = None, 
 def sssp_grid_needed_for(n: int, arcs: int, free_bytes: int, weight_bytes: int = 4, dist_bytes: int = 4,
                          safety_bytes: int | None = None) -> tuple[int, int] | None:
     """The one-column grid of the fewest ranks on which a GPU run's block and
-    its GPU SSSP (which runs on one column only) fit ``free_bytes`` a GPU;
-    None if no count up to ``MAX_GPUS`` does."""
+    its GPU SSSP fit ``free_bytes`` a GPU (one column: the GPU runs' default,
+    and the SSSP's least memory a rank); None if no count up to ``MAX_GPUS``
+    does."""
     if safety_bytes is None:
         from ..backends.cuda.memory import SAFETY_BYTES
 
