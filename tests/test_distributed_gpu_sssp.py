@@ -57,7 +57,7 @@ def test_gpu_sssp_memory_model_and_the_gpus_it_names():
     both = memory.block_bytes_for(n, arcs, 1, 1, 1) + one + cuda_memory.SAFETY_BYTES
     assert memory.sssp_grid_needed_for(n, arcs, both) == (1, 1)
     tight = memory.sssp_grid_needed_for(n, arcs, both - one // 2)
-    assert tight is not None and tight[1] == 1 and tight[0] > 1  # one column only: the GPU SSSP runs nowhere else
+    assert tight is not None and tight[1] == 1 and tight[0] > 1  # the suggestion is one column: the SSSP's least memory a rank
     assert memory.grid_needed_for(n, arcs, both - one // 2) == (1, 1)  # the BFS alone still fits one GPU
     assert memory.sssp_grid_needed_for(n, arcs, 2**20) is None
 
