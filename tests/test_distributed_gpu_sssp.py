@@ -265,12 +265,14 @@ def test_mpirun_gpu_sssp_on_a_column_of_two(transport, tmp_path):
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("size, shape, transport", [(2, "1x2", "mpi"), (2, "1x2", "nccl"), (4, "2x2", "mpi")])
+@pytest.mark.parametrize("size, shape, transport", [(2, "1x2", "mpi"), (2, "1x2", "nccl"), (4, "2x2", "mpi"),
+                                                   (4, "2x2", "nccl")])
 def test_mpirun_gpu_sssp_on_grids_of_more_than_one_column(size, shape, transport, tmp_path):
     """The fold on the device: 1x2 (the transpose is each rank's own) and
-    2x2 (a pairwise transpose, two ranks a row and a column; host staging,
-    so four ranks can share fewer GPUs). Distances exact, parents valid,
-    plateau rounds on the ties graphs, offers over the grid row."""
+    2x2 (a pairwise transpose, two ranks a row and a column; over host
+    staging four ranks can share fewer GPUs, over NCCL they need four).
+    Distances exact, parents valid, plateau rounds on the ties graphs,
+    offers over the grid row."""
     import cupy
 
     if transport == "nccl" and cupy.cuda.runtime.getDeviceCount() < size:
