@@ -304,7 +304,8 @@ class _Workspace:
         self.ctl = cupy.zeros(OC_CTL_WORDS, dtype=cupy.uint64)
         self.tails = self.ctl.view(cupy.uint32)[:OC_TAIL_WORDS]
         self.totals = self.ctl[OC_TAIL_WORDS // 2 :]
-        self.settled_round = cupy.empty(sb.n_col, dtype=cupy.int32)  # plateau rounds (sssp_parents.cu)
+        # plateau rounds (sssp_parents.cu) over the parents' id range: the column's, or the joined one
+        self.settled_round = cupy.empty(sb.n_col + (sb.n_row if sb.wide else 0), dtype=cupy.int32)
         self.words = cupy.zeros(1, dtype=cupy.uint32)
         one = sb.rows == 1
         self.received = None if one else cupy.empty(sb.n_col * sb.width, dtype=cupy.int64)
@@ -321,7 +322,6 @@ class _Workspace:
             self.fold_out = cupy.empty(n_row * sb.width, dtype=cupy.int64)  # each owner's part at its piece
             self.joined_dist = cupy.empty(joined, dtype=sb.dtype)
             self.joined_parent = cupy.empty(joined, dtype=cupy.int64)
-            self.settled_round = cupy.empty(joined, dtype=cupy.int32)
 
     def reset(self, infinity) -> None:
         self.dist.fill(infinity)
@@ -552,7 +552,8 @@ class _Search:
         one column an all-gather-v over the column; on more, first the
         transpose to the rank holding the piece's place in its column block
         (a send-receive whose both sides pad to the longest list: the device
-        transport's send-receive moves equal lengths)."""
+        transport's send-receive moves equal lengths, so the trace's
+        transpose bytes count the padding too)."""
         sb, work, clock, grid = self.sb, self.work, self.clock, self.grid
         width = sb.width
         held = work.send[: int(counts[grid.rank]) * width]
