@@ -21,6 +21,7 @@ METHODS = {
         "adaptive": "wavefront.backends.cuda.sssp:adaptive",
         "delta-stepping": "wavefront.backends.cuda.sssp:delta_stepping",
         "regions": "wavefront.backends.cuda.sssp:regions",
+        "hierarchy": "wavefront.backends.cuda.sssp:hierarchy",
         "auto": "wavefront.backends.cuda.sssp:auto",
     },
 }

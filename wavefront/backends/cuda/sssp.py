@@ -9,7 +9,11 @@
 * ``regions`` — for road networks: one persistent block per region of the
   graph, the region's distances in shared memory, boundary updates between
   blocks as messages (:mod:`.sssp_regions`).
-* ``auto`` — ``regions`` on small road networks (:func:`regions_preferred`),
+* ``hierarchy`` — for road networks searched many times: PHAST's two level
+  sweeps over a contraction hierarchy built once per graph on the host
+  (:mod:`.sssp_phast`, :mod:`wavefront.graph.hierarchy`); integer weights.
+* ``auto`` — ``hierarchy`` where the graph's hierarchy is already built,
+  ``regions`` on small road networks (:func:`regions_preferred`),
   delta-stepping elsewhere (docs/decisions/cuda-sssp.md).
 
 Every method accepts ``cutoff=`` and ``tuning=`` (an
@@ -26,11 +30,12 @@ from ...results import SSSPResult
 from .sssp_common import prepare_search
 from .sssp_delta import delta_stepping, prepare
 from .sssp_harish import adaptive, bellman_ford, frontier
+from .sssp_phast import phast_sssp
 from .sssp_regions import region_sssp
 from .sssp_tuning import SSSPTuning, tuning_or_default
 
-__all__ = ["SSSPTuning", "adaptive", "auto", "bellman_ford", "delta_stepping", "frontier", "prepare", "regions",
-           "regions_preferred"]
+__all__ = ["SSSPTuning", "adaptive", "auto", "bellman_ford", "delta_stepping", "frontier", "hierarchy", "prepare",
+           "regions", "regions_preferred"]
 
 
 @multi_source
@@ -45,6 +50,20 @@ def regions(graph, source, *, cutoff=None, delta=None, tuning: SSSPTuning | None
     tuning = tuning_or_default(tuning)
     ar, k, weights, in_weights, cut = prepare_search(graph, source, cutoff, tuning)
     return region_sssp(graph, source, ar, k, weights, in_weights, cut, tuning, delta)
+
+
+@multi_source
+def hierarchy(graph, source, *, cutoff=None, tuning: SSSPTuning | None = None) -> SSSPResult:
+    """PHAST over a contraction hierarchy (kernels/sssp_phast.cu): the first
+    call contracts the graph on the host (seconds on a city, kept with the
+    graph), every search is then two level sweeps in one launch. Raises
+    :class:`~wavefront.errors.MethodLimitError` for float weights."""
+    from .sssp_phast import check_integer_weights
+
+    tuning = tuning_or_default(tuning)
+    check_integer_weights(graph)
+    ar, k, _, in_weights, cut = prepare_search(graph, source, cutoff, tuning)
+    return phast_sssp(graph, source, ar, k, in_weights, cut, tuning)
 
 
 def regions_preferred(n: int, m: int, max_degree: int, sm_count: int, tuning: SSSPTuning) -> bool:
@@ -71,9 +90,13 @@ def _regions_apply(graph, tuning: SSSPTuning, options) -> bool:
 
 @multi_source
 def auto(graph, source, *, tuning: SSSPTuning | None = None, **options) -> SSSPResult:
-    """``regions`` on small road networks (:func:`regions_preferred`),
+    """``hierarchy`` where the graph's contraction hierarchy is built (an
+    earlier ``hierarchy`` search, or ``wavefront.graph.hierarchy.hierarchy_of``),
+    ``regions`` on small road networks (:func:`regions_preferred`),
     delta-stepping elsewhere. ``options``: either method's."""
     tuning = tuning_or_default(tuning)
+    if "hierarchy" in graph.derived and set(options) <= {"cutoff"}:
+        return hierarchy(graph, source, tuning=tuning, **options)
     if _regions_apply(graph, tuning, options):
         try:
             return regions(graph, source, tuning=tuning, **options)

@@ -1,0 +1,119 @@
+"""PHAST on a contraction hierarchy (``method="hierarchy"``) against the other SSSP methods, interleaved.
+
+    PYTHONPATH=. python benchmarks/sssp_hierarchy.py --graphs amsterdam,seattle,road200k --roots 16
+
+For each graph the hierarchy is built once on the host (timed and printed:
+it is a one-time cost a user pays per graph), then per root, in turn, each
+method runs as a whole call (predecessors included), CUDA ones timed between
+two synchronizations. Every answer is checked exactly against SciPy's
+Dijkstra from the same root. Prints the median ms per method, the hierarchy's
+shape and the PHAST kernel's own time; ``--no-cuda`` runs the CPU rows alone.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+import wavefront as wf  # noqa: E402
+from benchmarks._common import pick_roots, print_table, timed_on_gpu  # noqa: E402
+
+CUDA_METHODS = ("hierarchy", "regions", "delta-stepping")
+CPU_METHODS = ("hierarchy", "delta-stepping")
+
+
+def build(name: str, seed: int = 1):
+    from wavefront.generators import grid, road_like
+
+    if name in ("amsterdam", "seattle"):
+        local = ROOT / ".data" / f"{name}.gr.gz"
+        path = local if local.exists() else ROOT.parent / "shared" / "data" / f"{name}.gr.gz"
+        return wf.read_graph(path, progress=False)
+    if name.startswith("road") and name.endswith("k"):
+        return road_like(int(name[4:-1]) * 1000, seed=seed)
+    if name.startswith("grid"):
+        return grid(int(name[4:]), int(name[4:]), weights="integer", seed=seed)
+    raise SystemExit(f"unknown graph {name!r} (amsterdam, seattle, road<N>k, grid<K>)")
+
+
+def timed_on_cpu(run, *args, **kwargs):
+    start = time.perf_counter()
+    result = run(*args, **kwargs)
+    return result, time.perf_counter() - start
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--graphs", default="amsterdam,seattle")
+    ap.add_argument("--roots", type=int, default=16)
+    ap.add_argument("--no-cuda", action="store_true")
+    ap.add_argument("--json", type=Path)
+    args = ap.parse_args(argv)
+    from numba import get_num_threads
+    from scipy.sparse.csgraph import dijkstra
+
+    from wavefront.graph.hierarchy import hierarchy_of
+
+    cupy = None if args.no_cuda else __import__("cupy")
+    rows = []
+    for name in args.graphs.split(","):
+        host = build(name)
+        start = time.perf_counter()
+        h = hierarchy_of(host)
+        built = time.perf_counter() - start
+        print(f"{name}: n {host.n}, m {host.m}; hierarchy built in {built:.2f} s: {h.levels} levels, "
+              f"{h.arcs} arcs ({h.shortcuts} shortcuts)", flush=True)
+        methods = [("cpu", m) for m in CPU_METHODS]
+        g = None
+        if cupy is not None:
+            g = host.to("cuda")
+            g.derived["hierarchy"] = h  # the same hierarchy, built once
+            methods = [("cuda", m) for m in CUDA_METHODS] + methods
+        matrix = host.to_scipy().astype(np.float64)
+        roots = pick_roots(host, args.roots)
+        for where, method in methods:  # warm-up: kernels, buffers, layouts
+            wf.sssp(g if where == "cuda" else host, roots[0], method=method)
+        times = {key: [] for key in methods}
+        kernel = []
+        for root in roots:
+            expected = dijkstra(matrix, indices=root)
+            for where, method in methods:
+                if where == "cuda":
+                    result, seconds = timed_on_gpu(wf.sssp, g, root, method=method)
+                    got = cupy.asnumpy(result.distances)
+                    if method == "hierarchy":
+                        kernel.append(result.trace[0].seconds)
+                else:
+                    result, seconds = timed_on_cpu(wf.sssp, host, root, method=method)
+                    got = np.asarray(result.distances)
+                if not np.array_equal(got.astype(np.float64), expected):
+                    bad = int(np.flatnonzero(got != expected)[0])
+                    raise SystemExit(f"{name} {where} {method} root {root}: vertex {bad} {got[bad]} != {expected[bad]}")
+                times[(where, method)].append(seconds)
+        for where, method in methods:
+            row = {"graph": name, "n": host.n, "m": host.m, "levels": h.levels, "build_s": built,
+                   "backend": where, "method": method, "median_ms": 1e3 * statistics.median(times[(where, method)]),
+                   "roots": len(roots), "threads": get_num_threads() if where == "cpu" else None}
+            if where == "cuda" and method == "hierarchy":
+                row["kernel_ms"] = 1e3 * statistics.median(kernel)
+            rows.append(row)
+    device = "" if cupy is None else cupy.cuda.runtime.getDeviceProperties(0)["name"].decode() + ", "
+    print_table(f"PHAST against the other SSSP methods ({device}{get_num_threads()} CPU threads; median ms)",
+                ["graph", "n", "levels", "build s", "backend", "method", "median ms", "kernel ms"],
+                [[r["graph"], r["n"], r["levels"], f"{r['build_s']:.2f}", r["backend"], r["method"],
+                  f"{r['median_ms']:.3f}", f"{r['kernel_ms']:.3f}" if "kernel_ms" in r else ""] for r in rows])
+    if args.json:
+        args.json.write_text(json.dumps(rows, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

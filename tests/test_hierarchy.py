@@ -1,0 +1,147 @@
+"""The contraction hierarchy (wavefront.graph.hierarchy) and the ``hierarchy``
+SSSP method (PHAST) on the CPU and, with the ``gpu`` marker, on CUDA: exact
+distances against SciPy's Dijkstra, parents validated against the edges."""
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from scipy.sparse import csgraph
+
+import wavefront
+from wavefront.errors import MethodLimitError
+from wavefront.graph.build import from_edges
+from wavefront.graph.hierarchy import contract_graph, hierarchy_of, integer_weights
+from wavefront.validate.sssp import validate_sssp
+
+from conftest import road_file
+
+
+def random_graph(seed, n, m, directed, weighted=True, zero_fraction=0.1, top=1000):
+    rng = np.random.default_rng(seed)
+    src, dst = rng.integers(0, n, m), rng.integers(0, n, m)
+    w = None
+    if weighted:
+        w = rng.integers(0, top, m).astype(np.int64)
+        w[rng.random(m) < zero_fraction] = 0
+    return from_edges(src, dst, weights=w, n=n, directed=directed), (src, dst, w)
+
+
+def scipy_distances(g, source):
+    w = integer_weights(g).astype(np.float64)
+    # SciPy drops explicit zeros of a sparse matrix: a tiny stand-in keeps zero-weight arcs (exact below 2**53 after rounding)
+    a = sp.csr_matrix((np.where(w == 0, 1e-300, w), g.indices, g.indptr), shape=(g.n, g.n))
+    d = csgraph.dijkstra(a, indices=source)
+    return np.where(np.isfinite(d), np.round(d), np.inf)
+
+
+def check_structure(h, g):
+    """Levels strictly grow along every hierarchy arc; lists are by new id."""
+    level = np.repeat(np.arange(h.levels), np.diff(h.level_starts))
+    assert sorted(h.order.tolist()) == list(range(g.n))
+    assert np.array_equal(h.rank[h.order], np.arange(g.n))
+    up_to = np.repeat(np.arange(g.n), np.diff(h.up_indptr))
+    assert np.all(level[h.up_indices] < level[up_to])
+    down_to = np.repeat(np.arange(g.n), np.diff(h.down_indptr))
+    assert np.all(level[h.down_indices] > level[down_to])
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(1, 60), density=st.floats(0.5, 4.0),
+       directed=st.booleans(), weighted=st.booleans())
+def test_cpu_hierarchy_matches_scipy(seed, n, density, directed, weighted):
+    g, edges = random_graph(seed, n, int(n * density) + 1, directed, weighted)
+    h = hierarchy_of(g)
+    check_structure(h, g)
+    for source in {0, n // 2, n - 1}:
+        r = wavefront.sssp(g, source, method="hierarchy")
+        np.testing.assert_array_equal(r.distances, scipy_distances(g, source))
+        if not directed:  # Graph500's rules read the edges both ways
+            validate_sssp(edges if weighted else edges[:2], r, n=n)
+
+
+def test_limited_witness_searches_keep_distances_exact():
+    """A witness search cut short adds shortcuts it might have spared, never
+    misses one: settle limits of 0 and 1 give the same distances."""
+    g, _ = random_graph(3, 300, 1200, True)
+    for limit in (0, 1):
+        h = contract_graph(g.indptr, g.indices, integer_weights(g), g.n, settle_limit=limit, simulate_limit=limit)
+        g.derived["hierarchy"] = h
+        check_structure(h, g)
+        for source in (0, 150):
+            r = wavefront.sssp(g, source, method="hierarchy")
+            np.testing.assert_array_equal(r.distances, scipy_distances(g, source))
+
+
+def test_road_network_many_sources_and_cutoff():
+    g = wavefront.read_graph(road_file("amsterdam.gr.gz"), progress=False)
+    edges = (np.repeat(np.arange(g.n), np.diff(g.indptr)), g.indices, g.weights)
+    for source in (0, 31000):
+        r = wavefront.sssp(g, source, method="hierarchy")
+        np.testing.assert_array_equal(r.distances, scipy_distances(g, source))
+        validate_sssp(edges, r, n=g.n)
+    many = wavefront.sssp(g, sources=[10, 20000, 60000], method="hierarchy")
+    expected = np.minimum.reduce([scipy_distances(g, s) for s in (10, 20000, 60000)])
+    np.testing.assert_array_equal(many.distances, expected)
+    validate_sssp(edges, many, n=g.n)
+    near = wavefront.sssp(g, 0, method="hierarchy", cutoff=5000)
+    full = scipy_distances(g, 0)
+    np.testing.assert_array_equal(near.distances, np.where(full <= 5000, full, np.inf))
+
+
+def test_auto_runs_the_hierarchy_once_it_is_built():
+    g, _ = random_graph(5, 200, 800, False)
+    assert wavefront.sssp(g, 0).method != "hierarchy"
+    wavefront.sssp(g, 0, method="hierarchy")
+    assert wavefront.sssp(g, 0).method == "hierarchy"
+    assert wavefront.sssp(g, 0, delta=5.0).method != "hierarchy"  # a delta-stepping option: not the hierarchy
+
+
+def test_float_weights_are_refused():
+    g = from_edges([0, 1], [1, 2], weights=np.array([0.5, 1.5]))
+    with pytest.raises(MethodLimitError, match="integer weights"):
+        wavefront.sssp(g, 0, method="hierarchy")
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("directed", [False, True])
+@pytest.mark.parametrize("dtype", [np.int32, np.int64, None], ids=["int32", "int64", "unweighted"])
+def test_cuda_hierarchy_matches_scipy(directed, dtype):
+    g, edges = random_graph(11, 3000, 9000, directed, dtype is not None)
+    if dtype is not None:
+        g = from_edges(edges[0], edges[1], weights=edges[2].astype(dtype), n=g.n, directed=directed)
+    gg = g.to("cuda")
+    for source in (0, 1500, 2999):
+        r = wavefront.sssp(gg, source, method="hierarchy")
+        assert r.backend == "cuda" and r.method == "hierarchy"
+        np.testing.assert_array_equal(r.distances.get(), scipy_distances(g, source))
+        if not directed:
+            validate_sssp(edges if dtype is not None else edges[:2], r, n=g.n)
+
+
+@pytest.mark.gpu
+def test_cuda_hierarchy_on_roads_many_sources_and_cutoff():
+    for name in ("amsterdam.gr.gz", "seattle.gr.gz"):
+        g = wavefront.read_graph(road_file(name), progress=False)
+        edges = (np.repeat(np.arange(g.n), np.diff(g.indptr)), g.indices, g.weights)
+        gg = g.to("cuda")
+        for source in (0, g.n // 2, g.n - 1):
+            r = wavefront.sssp(gg, source, method="hierarchy")
+            np.testing.assert_array_equal(r.distances.get(), scipy_distances(g, source))
+            validate_sssp(edges, r, n=g.n)
+            assert "levels" in r.trace[0].reason
+        seeds = [10, g.n // 3, g.n - 5]
+        many = wavefront.sssp(gg, sources=seeds, method="hierarchy")
+        np.testing.assert_array_equal(many.distances.get(),
+                                      np.minimum.reduce([scipy_distances(g, s) for s in seeds]))
+        near = wavefront.sssp(gg, 0, method="hierarchy", cutoff=5000)
+        full = scipy_distances(g, 0)
+        np.testing.assert_array_equal(near.distances.get(), np.where(full <= 5000, full, np.inf))
+        assert wavefront.sssp(gg, 0).method == "hierarchy"  # auto, once built
+
+
+@pytest.mark.gpu
+def test_cuda_hierarchy_refuses_float_weights():
+    g = from_edges([0, 1], [1, 2], weights=np.array([0.5, 1.5], dtype=np.float32)).to("cuda")
+    with pytest.raises(MethodLimitError, match="integer weights"):
+        wavefront.sssp(g, 0, method="hierarchy")

@@ -1,0 +1,357 @@
+"""Contraction of a graph into a hierarchy, in numba: the engine of :mod:`.hierarchy`.
+
+Geisberger, Sanders, Schultes and Delling, "Contraction Hierarchies" (WEA
+2008), with the vertex order of RoutingKit (Dibbelt, Strasser, Wagner): the
+next vertex to contract is the one of least importance
+
+    level + arcs added / arcs removed + hops added / hops removed,
+
+where a shortcut's hops are the original arcs it stands for and a vertex's
+level is one more than the highest level of the contracted vertices it was
+adjacent to. The level term keeps the hierarchy shallow, which is what a
+level-synchronous sweep pays for (one step a level).
+
+The remaining graph is kept as one out-list and one in-list a vertex, each a
+slice of a pool that moves to the pool's end with twice the room when it
+fills. Contracting ``v`` runs a witness search (Dijkstra from each
+in-neighbour ``u``, ``v`` excluded, at most ``settle_limit`` vertices
+settled); an out-neighbour ``w`` whose witness distance exceeds the path
+through ``v`` gets the shortcut ``u -> w``. A search cut short adds
+shortcuts that a longer one might have spared, never misses one, so the
+distances stay exact. Importances are recomputed lazily (a popped vertex
+whose importance grew goes back) and for every neighbour of a contracted
+vertex.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+INF = np.iinfo(np.int64).max // 4
+WITNESS_ROOM = 1 << 16  # a witness search's heap and touched list; a full one stops the search
+
+
+@njit(cache=True)
+def _grow(pool_to, pool_w, pool_h, need):
+    size = pool_to.shape[0]
+    while size < need:
+        size *= 2
+    to = np.empty(size, dtype=pool_to.dtype)
+    w = np.empty(size, dtype=pool_w.dtype)
+    h = np.empty(size, dtype=pool_h.dtype)
+    to[: pool_to.shape[0]] = pool_to
+    w[: pool_w.shape[0]] = pool_w
+    h[: pool_h.shape[0]] = pool_h
+    return to, w, h
+
+
+@njit(cache=True)
+def _find(to, start, length, x):
+    for i in range(start, start + length):
+        if to[i] == x:
+            return i
+    return -1
+
+
+@njit(cache=True)
+def _add(start, length, cap, to, w, h, top, v, x, weight, hops):
+    """Append (x, weight, hops) to v's list, moving it if full. Returns the
+    (possibly new) pool arrays and top."""
+    if length[v] == cap[v]:
+        new_cap = max(4, 2 * cap[v])
+        if top + new_cap > to.shape[0]:
+            to, w, h = _grow(to, w, h, top + new_cap)
+        s = start[v]
+        for i in range(length[v]):
+            to[top + i] = to[s + i]
+            w[top + i] = w[s + i]
+            h[top + i] = h[s + i]
+        start[v] = top
+        cap[v] = new_cap
+        top += new_cap
+    i = start[v] + length[v]
+    to[i] = x
+    w[i] = weight
+    h[i] = hops
+    length[v] += 1
+    return to, w, h, top
+
+
+@njit(cache=True)
+def _remove(start, length, to, w, h, v, x):
+    i = _find(to, start[v], length[v], x)
+    last = start[v] + length[v] - 1
+    to[i] = to[last]
+    w[i] = w[last]
+    h[i] = h[last]
+    length[v] -= 1
+
+
+@njit(cache=True, inline="always")
+def _heap_push(keys, vals, size, key, val):
+    """Push into a heap of fixed capacity; the caller checks for room."""
+    i = size
+    keys[i] = key
+    vals[i] = val
+    while i > 0:
+        p = (i - 1) >> 1
+        if keys[p] <= keys[i]:
+            break
+        keys[p], keys[i] = keys[i], keys[p]
+        vals[p], vals[i] = vals[i], vals[p]
+        i = p
+    return size + 1
+
+
+@njit(cache=True, inline="always")
+def _heap_pop(keys, vals, size):
+    """Remove the least entry (read it at [0] first). Returns the new size."""
+    size -= 1
+    keys[0] = keys[size]
+    vals[0] = vals[size]
+    i = 0
+    while True:
+        c = 2 * i + 1
+        if c >= size:
+            break
+        if c + 1 < size and keys[c + 1] < keys[c]:
+            c += 1
+        if keys[i] <= keys[c]:
+            break
+        keys[c], keys[i] = keys[i], keys[c]
+        vals[c], vals[i] = vals[i], vals[c]
+        i = c
+    return size
+
+
+@njit(cache=True)
+def _witness(o_start, o_len, o_to, o_w, source, banned, bound, settle_limit, dist, touched, hk, hv):
+    """Dijkstra from ``source`` over the remaining graph without ``banned``,
+    up to distance ``bound`` or ``settle_limit`` settled vertices; ``dist``
+    holds the results (INF elsewhere), ``touched[:count]`` the vertices set,
+    to reset. A search whose heap or touched list fills stops there, like one
+    that reaches its limit. Returns count."""
+    room = min(touched.shape[0], hk.shape[0])
+    count = 1
+    dist[source] = 0
+    touched[0] = source
+    size = _heap_push(hk, hv, 0, 0, source)
+    settled = 0
+    while size > 0:
+        d = hk[0]
+        x = hv[0]
+        size = _heap_pop(hk, hv, size)
+        if d > dist[x]:
+            continue
+        if d > bound:
+            break
+        settled += 1
+        if settled > settle_limit:
+            break
+        for i in range(o_start[x], o_start[x] + o_len[x]):
+            y = o_to[i]
+            if y == banned:
+                continue
+            nd = d + o_w[i]
+            if nd < dist[y] and nd <= bound:
+                if size == room or count == room:
+                    return count
+                if dist[y] == INF:
+                    touched[count] = y
+                    count += 1
+                dist[y] = nd
+                size = _heap_push(hk, hv, size, nd, y)
+    return count
+
+
+@njit(cache=True)
+def _importance(v, o_start, o_len, o_to, o_w, o_h, i_start, i_len, i_to, i_w, i_h, level, settle_limit,
+                dist, touched, hk, hv):
+    """RoutingKit's importance of contracting ``v`` now: its level, plus
+    shortcuts / arcs removed, plus their hops / hops removed."""
+    added = 0
+    hops = 0
+    for a in range(i_start[v], i_start[v] + i_len[v]):
+        u = i_to[a]
+        bound = -1
+        for b in range(o_start[v], o_start[v] + o_len[v]):
+            if o_to[b] != u and i_w[a] + o_w[b] > bound:
+                bound = i_w[a] + o_w[b]
+        if bound < 0:  # no out-neighbour besides u
+            continue
+        count = _witness(o_start, o_len, o_to, o_w, u, v, bound, settle_limit, dist, touched, hk, hv)
+        for b in range(o_start[v], o_start[v] + o_len[v]):
+            x = o_to[b]
+            if x != u and dist[x] > i_w[a] + o_w[b]:
+                added += 1
+                hops += i_h[a] + o_h[b]
+        for t in range(count):
+            dist[touched[t]] = INF
+    removed = o_len[v] + i_len[v]
+    removed_hops = 0
+    for i in range(o_start[v], o_start[v] + o_len[v]):
+        removed_hops += o_h[i]
+    for i in range(i_start[v], i_start[v] + i_len[v]):
+        removed_hops += i_h[i]
+    value = float(level[v])
+    if removed > 0:
+        value += added / removed
+    if removed_hops > 0:
+        value += hops / removed_hops
+    return value
+
+
+@njit(cache=True)
+def _add_shortcuts(v, lists, settle_limit, dist, touched, hk, hv):
+    """Add the shortcuts contracting ``v`` needs. Returns the lists (pools may move)."""
+    (o_start, o_len, o_cap, o_to, o_w, o_h, o_top, i_start, i_len, i_cap, i_to, i_w, i_h, i_top) = lists
+    n_in = i_len[v]
+    n_out = o_len[v]
+    ins = i_to[i_start[v]: i_start[v] + n_in].copy()
+    in_w = i_w[i_start[v]: i_start[v] + n_in].copy()
+    in_h = i_h[i_start[v]: i_start[v] + n_in].copy()
+    outs = o_to[o_start[v]: o_start[v] + n_out].copy()
+    out_w = o_w[o_start[v]: o_start[v] + n_out].copy()
+    out_h = o_h[o_start[v]: o_start[v] + n_out].copy()
+    for a in range(n_in):
+        u = ins[a]
+        bound = -1
+        for b in range(n_out):
+            if outs[b] != u and in_w[a] + out_w[b] > bound:
+                bound = in_w[a] + out_w[b]
+        if bound < 0:  # no out-neighbour besides u
+            continue
+        count = _witness(o_start, o_len, o_to, o_w, u, v, bound, settle_limit, dist, touched, hk, hv)
+        for b in range(n_out):
+            x = outs[b]
+            through = in_w[a] + out_w[b]
+            if x == u or dist[x] <= through:
+                continue
+            hops = in_h[a] + out_h[b]
+            j = _find(o_to, o_start[u], o_len[u], x)
+            if j >= 0:  # an arc u -> x exists (longer, unless the search stopped early): lower it and its twin
+                if o_w[j] <= through:
+                    continue
+                o_w[j] = through
+                o_h[j] = hops
+                k = _find(i_to, i_start[x], i_len[x], u)
+                i_w[k] = through
+                i_h[k] = hops
+            else:
+                o_to, o_w, o_h, o_top = _add(o_start, o_len, o_cap, o_to, o_w, o_h, o_top, u, x, through, hops)
+                i_to, i_w, i_h, i_top = _add(i_start, i_len, i_cap, i_to, i_w, i_h, i_top, x, u, through, hops)
+        for t in range(count):
+            dist[touched[t]] = INF
+    return (o_start, o_len, o_cap, o_to, o_w, o_h, o_top, i_start, i_len, i_cap, i_to, i_w, i_h, i_top)
+
+
+@njit(cache=True)
+def contract(n, src, dst, weight, settle_limit, simulate_limit):
+    """Contract every vertex of the graph of arcs ``src -> dst`` (unique
+    pairs, no loops, int64 weights >= 0). Returns (order, level, up, down,
+    shortcuts): ``order`` the vertices in the order contracted, ``level``
+    each vertex's level; ``up`` = (lower, higher, weight) the arcs that leave
+    a vertex towards a higher one, ``down`` = (higher, lower, weight) the arcs
+    that enter a vertex from a higher one; ``shortcuts`` how many of all
+    those arcs stand for paths."""
+    m = src.shape[0]
+    o_len = np.zeros(n, dtype=np.int64)
+    i_len = np.zeros(n, dtype=np.int64)
+    for e in range(m):
+        o_len[src[e]] += 1
+        i_len[dst[e]] += 1
+    o_cap = o_len + 2
+    i_cap = i_len + 2
+    o_start = np.zeros(n, dtype=np.int64)
+    i_start = np.zeros(n, dtype=np.int64)
+    for v in range(1, n):
+        o_start[v] = o_start[v - 1] + o_cap[v - 1]
+        i_start[v] = i_start[v - 1] + i_cap[v - 1]
+    o_top = o_start[n - 1] + o_cap[n - 1] if n else 0
+    i_top = i_start[n - 1] + i_cap[n - 1] if n else 0
+    o_to = np.empty(2 * o_top + 16, dtype=np.int64)
+    o_w = np.empty(2 * o_top + 16, dtype=np.int64)
+    o_h = np.empty(2 * o_top + 16, dtype=np.int32)
+    i_to = np.empty(2 * i_top + 16, dtype=np.int64)
+    i_w = np.empty(2 * i_top + 16, dtype=np.int64)
+    i_h = np.empty(2 * i_top + 16, dtype=np.int32)
+    o_len[:] = 0
+    i_len[:] = 0
+    for e in range(m):
+        u, x = src[e], dst[e]
+        j = o_start[u] + o_len[u]
+        o_to[j], o_w[j], o_h[j] = x, weight[e], 1
+        o_len[u] += 1
+        k = i_start[x] + i_len[x]
+        i_to[k], i_w[k], i_h[k] = u, weight[e], 1
+        i_len[x] += 1
+    lists = (o_start, o_len, o_cap, o_to, o_w, o_h, o_top, i_start, i_len, i_cap, i_to, i_w, i_h, i_top)
+    dist = np.full(n, INF, dtype=np.int64)
+    touched = np.empty(WITNESS_ROOM, dtype=np.int64)
+    hk = np.empty(WITNESS_ROOM, dtype=np.int64)
+    hv = np.empty(WITNESS_ROOM, dtype=np.int64)
+
+    level = np.zeros(n, dtype=np.int64)
+    current = np.zeros(n, dtype=np.float64)
+    done = np.zeros(n, dtype=np.bool_)
+    room = 4 * n + 16
+    qk = np.empty(room, dtype=np.float64)
+    qv = np.empty(room, dtype=np.int64)
+    qsize = 0
+    for v in range(n):
+        current[v] = _importance(v, o_start, o_len, o_to, o_w, o_h, i_start, i_len, i_to, i_w, i_h, level,
+                                 simulate_limit, dist, touched, hk, hv)
+        qsize = _heap_push(qk, qv, qsize, current[v], v)
+
+    order = np.empty(n, dtype=np.int64)
+    cap = max(16, 2 * m)
+    up = np.empty((4, cap), dtype=np.int64)  # rows: lower, higher, weight, hops
+    dn = np.empty((4, cap), dtype=np.int64)  # rows: higher, lower, weight, hops
+    n_up = 0
+    n_dn = 0
+    placed = 0
+    while qsize > 0:
+        value = qk[0]
+        v = qv[0]
+        qsize = _heap_pop(qk, qv, qsize)
+        if done[v] or value != current[v]:
+            continue
+        fresh = _importance(v, o_start, o_len, o_to, o_w, o_h, i_start, i_len, i_to, i_w, i_h, level,
+                            simulate_limit, dist, touched, hk, hv)
+        if qsize > 0 and fresh > qk[0]:
+            current[v] = fresh
+            qsize = _heap_push(qk, qv, qsize, fresh, v)
+            continue
+        lists = _add_shortcuts(v, lists, settle_limit, dist, touched, hk, hv)
+        (o_start, o_len, o_cap, o_to, o_w, o_h, o_top, i_start, i_len, i_cap, i_to, i_w, i_h, i_top) = lists
+        done[v] = True
+        order[placed] = v
+        placed += 1
+        # v's remaining arcs are its arcs in the hierarchy; its neighbours lose it
+        need = max(n_up + o_len[v], n_dn + i_len[v])
+        if need > up.shape[1]:
+            up2 = np.empty((4, 2 * need), dtype=np.int64)
+            dn2 = np.empty((4, 2 * need), dtype=np.int64)
+            up2[:, :n_up] = up[:, :n_up]
+            dn2[:, :n_dn] = dn[:, :n_dn]
+            up, dn = up2, dn2
+        for i in range(o_start[v], o_start[v] + o_len[v]):
+            x = o_to[i]
+            up[0, n_up], up[1, n_up], up[2, n_up], up[3, n_up] = v, x, o_w[i], o_h[i]
+            n_up += 1
+            _remove(i_start, i_len, i_to, i_w, i_h, x, v)
+            level[x] = max(level[x], level[v] + 1)
+        for i in range(i_start[v], i_start[v] + i_len[v]):
+            u = i_to[i]
+            dn[0, n_dn], dn[1, n_dn], dn[2, n_dn], dn[3, n_dn] = u, v, i_w[i], i_h[i]
+            n_dn += 1
+            _remove(o_start, o_len, o_to, o_w, o_h, u, v)
+            level[u] = max(level[u], level[v] + 1)
+        o_len[v] = 0
+        i_len[v] = 0
+    shortcuts = 0
+    for j in range(n_up):
+        shortcuts += up[3, j] > 1
+    for j in range(n_dn):
+        shortcuts += dn[3, j] > 1
+    return order, level, up[:3, :n_up].copy(), dn[:3, :n_dn].copy(), shortcuts
