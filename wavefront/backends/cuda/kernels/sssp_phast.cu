@@ -11,8 +11,8 @@
 // spread over the grid and a software grid barrier (persistent.cuh) ends it.
 //
 // The narrow top of the hierarchy (every level from `narrow_from` up holds at
-// most blockDim.x vertices) is run by block 0 alone, a thread a vertex and
-// __syncthreads between levels: the up sweep's last levels and the down
+// most blockDim.x vertices) is run by block 0 alone, __syncthreads between
+// levels: the up sweep's last levels and the down
 // sweep's first ones then cost a block barrier each instead of a grid one.
 //
 // Distances are int64 (integer weights, SSSP_INT_INFINITY unreached).
@@ -27,28 +27,50 @@
 
 typedef long long dist_t;
 
-__device__ __forceinline__ void pull(vid_t y, const eid_t* __restrict__ indptr, const vid_t* __restrict__ from,
-                                     const long long* __restrict__ weights, dist_t* dist) {
-    dist_t best = __ldcg(dist + y);
-    const eid_t end = indptr[y + 1];
-    for (eid_t e = indptr[y]; e < end; ++e) {
-        const dist_t d = __ldcg(dist + from[e]);
-        if (d != SSSP_INT_INFINITY && d + weights[e] < best) best = d + weights[e];
+// One level's vertices lo..hi-1 over `threads` threads (this one `tid`): a
+// group of G lanes a vertex (G a power of two up to 32, as many as the
+// threads allow), each lane taking every G-th in-arc, the group's least
+// found by shuffles. A hub's arcs are then read in parallel instead of one
+// dependent L2 round trip after another. Every thread runs the same number
+// of rounds (the shuffles need whole warps).
+__device__ __forceinline__ void pull_level(eid_t lo, eid_t hi, long long tid, long long threads,
+                                           const eid_t* __restrict__ indptr, const vid_t* __restrict__ from,
+                                           const long long* __restrict__ weights, dist_t* dist) {
+    const long long width = hi - lo;
+    int lanes = 1;
+    while (lanes < 32 && (long long)lanes * 2 * width <= threads) lanes *= 2;
+    const int lane = (int)(tid & (lanes - 1));
+    const long long groups = threads / lanes;
+    for (eid_t first = lo; first < hi; first += groups) {
+        const eid_t y = first + tid / lanes;
+        dist_t best = SSSP_INT_INFINITY;
+        if (y < hi) {
+            const eid_t end = indptr[y + 1];
+            for (eid_t e = indptr[y] + lane; e < end; e += lanes) {
+                const dist_t d = __ldcg(dist + from[e]);
+                if (d != SSSP_INT_INFINITY && d + weights[e] < best) best = d + weights[e];
+            }
+        }
+        for (int offset = lanes >> 1; offset > 0; offset >>= 1)
+            best = min(best, (dist_t)__shfl_xor_sync(0xffffffffu, best, offset));
+        if (y < hi && lane == 0) {
+            const dist_t own = __ldcg(dist + y);
+            if (best < own) dist[y] = best;
+        }
     }
-    dist[y] = best;
 }
 
 // Levels first..last (step +1 or -1, inclusive), each over the grid, a grid
-// barrier after each; `barriers` counts the barriers passed so far.
-__device__ __forceinline__ void wide_levels(int first, int last, int step, const eid_t* level_starts,
-                                            const eid_t* indptr, const vid_t* from, const long long* weights,
-                                            dist_t* dist, unsigned int* arrived, unsigned int& barriers) {
-    const eid_t stride = (eid_t)gridDim.x * blockDim.x;
+// barrier after each but the last of the search; `barriers` counts them.
+__device__ __forceinline__ void wide_levels(int first, int last, int step, bool barrier_after_last,
+                                            const eid_t* level_starts, const eid_t* indptr, const vid_t* from,
+                                            const long long* weights, dist_t* dist, unsigned int* arrived,
+                                            unsigned int& barriers) {
+    const long long threads = (long long)gridDim.x * blockDim.x;
+    const long long tid = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     for (int l = first; step > 0 ? l <= last : l >= last; l += step) {
-        const eid_t lo = level_starts[l], hi = level_starts[l + 1];
-        for (eid_t y = lo + (eid_t)blockIdx.x * blockDim.x + threadIdx.x; y < hi; y += stride)
-            pull((vid_t)y, indptr, from, weights, dist);
-        grid_barrier(arrived, gridDim.x * ++barriers);
+        pull_level(level_starts[l], level_starts[l + 1], tid, threads, indptr, from, weights, dist);
+        if (l != last || barrier_after_last) grid_barrier(arrived, gridDim.x * ++barriers);
     }
 }
 
@@ -57,8 +79,7 @@ __device__ __forceinline__ void narrow_levels(int first, int last, int step, con
                                               const eid_t* indptr, const vid_t* from, const long long* weights,
                                               dist_t* dist) {
     for (int l = first; step > 0 ? l <= last : l >= last; l += step) {
-        const eid_t y = level_starts[l] + threadIdx.x;
-        if (y < level_starts[l + 1]) pull((vid_t)y, indptr, from, weights, dist);
+        pull_level(level_starts[l], level_starts[l + 1], threadIdx.x, blockDim.x, indptr, from, weights, dist);
         __syncthreads();
     }
 }
@@ -77,7 +98,7 @@ extern "C" __global__ void phast_sweeps(const eid_t* __restrict__ level_starts, 
     const int up_first = source_level + 1;
     const int up_wide_last = min(top, narrow_from - 1);
     if (up_first <= up_wide_last)
-        wide_levels(up_first, up_wide_last, 1, level_starts, up_indptr, up_from, up_weights, dist, arrived,
+        wide_levels(up_first, up_wide_last, 1, true, level_starts, up_indptr, up_from, up_weights, dist, arrived,
                     barriers);
     if (blockIdx.x == 0) {
         narrow_levels(max(up_first, narrow_from), top, 1, level_starts, up_indptr, up_from, up_weights, dist);
@@ -86,5 +107,6 @@ extern "C" __global__ void phast_sweeps(const eid_t* __restrict__ level_starts, 
     if (narrow_from <= 0) return;
     grid_barrier(arrived, gridDim.x * ++barriers);
     // down: the wide levels, from the highest
-    wide_levels(narrow_from - 1, 0, -1, level_starts, down_indptr, down_from, down_weights, dist, arrived, barriers);
+    wide_levels(narrow_from - 1, 0, -1, false, level_starts, down_indptr, down_from, down_weights, dist, arrived,
+                barriers);
 }
