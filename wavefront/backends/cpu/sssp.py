@@ -255,35 +255,42 @@ def _ring_size(graph, weights, delta, tuning) -> int:
 
 
 @multi_source
-def hierarchy(graph, source, cutoff=None) -> SSSPResult:
+def hierarchy(graph, source, cutoff=None, tuning: CPUSSSPTuning | None = None) -> SSSPResult:
     """PHAST over the graph's contraction hierarchy (:mod:`wavefront.graph.hierarchy`,
     built on the first call and kept with the graph): two sweeps over the
-    levels (:func:`._sssp_phast.phast_sweeps`). Integer weights only."""
+    levels in one parallel region (:func:`._sssp_phast.phast_search`).
+    Integer weights only."""
     from ...errors import MethodLimitError
     from ...graph.hierarchy import hierarchy_of
-    from ._sssp_phast import phast_sweeps
+    from ._atomics import BARRIER_SLOTS
+    from ._sssp_phast import phast_search
 
     if graph.weights is not None and graph.weights.dtype.kind not in "iu":
         raise MethodLimitError(f"hierarchy: needs integer weights (shortcuts are sums, exact only in integers), "
                                f"got {graph.weights.dtype}; use method='delta-stepping'")
+    tuning = tuning or _DEFAULT_TUNING
     weights, in_weights = _weights(graph)
     h = hierarchy_of(graph)
     seeds = seed_array(source)
-    dist, infinity = _fresh_distances(graph.n, np.int64)
+    infinity = np.int64(np.iinfo(np.int64).max)
     start = time.perf_counter()
     ranked = h.rank[seeds]
-    dist[ranked] = 0
     source_level = int(np.searchsorted(h.level_starts, ranked.min(), side="right")) - 1
-    phast_sweeps(h.up_indptr, h.up_indices, h.up_weights, h.down_indptr, h.down_indices, h.down_weights,
-                 int(h.level_starts[source_level + 1]), dist, infinity)
-    dist = dist[h.rank]
+    scratch = graph.derived.get("cpu.phast_scratch")
+    if scratch is None:
+        scratch = graph.derived["cpu.phast_scratch"] = np.empty(graph.n, dtype=np.int64)
+    dist = np.empty(graph.n, dtype=np.int64)
+    workers = get_num_threads()
+    phast_search(h.up_indptr, h.up_indices, h.up_weights, h.down_indptr, h.down_indices, h.down_weights,
+                 h.level_starts, source_level, h.rank, ranked, scratch, dist, infinity,
+                 np.zeros(BARRIER_SLOTS, dtype=np.int64), workers, tuning.spins, tuning.phast_parallel_width)
     limit = _cutoff(cutoff, dist.dtype, infinity)
     if limit != infinity:
         dist[dist > limit] = infinity
     parents = _tree(graph, dist, infinity, seeds, weights, in_weights)
     trace = Trace()
     trace.add(0, "phast", seeds.size, h.arcs, time.perf_counter() - start,
-              f"hierarchy of {h.levels} levels, {h.arcs} arcs ({h.shortcuts} shortcuts)")
+              f"hierarchy of {h.levels} levels, {h.arcs} arcs ({h.shortcuts} shortcuts), {workers} threads")
     return SSSPResult(source=source, parents=parents, trace=trace, method="hierarchy", backend="cpu",
                       distances=_public_distances(dist, infinity))
 
@@ -297,7 +304,7 @@ def auto(graph, source, tuning: CPUSSSPTuning | None = None, **options) -> SSSPR
     there: docs/decisions/cpu-roads.md)."""
     tuning = tuning or _DEFAULT_TUNING
     if "hierarchy" in graph.derived and set(options) <= {"cutoff"}:
-        return hierarchy(graph, source, **options)
+        return hierarchy(graph, source, tuning=tuning, **options)
     if graph.m > tuning.dijkstra_max_arcs:
         return delta_stepping(graph, source, tuning=tuning, **options)
     options.pop("delta", None)

@@ -116,6 +116,11 @@ class CPUSSSPTuning:
       summed into the last row).
     * ``dijkstra_max_arcs``: ``auto`` runs the serial Dijkstra on graphs with
       at most this many arcs, where the fused kernel's setup costs more.
+    * ``phast_parallel_width``: the ``hierarchy`` method splits a level of at
+      least this many vertices among the threads (a barrier after it); thread
+      0 runs narrower ones alone (a road hierarchy's top levels hold a few
+      vertices each). Not tuned by measurement yet: a barrier costs about as
+      much as thread 0 pulling a few hundred vertices.
     """
 
     skewed_mean_degree: float = 8.0
@@ -132,6 +137,7 @@ class CPUSSSPTuning:
     vertices_per_thread: int = 17_000
     trace_rows: int = 1 << 13
     dijkstra_max_arcs: int = 1 << 13
+    phast_parallel_width: int = 512
 
     def __post_init__(self):
         for name in ("skewed_mean_degree", "road_delta", "skewed_delta"):
@@ -143,11 +149,12 @@ class CPUSSSPTuning:
             raise ValueError(f"CPUSSSPTuning.road_delta_range must be (low, high) with 0 < low <= high, "
                              f"got {self.road_delta_range!r}")
         for name in ("road_frontier_shares", "skewed_frontier_shares", "fusion_limit", "ring", "prefetch_ahead",
-                     "spins", "serial_arcs", "vertices_per_thread", "trace_rows", "dijkstra_max_arcs"):
+                     "spins", "serial_arcs", "vertices_per_thread", "trace_rows", "dijkstra_max_arcs",
+                     "phast_parallel_width"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
                 raise ValueError(f"CPUSSSPTuning.{name} must be a non-negative integer, got {value!r}")
-        for name in ("road_frontier_shares", "skewed_frontier_shares", "trace_rows"):
+        for name in ("road_frontier_shares", "skewed_frontier_shares", "trace_rows", "phast_parallel_width"):
             if getattr(self, name) < 1:
                 raise ValueError(f"CPUSSSPTuning.{name} must be at least 1, got {getattr(self, name)!r}")
         if self.ring < 2 or self.ring & (self.ring - 1):

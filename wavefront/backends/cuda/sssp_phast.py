@@ -83,9 +83,10 @@ def phast_sssp(graph, source, ar, k, in_weights, cut, tuning: SSSPTuning) -> SSS
     ws = PhastWorkspace.for_graph(graph, k.index_dtype)
     seeds = np.atleast_1d(np.asarray(source, dtype=np.int64))
     ranked = ws.rank_host[seeds]
-    ws.dist.fill(SSSP_INT_INFINITY)
-    ws.dist[cupy.asarray(ranked)] = 0
-    ws.arrived.fill(0)
+    stream = cupy.cuda.get_current_stream()
+    # the first seed goes as an argument; more (a multi-source search) as a device array
+    rest = cupy.asarray(ranked[1:].astype(k.index_dtype)) if ranked.size > 1 else ws.dist
+    cupy.cuda.runtime.memsetAsync(ws.arrived.data.ptr, 0, ws.arrived.nbytes, stream.ptr)
     wide = k.index_dtype == np.int64
     fn = get_kernel("sssp_phast.cu", "phast_sweeps", wide)
     start, end = cupy.cuda.Event(), cupy.cuda.Event()
@@ -93,8 +94,8 @@ def phast_sssp(graph, source, ar, k, in_weights, cut, tuning: SSSPTuning) -> SSS
     source_level = int(ws.level_of[ranked].min()) if ranked.size else 0
     h = ws.hierarchy
     fn((sm_count(),), (PHAST_THREADS,),
-       (ws.level_starts, np.int32(h.levels), np.int32(source_level), np.int32(ws.narrow_from), *ws.up, *ws.down,
-        ws.dist, ws.arrived))
+       (np.int64(h.n), np.int64(ranked[0]), rest, np.int32(ranked.size - 1), ws.level_starts, np.int32(h.levels),
+        np.int32(source_level), np.int32(ws.narrow_from), *ws.up, *ws.down, ws.dist, ws.arrived))
     end.record()
     dist = ws.dist[ws.rank]  # back to the graph's numbering
     if cut != ar.infinity:

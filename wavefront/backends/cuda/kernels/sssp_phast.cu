@@ -84,15 +84,25 @@ __device__ __forceinline__ void narrow_levels(int first, int last, int step, con
     }
 }
 
-// dist: SSSP_INT_INFINITY everywhere but the sources (0). `source_level`: the
-// lowest source's level; `levels`: the hierarchy's; `arrived`: zero.
-extern "C" __global__ void phast_sweeps(const eid_t* __restrict__ level_starts, int levels, int source_level,
+// The search writes dist whole: SSSP_INT_INFINITY, 0 at the sources
+// (`first_seed` and `seeds[0..seed_count)`, hierarchy ids), then the sweeps. `source_level`:
+// the lowest source's level; `levels`: the hierarchy's; `arrived`: zero.
+extern "C" __global__ void phast_sweeps(long long n, long long first_seed, const vid_t* __restrict__ seeds,
+                                        int seed_count,
+                                        const eid_t* __restrict__ level_starts, int levels, int source_level,
                                         int narrow_from, const eid_t* __restrict__ up_indptr,
                                         const vid_t* __restrict__ up_from, const long long* __restrict__ up_weights,
                                         const eid_t* __restrict__ down_indptr, const vid_t* __restrict__ down_from,
                                         const long long* __restrict__ down_weights, dist_t* dist,
                                         unsigned int* arrived) {
     unsigned int barriers = 0;
+    const long long threads = (long long)gridDim.x * blockDim.x;
+    const long long tid = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    for (long long v = tid; v < n; v += threads) dist[v] = SSSP_INT_INFINITY;
+    grid_barrier(arrived, gridDim.x * ++barriers);
+    if (tid == 0) dist[first_seed] = 0;
+    for (long long i = tid; i < seed_count; i += threads) dist[seeds[i]] = 0;
+    grid_barrier(arrived, gridDim.x * ++barriers);
     const int top = levels - 1;
     // up: the wide levels above the source's, then (block 0) the narrow ones
     const int up_first = source_level + 1;
