@@ -145,3 +145,15 @@ def test_cuda_hierarchy_refuses_float_weights():
     g = from_edges([0, 1], [1, 2], weights=np.array([0.5, 1.5], dtype=np.float32)).to("cuda")
     with pytest.raises(MethodLimitError, match="integer weights"):
         wavefront.sssp(g, 0, method="hierarchy")
+
+
+def test_cpu_auto_keeps_delta_stepping_past_the_hierarchy_size_rule():
+    """On the CPU the sweeps lose to delta-stepping past a few hundred
+    thousand vertices (CPUSSSPTuning.phast_auto_max_vertices): ``auto``
+    then keeps delta-stepping even with the hierarchy built."""
+    from wavefront.backends.cpu.tuning import CPUSSSPTuning
+
+    g, _ = random_graph(5, 200, 800, False)
+    wavefront.sssp(g, 0, method="hierarchy")
+    assert wavefront.sssp(g, 0, tuning=CPUSSSPTuning(phast_auto_max_vertices=100)).method != "hierarchy"
+    assert wavefront.sssp(g, 0, tuning=CPUSSSPTuning(phast_auto_max_vertices=200)).method == "hierarchy"

@@ -297,13 +297,14 @@ def hierarchy(graph, source, cutoff=None, tuning: CPUSSSPTuning | None = None) -
 
 @multi_source
 def auto(graph, source, tuning: CPUSSSPTuning | None = None, **options) -> SSSPResult:
-    """``hierarchy`` where the graph's contraction hierarchy is built (and
-    only ``cutoff`` is given); else Dijkstra on graphs of at most
+    """``hierarchy`` where the graph's contraction hierarchy is built, the
+    graph has at most ``tuning.phast_auto_max_vertices`` vertices and only
+    ``cutoff`` is given; else Dijkstra on graphs of at most
     ``tuning.dijkstra_max_arcs`` arcs, else the fused delta-stepping with the
     delta of the graph's shape (even on one thread it beats the binary heap
     there: docs/decisions/cpu-roads.md)."""
     tuning = tuning or _DEFAULT_TUNING
-    if "hierarchy" in graph.derived and set(options) <= {"cutoff"}:
+    if "hierarchy" in graph.derived and graph.n <= tuning.phast_auto_max_vertices and set(options) <= {"cutoff"}:
         return hierarchy(graph, source, tuning=tuning, **options)
     if graph.m > tuning.dijkstra_max_arcs:
         return delta_stepping(graph, source, tuning=tuning, **options)

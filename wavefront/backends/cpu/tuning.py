@@ -121,6 +121,15 @@ class CPUSSSPTuning:
       0 runs narrower ones alone (a road hierarchy's top levels hold a few
       vertices each). Not tuned by measurement yet: a barrier costs about as
       much as thread 0 pulling a few hundred vertices.
+    * ``phast_auto_max_vertices``: ``auto`` runs ``hierarchy`` (once the
+      graph's hierarchy is built) on graphs of at most this many vertices.
+      On the 16-core host of a lent H100 machine (2026-11-27,
+      ``benchmarks/sssp_hierarchy.py``, median ms, hierarchy / fused
+      delta-stepping): amsterdam (68 k) 2.08 / 3.11, grid 300^2 (90 k)
+      1.94 / 4.92, seattle (148 k) 2.38 / 5.91, road-like 200 k 3.15 / 7.54,
+      grid 1024^2 (1.05 M) 15.34 / 13.33, road-like 1.4 M 29.35 / 23.35: the
+      sweeps' random reads cost more than delta-stepping's work past a few
+      hundred thousand vertices. 2^18 is the largest measured win, rounded.
     """
 
     skewed_mean_degree: float = 8.0
@@ -138,6 +147,7 @@ class CPUSSSPTuning:
     trace_rows: int = 1 << 13
     dijkstra_max_arcs: int = 1 << 13
     phast_parallel_width: int = 512
+    phast_auto_max_vertices: int = 1 << 18
 
     def __post_init__(self):
         for name in ("skewed_mean_degree", "road_delta", "skewed_delta"):
@@ -150,7 +160,7 @@ class CPUSSSPTuning:
                              f"got {self.road_delta_range!r}")
         for name in ("road_frontier_shares", "skewed_frontier_shares", "fusion_limit", "ring", "prefetch_ahead",
                      "spins", "serial_arcs", "vertices_per_thread", "trace_rows", "dijkstra_max_arcs",
-                     "phast_parallel_width"):
+                     "phast_parallel_width", "phast_auto_max_vertices"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
                 raise ValueError(f"CPUSSSPTuning.{name} must be a non-negative integer, got {value!r}")
