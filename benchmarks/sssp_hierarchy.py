@@ -23,8 +23,8 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-import wavefront as wf  # noqa: E402
-from benchmarks._common import pick_roots, print_table, timed_on_gpu  # noqa: E402
+import wavefront as wf
+from benchmarks._common import pick_roots, print_table, timed_on_gpu
 
 CUDA_METHODS = ("hierarchy", "regions", "delta-stepping")
 CPU_METHODS = ("hierarchy", "delta-stepping")

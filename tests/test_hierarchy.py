@@ -4,6 +4,7 @@ distances against SciPy's Dijkstra, parents validated against the edges."""
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from conftest import road_file
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from scipy.sparse import csgraph
@@ -13,8 +14,6 @@ from wavefront.errors import MethodLimitError
 from wavefront.graph.build import from_edges
 from wavefront.graph.hierarchy import contract_graph, hierarchy_of, integer_weights
 from wavefront.validate.sssp import validate_sssp
-
-from conftest import road_file
 
 
 def random_graph(seed, n, m, directed, weighted=True, zero_fraction=0.1, top=1000):

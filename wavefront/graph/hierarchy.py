@@ -81,9 +81,8 @@ def integer_weights(graph) -> np.ndarray:
     if graph.weights is None:
         return np.ones(graph.m, dtype=np.int64)
     w = np.asarray(graph.weights.get() if hasattr(graph.weights, "get") else graph.weights)
-    if w.dtype.kind == "f":
-        if not np.all(np.isfinite(w)) or not np.array_equal(w, np.round(w)):
-            raise ValueError("a contraction hierarchy needs integer weights (shortcut sums must be exact)")
+    if w.dtype.kind == "f" and (not np.all(np.isfinite(w)) or not np.array_equal(w, np.round(w))):
+        raise ValueError("a contraction hierarchy needs integer weights (shortcut sums must be exact)")
     return w.astype(np.int64)
 
 

@@ -54,7 +54,7 @@ class PhastWorkspace:
         self.arrived = cupy.zeros(1, dtype=np.uint32)
 
     @classmethod
-    def for_graph(cls, graph, index_dtype) -> "PhastWorkspace":
+    def for_graph(cls, graph, index_dtype) -> PhastWorkspace:
         from ...graph.hierarchy import hierarchy_of
 
         key = ("cuda.sssp.phast", np.dtype(index_dtype).str)
