@@ -247,6 +247,23 @@ def _add_shortcuts(v, lists, settle_limit, dist, touched, hk, hv):
 
 
 @njit(cache=True)
+def _detach(v, start, length, to, w, h, other_start, other_length, other_to, other_w, other_h, level, out, count,
+            incoming):
+    """Record the arcs of v's list (out-arcs, or in-arcs when ``incoming``)
+    as hierarchy arcs in ``out[:, count:]`` (rows: tail, head, weight, hops),
+    remove v from each neighbour's opposite list and raise the neighbour's
+    level above v's. Returns the new count."""
+    for i in range(start[v], start[v] + length[v]):
+        x = to[i]
+        tail, head = (x, v) if incoming else (v, x)
+        out[0, count], out[1, count], out[2, count], out[3, count] = tail, head, w[i], h[i]
+        count += 1
+        _remove(other_start, other_length, other_to, other_w, other_h, x, v)
+        level[x] = max(level[x], level[v] + 1)
+    return count
+
+
+@njit(cache=True)
 def contract(n, src, dst, weight, settle_limit, simulate_limit):
     """Contract every vertex of the graph of arcs ``src -> dst`` (unique
     pairs, no loops, int64 weights >= 0). Returns (order, level, up, down,
@@ -336,18 +353,8 @@ def contract(n, src, dst, weight, settle_limit, simulate_limit):
             up2[:, :n_up] = up[:, :n_up]
             dn2[:, :n_dn] = dn[:, :n_dn]
             up, dn = up2, dn2
-        for i in range(o_start[v], o_start[v] + o_len[v]):
-            x = o_to[i]
-            up[0, n_up], up[1, n_up], up[2, n_up], up[3, n_up] = v, x, o_w[i], o_h[i]
-            n_up += 1
-            _remove(i_start, i_len, i_to, i_w, i_h, x, v)
-            level[x] = max(level[x], level[v] + 1)
-        for i in range(i_start[v], i_start[v] + i_len[v]):
-            u = i_to[i]
-            dn[0, n_dn], dn[1, n_dn], dn[2, n_dn], dn[3, n_dn] = u, v, i_w[i], i_h[i]
-            n_dn += 1
-            _remove(o_start, o_len, o_to, o_w, o_h, u, v)
-            level[u] = max(level[u], level[v] + 1)
+        n_up = _detach(v, o_start, o_len, o_to, o_w, o_h, i_start, i_len, i_to, i_w, i_h, level, up, n_up, False)
+        n_dn = _detach(v, i_start, i_len, i_to, i_w, i_h, o_start, o_len, o_to, o_w, o_h, level, dn, n_dn, True)
         o_len[v] = 0
         i_len[v] = 0
     shortcuts = 0
