@@ -1,8 +1,7 @@
 """Contraction of a graph into a hierarchy, in numba: the engine of :mod:`.hierarchy`.
 
 Geisberger, Sanders, Schultes and Delling, "Contraction Hierarchies" (WEA
-2008), with the vertex order of RoutingKit (Dibbelt, Strasser, Wagner): the
-next vertex to contract is the one of least importance
+2008), with the vertex importance of RoutingKit (Dibbelt, Strasser, Wagner):
 
     level + arcs added / arcs removed + hops added / hops removed,
 
@@ -11,22 +10,26 @@ level is one more than the highest level of the contracted vertices it was
 adjacent to. The level term keeps the hierarchy shallow, which is what a
 level-synchronous sweep pays for (one step a level).
 
+Contraction goes in rounds, in parallel: every vertex less important than
+all its neighbours (ties: the lower id) is contracted in the round, so the
+round's vertices are independent. Their witness searches (Dijkstra from each
+in-neighbour ``u``, at most ``settle_limit`` vertices settled, avoiding every
+vertex of the round) run on the threads, each with its own scratch, and
+write the shortcuts they need into a buffer; one thread then adds them and
+takes the round's vertices out of the lists; the neighbours' importances are
+recomputed on the threads. A search cut short adds shortcuts that a longer
+one might have spared, never misses one, so the distances stay exact. A
+witness avoids the whole round because two contracted neighbours of one
+pair could otherwise each count on a path through the other.
+
 The remaining graph is kept as one out-list and one in-list a vertex, each a
 slice of a pool that moves to the pool's end with twice the room when it
-fills. Contracting ``v`` runs a witness search (Dijkstra from each
-in-neighbour ``u``, ``v`` excluded, at most ``settle_limit`` vertices
-settled); an out-neighbour ``w`` whose witness distance exceeds the path
-through ``v`` gets the shortcut ``u -> w``. A search cut short adds
-shortcuts that a longer one might have spared, never misses one, so the
-distances stay exact. Importances are recomputed lazily only: a popped
-vertex whose importance grew goes back. Recomputing every neighbour's after
-each contraction (the textbook order) took 2-3x the time on seattle for no
-shallower hierarchy (docs/decisions/cuda-sssp.md, "PHAST").
+fills.
 """
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import get_thread_id, njit, prange
 
 INF = np.iinfo(np.int64).max // 4
 WITNESS_ROOM = 1 << 16  # a witness search's heap and touched list; a full one stops the search
@@ -126,8 +129,9 @@ def _heap_pop(keys, vals, size):
 
 
 @njit(cache=True)
-def _witness(o_start, o_len, o_to, o_w, source, banned, bound, settle_limit, dist, touched, hk, hv):
-    """Dijkstra from ``source`` over the remaining graph without ``banned``,
+def _witness(o_start, o_len, o_to, o_w, source, banned, blocked, stamp, bound, settle_limit, dist, touched, hk, hv):
+    """Dijkstra from ``source`` over the remaining graph without ``banned``
+    and the vertices ``blocked`` with ``stamp`` (contracted in this round),
     up to distance ``bound`` or ``settle_limit`` settled vertices; ``dist``
     holds the results (INF elsewhere), ``touched[:count]`` the vertices set,
     to reset. A search whose heap or touched list fills stops there, like one
@@ -151,7 +155,7 @@ def _witness(o_start, o_len, o_to, o_w, source, banned, bound, settle_limit, dis
             break
         for i in range(o_start[x], o_start[x] + o_len[x]):
             y = o_to[i]
-            if y == banned:
+            if y == banned or blocked[y] == stamp:
                 continue
             nd = d + o_w[i]
             if nd < dist[y] and nd <= bound:
@@ -166,7 +170,7 @@ def _witness(o_start, o_len, o_to, o_w, source, banned, bound, settle_limit, dis
 
 
 @njit(cache=True)
-def _importance(v, o_start, o_len, o_to, o_w, o_h, i_start, i_len, i_to, i_w, i_h, level, settle_limit,
+def _importance(v, o_start, o_len, o_to, o_w, o_h, i_start, i_len, i_to, i_w, i_h, level, blocked, settle_limit,
                 dist, touched, hk, hv):
     """RoutingKit's importance of contracting ``v`` now: its level, plus
     shortcuts / arcs removed, plus their hops / hops removed."""
@@ -180,7 +184,7 @@ def _importance(v, o_start, o_len, o_to, o_w, o_h, i_start, i_len, i_to, i_w, i_
                 bound = i_w[a] + o_w[b]
         if bound < 0:  # no out-neighbour besides u
             continue
-        count = _witness(o_start, o_len, o_to, o_w, u, v, bound, settle_limit, dist, touched, hk, hv)
+        count = _witness(o_start, o_len, o_to, o_w, u, v, blocked, -1, bound, settle_limit, dist, touched, hk, hv)
         for b in range(o_start[v], o_start[v] + o_len[v]):
             x = o_to[b]
             if x != u and dist[x] > i_w[a] + o_w[b]:
@@ -203,47 +207,93 @@ def _importance(v, o_start, o_len, o_to, o_w, o_h, i_start, i_len, i_to, i_w, i_
 
 
 @njit(cache=True)
-def _add_shortcuts(v, lists, settle_limit, dist, touched, hk, hv):
-    """Add the shortcuts contracting ``v`` needs. Returns the lists (pools may move)."""
-    (o_start, o_len, o_cap, o_to, o_w, o_h, o_top, i_start, i_len, i_cap, i_to, i_w, i_h, i_top) = lists
-    n_in = i_len[v]
-    n_out = o_len[v]
-    ins = i_to[i_start[v]: i_start[v] + n_in].copy()
-    in_w = i_w[i_start[v]: i_start[v] + n_in].copy()
-    in_h = i_h[i_start[v]: i_start[v] + n_in].copy()
-    outs = o_to[o_start[v]: o_start[v] + n_out].copy()
-    out_w = o_w[o_start[v]: o_start[v] + n_out].copy()
-    out_h = o_h[o_start[v]: o_start[v] + n_out].copy()
-    for a in range(n_in):
-        u = ins[a]
+def _shortcuts_of(v, o_start, o_len, o_to, o_w, o_h, i_start, i_len, i_to, i_w, i_h, blocked, stamp, settle_limit,
+                  dist, touched, hk, hv, out_u, out_x, out_w, out_h, at):
+    """The shortcuts contracting ``v`` needs, the witnesses avoiding every
+    vertex contracted in this round, written from ``at`` on. Reads the lists
+    only. Returns how many."""
+    found = 0
+    for a in range(i_start[v], i_start[v] + i_len[v]):
+        u = i_to[a]
         bound = -1
-        for b in range(n_out):
-            if outs[b] != u and in_w[a] + out_w[b] > bound:
-                bound = in_w[a] + out_w[b]
+        for b in range(o_start[v], o_start[v] + o_len[v]):
+            if o_to[b] != u and i_w[a] + o_w[b] > bound:
+                bound = i_w[a] + o_w[b]
         if bound < 0:  # no out-neighbour besides u
             continue
-        count = _witness(o_start, o_len, o_to, o_w, u, v, bound, settle_limit, dist, touched, hk, hv)
-        for b in range(n_out):
-            x = outs[b]
-            through = in_w[a] + out_w[b]
-            if x == u or dist[x] <= through:
-                continue
-            hops = in_h[a] + out_h[b]
-            j = _find(o_to, o_start[u], o_len[u], x)
-            if j >= 0:  # an arc u -> x exists (longer, unless the search stopped early): lower it and its twin
-                if o_w[j] <= through:
-                    continue
-                o_w[j] = through
-                o_h[j] = hops
-                k = _find(i_to, i_start[x], i_len[x], u)
-                i_w[k] = through
-                i_h[k] = hops
-            else:
-                o_to, o_w, o_h, o_top = _add(o_start, o_len, o_cap, o_to, o_w, o_h, o_top, u, x, through, hops)
-                i_to, i_w, i_h, i_top = _add(i_start, i_len, i_cap, i_to, i_w, i_h, i_top, x, u, through, hops)
+        count = _witness(o_start, o_len, o_to, o_w, u, v, blocked, stamp, bound, settle_limit, dist, touched, hk, hv)
+        for b in range(o_start[v], o_start[v] + o_len[v]):
+            x = o_to[b]
+            if x != u and dist[x] > i_w[a] + o_w[b]:
+                out_u[at + found], out_x[at + found] = u, x
+                out_w[at + found], out_h[at + found] = i_w[a] + o_w[b], i_h[a] + o_h[b]
+                found += 1
         for t in range(count):
             dist[touched[t]] = INF
+    return found
+
+
+@njit(cache=True)
+def _apply(lists, u, x, through, hops):
+    """Add the shortcut u -> x, or lower an arc u -> x that is longer. Returns
+    the lists (pools may move)."""
+    (o_start, o_len, o_cap, o_to, o_w, o_h, o_top, i_start, i_len, i_cap, i_to, i_w, i_h, i_top) = lists
+    j = _find(o_to, o_start[u], o_len[u], x)
+    if j >= 0:
+        if through < o_w[j]:
+            o_w[j] = through
+            o_h[j] = hops
+            k = _find(i_to, i_start[x], i_len[x], u)
+            i_w[k] = through
+            i_h[k] = hops
+    else:
+        o_to, o_w, o_h, o_top = _add(o_start, o_len, o_cap, o_to, o_w, o_h, o_top, u, x, through, hops)
+        i_to, i_w, i_h, i_top = _add(i_start, i_len, i_cap, i_to, i_w, i_h, i_top, x, u, through, hops)
     return (o_start, o_len, o_cap, o_to, o_w, o_h, o_top, i_start, i_len, i_cap, i_to, i_w, i_h, i_top)
+
+
+@njit(parallel=True, cache=True)
+def _importances(vertices, importance, o_start, o_len, o_to, o_w, o_h, i_start, i_len, i_to, i_w, i_h, level,
+                 blocked, settle_limit, dist, touched, hk, hv):
+    """The importance of each of ``vertices`` (the contracted ones already
+    out of the lists, so nothing is blocked), a thread's scratch each."""
+    for k in prange(vertices.shape[0]):
+        t = get_thread_id()
+        importance[vertices[k]] = _importance(vertices[k], o_start, o_len, o_to, o_w, o_h, i_start, i_len, i_to,
+                                              i_w, i_h, level, blocked, settle_limit, dist[t], touched[t], hk[t],
+                                              hv[t])
+
+
+@njit(parallel=True, cache=True)
+def _select(remaining, importance, o_start, o_len, o_to, i_start, i_len, i_to, chosen):
+    """chosen[k]: whether remaining[k] is less important than every
+    neighbour (ties: the lower id), so the chosen ones are independent."""
+    for k in prange(remaining.shape[0]):
+        v = remaining[k]
+        mine = importance[v]
+        ok = True
+        for i in range(o_start[v], o_start[v] + o_len[v]):
+            x = o_to[i]
+            if importance[x] < mine or (importance[x] == mine and x < v):
+                ok = False
+                break
+        if ok:
+            for i in range(i_start[v], i_start[v] + i_len[v]):
+                x = i_to[i]
+                if importance[x] < mine or (importance[x] == mine and x < v):
+                    ok = False
+                    break
+        chosen[k] = ok
+
+
+@njit(parallel=True, cache=True)
+def _round_shortcuts(selected, offsets, o_start, o_len, o_to, o_w, o_h, i_start, i_len, i_to, i_w, i_h, blocked,
+                     stamp, settle_limit, dist, touched, hk, hv, out_u, out_x, out_w, out_h, counts):
+    for k in prange(selected.shape[0]):
+        t = get_thread_id()
+        counts[k] = _shortcuts_of(selected[k], o_start, o_len, o_to, o_w, o_h, i_start, i_len, i_to, i_w, i_h,
+                                  blocked, stamp, settle_limit, dist[t], touched[t], hk[t], hv[t], out_u, out_x,
+                                  out_w, out_h, offsets[k])
 
 
 @njit(cache=True)
@@ -264,7 +314,7 @@ def _detach(v, start, length, to, w, h, other_start, other_length, other_to, oth
 
 
 @njit(cache=True)
-def contract(n, src, dst, weight, settle_limit, simulate_limit):
+def contract(n, src, dst, weight, settle_limit, simulate_limit, threads):
     """Contract every vertex of the graph of arcs ``src -> dst`` (unique
     pairs, no loops, int64 weights >= 0). Returns (order, level, up, down,
     shortcuts): ``order`` the vertices in the order contracted, ``level``
@@ -304,23 +354,18 @@ def contract(n, src, dst, weight, settle_limit, simulate_limit):
         i_to[k], i_w[k], i_h[k] = u, weight[e], 1
         i_len[x] += 1
     lists = (o_start, o_len, o_cap, o_to, o_w, o_h, o_top, i_start, i_len, i_cap, i_to, i_w, i_h, i_top)
-    dist = np.full(n, INF, dtype=np.int64)
-    touched = np.empty(WITNESS_ROOM, dtype=np.int64)
-    hk = np.empty(WITNESS_ROOM, dtype=np.int64)
-    hv = np.empty(WITNESS_ROOM, dtype=np.int64)
+    dist = np.full((threads, n), INF, dtype=np.int64)
+    touched = np.empty((threads, WITNESS_ROOM), dtype=np.int64)
+    hk = np.empty((threads, WITNESS_ROOM), dtype=np.int64)
+    hv = np.empty((threads, WITNESS_ROOM), dtype=np.int64)
 
     level = np.zeros(n, dtype=np.int64)
-    current = np.zeros(n, dtype=np.float64)
-    done = np.zeros(n, dtype=np.bool_)
-    room = n + 16  # a pop pushes at most one entry back: never more than n
-    qk = np.empty(room, dtype=np.float64)
-    qv = np.empty(room, dtype=np.int64)
-    qsize = 0
-    for v in range(n):
-        current[v] = _importance(v, o_start, o_len, o_to, o_w, o_h, i_start, i_len, i_to, i_w, i_h, level,
-                                 simulate_limit, dist, touched, hk, hv)
-        qsize = _heap_push(qk, qv, qsize, current[v], v)
-
+    importance = np.zeros(n, dtype=np.float64)
+    blocked = np.zeros(n, dtype=np.int64)  # the round a vertex was contracted in (0: not yet)
+    dirty = np.zeros(n, dtype=np.int64)  # the round a vertex's importance went stale in
+    remaining = np.arange(n)
+    _importances(remaining, importance, o_start, o_len, o_to, o_w, o_h, i_start, i_len, i_to, i_w, i_h, level,
+                 blocked, simulate_limit, dist, touched, hk, hv)
     order = np.empty(n, dtype=np.int64)
     cap = max(16, 2 * m)
     up = np.empty((4, cap), dtype=np.int64)  # rows: lower, higher, weight, hops
@@ -328,35 +373,61 @@ def contract(n, src, dst, weight, settle_limit, simulate_limit):
     n_up = 0
     n_dn = 0
     placed = 0
-    while qsize > 0:
-        value = qk[0]
-        v = qv[0]
-        qsize = _heap_pop(qk, qv, qsize)
-        if done[v] or value != current[v]:
-            continue
-        fresh = _importance(v, o_start, o_len, o_to, o_w, o_h, i_start, i_len, i_to, i_w, i_h, level,
-                            simulate_limit, dist, touched, hk, hv)
-        if qsize > 0 and fresh > qk[0]:
-            current[v] = fresh
-            qsize = _heap_push(qk, qv, qsize, fresh, v)
-            continue
-        lists = _add_shortcuts(v, lists, settle_limit, dist, touched, hk, hv)
+    stamp = 0
+    while remaining.shape[0] > 0:
+        stamp += 1
+        chosen = np.empty(remaining.shape[0], dtype=np.bool_)
+        _select(remaining, importance, o_start, o_len, o_to, i_start, i_len, i_to, chosen)
+        selected = remaining[chosen]
+        for v in selected:
+            blocked[v] = stamp
+        offsets = np.zeros(selected.shape[0] + 1, dtype=np.int64)
+        for k in range(selected.shape[0]):
+            offsets[k + 1] = offsets[k] + i_len[selected[k]] * o_len[selected[k]]
+        out_u = np.empty(offsets[-1], dtype=np.int64)
+        out_x = np.empty(offsets[-1], dtype=np.int64)
+        out_w = np.empty(offsets[-1], dtype=np.int64)
+        out_h = np.empty(offsets[-1], dtype=np.int64)
+        counts = np.zeros(selected.shape[0], dtype=np.int64)
+        _round_shortcuts(selected, offsets, o_start, o_len, o_to, o_w, o_h, i_start, i_len, i_to, i_w, i_h, blocked,
+                         stamp, settle_limit, dist, touched, hk, hv, out_u, out_x, out_w, out_h, counts)
+        # Serially: the shortcuts (between vertices left, since the chosen are independent), then the chosen
+        # vertices' arcs into the hierarchy and out of their neighbours' lists.
+        for k in range(selected.shape[0]):
+            for j in range(offsets[k], offsets[k] + counts[k]):
+                lists = _apply(lists, out_u[j], out_x[j], out_w[j], out_h[j])
         (o_start, o_len, o_cap, o_to, o_w, o_h, o_top, i_start, i_len, i_cap, i_to, i_w, i_h, i_top) = lists
-        done[v] = True
-        order[placed] = v
-        placed += 1
-        # v's remaining arcs are its arcs in the hierarchy; its neighbours lose it
-        need = max(n_up + o_len[v], n_dn + i_len[v])
-        if need > up.shape[1]:
-            up2 = np.empty((4, 2 * need), dtype=np.int64)
-            dn2 = np.empty((4, 2 * need), dtype=np.int64)
-            up2[:, :n_up] = up[:, :n_up]
-            dn2[:, :n_dn] = dn[:, :n_dn]
-            up, dn = up2, dn2
-        n_up = _detach(v, o_start, o_len, o_to, o_w, o_h, i_start, i_len, i_to, i_w, i_h, level, up, n_up, False)
-        n_dn = _detach(v, i_start, i_len, i_to, i_w, i_h, o_start, o_len, o_to, o_w, o_h, level, dn, n_dn, True)
-        o_len[v] = 0
-        i_len[v] = 0
+        for k in range(selected.shape[0]):
+            v = selected[k]
+            need = max(n_up + o_len[v], n_dn + i_len[v])
+            if need > up.shape[1]:
+                up2 = np.empty((4, 2 * need), dtype=np.int64)
+                dn2 = np.empty((4, 2 * need), dtype=np.int64)
+                up2[:, :n_up] = up[:, :n_up]
+                dn2[:, :n_dn] = dn[:, :n_dn]
+                up, dn = up2, dn2
+            first_up, first_dn = n_up, n_dn
+            n_up = _detach(v, o_start, o_len, o_to, o_w, o_h, i_start, i_len, i_to, i_w, i_h, level, up, n_up,
+                           False)
+            n_dn = _detach(v, i_start, i_len, i_to, i_w, i_h, o_start, o_len, o_to, o_w, o_h, level, dn, n_dn,
+                           True)
+            o_len[v] = 0
+            i_len[v] = 0
+            order[placed] = v
+            placed += 1
+            for j in range(first_up, n_up):
+                dirty[up[1, j]] = stamp
+            for j in range(first_dn, n_dn):
+                dirty[dn[0, j]] = stamp
+        left = 0
+        for v in remaining:
+            if blocked[v] == 0:
+                remaining[left] = v
+                left += 1
+        remaining = remaining[:left].copy()
+        stale = remaining[dirty[remaining] == stamp]
+        _importances(stale, importance, o_start, o_len, o_to, o_w, o_h, i_start, i_len, i_to, i_w, i_h, level,
+                     blocked, simulate_limit, dist, touched, hk, hv)
     shortcuts = 0
     for j in range(n_up):
         shortcuts += up[3, j] > 1

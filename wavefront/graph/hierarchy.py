@@ -109,7 +109,10 @@ def contract_graph(indptr, indices, weights, n: int, *, settle_limit: int = SETT
         up = down = np.zeros((3, 0), dtype=np.int64)
         shortcuts = 0
     else:
-        order, level, up, down, shortcuts = contract(int(n), src, dst, w, int(settle_limit), int(simulate_limit))
+        from numba import get_num_threads
+
+        order, level, up, down, shortcuts = contract(int(n), src, dst, w, int(settle_limit), int(simulate_limit),
+                                                     get_num_threads())
     # new ids by level, then by contraction order within a level
     position = np.empty(n, dtype=np.int64)
     position[order] = np.arange(n, dtype=np.int64)
