@@ -174,24 +174,9 @@ def _importance(v, o_start, o_len, o_to, o_w, o_h, i_start, i_len, i_to, i_w, i_
                 dist, touched, hk, hv):
     """RoutingKit's importance of contracting ``v`` now: its level, plus
     shortcuts / arcs removed, plus their hops / hops removed."""
-    added = 0
-    hops = 0
-    for a in range(i_start[v], i_start[v] + i_len[v]):
-        u = i_to[a]
-        bound = -1
-        for b in range(o_start[v], o_start[v] + o_len[v]):
-            if o_to[b] != u and i_w[a] + o_w[b] > bound:
-                bound = i_w[a] + o_w[b]
-        if bound < 0:  # no out-neighbour besides u
-            continue
-        count = _witness(o_start, o_len, o_to, o_w, u, v, blocked, -1, bound, settle_limit, dist, touched, hk, hv)
-        for b in range(o_start[v], o_start[v] + o_len[v]):
-            x = o_to[b]
-            if x != u and dist[x] > i_w[a] + o_w[b]:
-                added += 1
-                hops += i_h[a] + o_h[b]
-        for t in range(count):
-            dist[touched[t]] = INF
+    # the shortcuts counted, not written (the out arrays are never touched)
+    added, hops = _shortcuts_of(v, o_start, o_len, o_to, o_w, o_h, i_start, i_len, i_to, i_w, i_h, blocked, -1,
+                                settle_limit, dist, touched, hk, hv, touched, touched, touched, touched, 0, False)
     removed = o_len[v] + i_len[v]
     removed_hops = 0
     for i in range(o_start[v], o_start[v] + o_len[v]):
@@ -208,11 +193,13 @@ def _importance(v, o_start, o_len, o_to, o_w, o_h, i_start, i_len, i_to, i_w, i_
 
 @njit(cache=True)
 def _shortcuts_of(v, o_start, o_len, o_to, o_w, o_h, i_start, i_len, i_to, i_w, i_h, blocked, stamp, settle_limit,
-                  dist, touched, hk, hv, out_u, out_x, out_w, out_h, at):
-    """The shortcuts contracting ``v`` needs, the witnesses avoiding every
-    vertex contracted in this round, written from ``at`` on. Reads the lists
-    only. Returns how many."""
+                  dist, touched, hk, hv, out_u, out_x, out_w, out_h, at, record):
+    """The shortcuts contracting ``v`` needs, the witnesses avoiding ``v``
+    and every vertex ``blocked`` with ``stamp`` (this round's); with
+    ``record``, written from ``at`` on. Reads the lists only. Returns (how
+    many, their hops)."""
     found = 0
+    hops = 0
     for a in range(i_start[v], i_start[v] + i_len[v]):
         u = i_to[a]
         bound = -1
@@ -225,12 +212,14 @@ def _shortcuts_of(v, o_start, o_len, o_to, o_w, o_h, i_start, i_len, i_to, i_w, 
         for b in range(o_start[v], o_start[v] + o_len[v]):
             x = o_to[b]
             if x != u and dist[x] > i_w[a] + o_w[b]:
-                out_u[at + found], out_x[at + found] = u, x
-                out_w[at + found], out_h[at + found] = i_w[a] + o_w[b], i_h[a] + o_h[b]
+                if record:
+                    out_u[at + found], out_x[at + found] = u, x
+                    out_w[at + found], out_h[at + found] = i_w[a] + o_w[b], i_h[a] + o_h[b]
                 found += 1
+                hops += i_h[a] + o_h[b]
         for t in range(count):
             dist[touched[t]] = INF
-    return found
+    return found, hops
 
 
 @njit(cache=True)
@@ -291,9 +280,9 @@ def _round_shortcuts(selected, offsets, o_start, o_len, o_to, o_w, o_h, i_start,
                      stamp, settle_limit, dist, touched, hk, hv, out_u, out_x, out_w, out_h, counts):
     for k in prange(selected.shape[0]):
         t = get_thread_id()
-        counts[k] = _shortcuts_of(selected[k], o_start, o_len, o_to, o_w, o_h, i_start, i_len, i_to, i_w, i_h,
-                                  blocked, stamp, settle_limit, dist[t], touched[t], hk[t], hv[t], out_u, out_x,
-                                  out_w, out_h, offsets[k])
+        counts[k], _ = _shortcuts_of(selected[k], o_start, o_len, o_to, o_w, o_h, i_start, i_len, i_to, i_w, i_h,
+                                     blocked, stamp, settle_limit, dist[t], touched[t], hk[t], hv[t], out_u, out_x,
+                                     out_w, out_h, offsets[k], True)
 
 
 @njit(cache=True)
