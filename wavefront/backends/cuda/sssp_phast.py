@@ -85,6 +85,7 @@ def phast_sssp(graph, source, ar, k, in_weights, cut, tuning: SSSPTuning) -> SSS
     ranked = ws.rank_host[seeds]
     stream = cupy.cuda.get_current_stream()
     # the first seed goes as an argument; more (a multi-source search) as a device array
+    # (one seed: any pointer, since the kernel reads none of it)
     rest = cupy.asarray(ranked[1:].astype(k.index_dtype)) if ranked.size > 1 else ws.dist
     cupy.cuda.runtime.memsetAsync(ws.arrived.data.ptr, 0, ws.arrived.nbytes, stream.ptr)
     wide = k.index_dtype == np.int64
