@@ -96,6 +96,14 @@ def test_auto_runs_the_hierarchy_once_it_is_built():
     assert wavefront.sssp(g, 0, delta=5.0).method != "hierarchy"  # a delta-stepping option: not the hierarchy
 
 
+def test_weights_that_could_overflow_are_refused():
+    from wavefront.errors import WeightError
+
+    g = from_edges([0, 1], [1, 2], weights=np.array([2**61, 2**61], dtype=np.int64))
+    with pytest.raises(WeightError, match="overflow int64"):
+        wavefront.sssp(g, 0, method="hierarchy")
+
+
 def test_float_weights_are_refused():
     g = from_edges([0, 1], [1, 2], weights=np.array([0.5, 1.5]))
     with pytest.raises(MethodLimitError, match="integer weights"):

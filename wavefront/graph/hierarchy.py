@@ -96,6 +96,11 @@ def contract_graph(indptr, indices, weights, n: int, *, settle_limit: int = SETT
     indptr = np.asarray(indptr, dtype=np.int64)
     dst = np.asarray(indices, dtype=np.int64)
     w = np.asarray(weights, dtype=np.int64)
+    if w.size and int(w.max()) * max(int(n) - 1, 1) >= 2**62:
+        from ..errors import WeightError
+
+        raise WeightError(f"integer weights up to {int(w.max())} could make a shortcut or a distance overflow int64 "
+                          f"on {n} vertices; scale the weights down")
     src = np.repeat(np.arange(n, dtype=np.int64), np.diff(indptr))
     keep = src != dst
     src, dst, w = src[keep], dst[keep], w[keep]
