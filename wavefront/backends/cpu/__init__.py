@@ -14,6 +14,6 @@ METHODS = {
         "auto": "wavefront.backends.cpu.sssp:auto",
         "dijkstra": "wavefront.backends.cpu.sssp:dijkstra",
         "delta-stepping": "wavefront.backends.cpu.sssp:delta_stepping",
-        "hierarchy": "wavefront.backends.cpu.sssp:hierarchy",
+        "hierarchy": "wavefront.backends.cpu.sssp_phast:hierarchy",
     },
 }

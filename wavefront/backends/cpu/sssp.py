@@ -39,31 +39,38 @@ from . import _sssp_fused as fused
 from . import _sssp_steps as steps
 from ._atomics import TEAM_SIZE
 from ._clock import read_cycles, stamps_to_seconds
+from ._sssp_results import (
+    cutoff_value,
+    fresh_distances,
+    public_distances,
+    shortest_path_tree,
+    weights_of,
+)
 from ._threads import StepThreads, fused_team
+from .sssp_phast import hierarchy
 from .tuning import CPUSSSPTuning
 
 _DEFAULT_TUNING = CPUSSSPTuning()  # the measured defaults (frozen), made once rather than at every search
 
 DELTA_FACTOR = 4.0
-_UNIT_WEIGHTS_KEY = "cpu.unit_weights"
 
 
 @multi_source
 def dijkstra(graph, source, cutoff=None) -> SSSPResult:
     """Serial binary-heap Dijkstra; ``cutoff`` leaves farther vertices unreached."""
-    weights, _ = _weights(graph)
-    dist, infinity = _fresh_distances(graph.n, weights.dtype)
+    weights, _ = weights_of(graph)
+    dist, infinity = fresh_distances(graph.n, weights.dtype)
     parents = np.full(graph.n, -1, dtype=np.int64)
     seeds = seed_array(source)  # one id or several (wavefront._sources)
     start = time.perf_counter()
     examined = steps.dijkstra_kernel(
-        graph.indptr, graph.indices, weights, seeds, dist, parents, _cutoff(cutoff, dist.dtype, infinity)
+        graph.indptr, graph.indices, weights, seeds, dist, parents, cutoff_value(cutoff, dist.dtype, infinity)
     )
     trace = Trace()
     trace.add(0, "dijkstra", seeds.size, examined, time.perf_counter() - start, "binary heap")
     return SSSPResult(
         source=source, parents=parents, trace=trace, method="dijkstra", backend="cpu",
-        distances=_public_distances(dist, infinity),
+        distances=public_distances(dist, infinity),
     )
 
 
@@ -95,7 +102,7 @@ def _codec(graph, weights):
             return np.float32(0), True
         if weights.dtype.kind == "i":
             return np.uint32(0), True
-    return np.zeros(1, dtype=_fresh_distances(0, weights.dtype)[0].dtype)[0], False
+    return np.zeros(1, dtype=fresh_distances(0, weights.dtype)[0].dtype)[0], False
 
 
 def _infinity_word(codec):
@@ -114,7 +121,7 @@ def delta_stepping(graph, source, delta=None, cutoff=None, tuning: CPUSSSPTuning
     alone and take parents from the tight-arc pass.
     """
     tuning = tuning or _DEFAULT_TUNING
-    weights, in_weights = _weights(graph)
+    weights, in_weights = weights_of(graph)
     if delta is not None:
         delta = _check_delta(delta)
     seeds = seed_array(source)  # one id or several (wavefront._sources): all in bin 0
@@ -178,13 +185,13 @@ def _fused_search(graph, weights, in_weights, seeds, codec, packed, delta, cutof
     else:
         dist_dtype = weights.dtype if codec.dtype.kind == "f" else np.dtype(np.int64)
         words = np.empty(n, dtype=dist_dtype)
-        fill = _fresh_distances(0, dist_dtype)[1]
+        fill = fresh_distances(0, dist_dtype)[1]
         fill_first = True
         infinity = fill
         seed_words = np.zeros(seeds.size, dtype=dist_dtype)
         public_dtype = np.float64
         distances, parents = np.empty(0, dtype=public_dtype), np.empty(0, dtype=np.int64)
-    limit = _cutoff(cutoff, np.dtype(dist_dtype), infinity)
+    limit = cutoff_value(cutoff, np.dtype(dist_dtype), infinity)
     # Clear only what the last search wrote: a full clear costs tens of
     # microseconds, as much as a whole search on a small graph.
     work.stats[: work.dirty_rows * fused.STAT_COLUMNS] = 0
@@ -208,8 +215,8 @@ def _fused_search(graph, weights, in_weights, seeds, codec, packed, delta, cutof
     if packed:
         work.words_fill = fill
     if not packed:
-        parents = _tree(graph, words, infinity, seeds, weights, in_weights)
-        distances = _public_distances(words, infinity)
+        parents = shortest_path_tree(graph, words, infinity, seeds, weights, in_weights)
+        distances = public_distances(words, infinity)
     trace = Trace()
     rows = min(iterations, tuning.trace_rows)
     table = work.stats[: rows * fused.STAT_COLUMNS].reshape(rows, fused.STAT_COLUMNS).copy()
@@ -255,47 +262,6 @@ def _ring_size(graph, weights, delta, tuning) -> int:
 
 
 @multi_source
-def hierarchy(graph, source, cutoff=None, tuning: CPUSSSPTuning | None = None) -> SSSPResult:
-    """PHAST over the graph's contraction hierarchy (:mod:`wavefront.graph.hierarchy`,
-    built on the first call and kept with the graph): two sweeps over the
-    levels in one parallel region (:func:`._sssp_phast.phast_search`).
-    Integer weights only."""
-    from ...errors import MethodLimitError
-    from ...graph.hierarchy import hierarchy_of
-    from ._atomics import BARRIER_SLOTS
-    from ._sssp_phast import phast_search
-
-    if graph.weights is not None and graph.weights.dtype.kind not in "iu":
-        raise MethodLimitError(f"hierarchy: needs integer weights (shortcuts are sums, exact only in integers), "
-                               f"got {graph.weights.dtype}; use method='delta-stepping'")
-    tuning = tuning or _DEFAULT_TUNING
-    weights, in_weights = _weights(graph)
-    h = hierarchy_of(graph)
-    seeds = seed_array(source)
-    infinity = np.int64(np.iinfo(np.int64).max)
-    start = time.perf_counter()
-    ranked = h.rank[seeds]
-    source_level = int(np.searchsorted(h.level_starts, ranked.min(), side="right")) - 1
-    scratch = graph.derived.get("cpu.phast_scratch")
-    if scratch is None:
-        scratch = graph.derived["cpu.phast_scratch"] = np.empty(graph.n, dtype=np.int64)
-    dist = np.empty(graph.n, dtype=np.int64)
-    workers = get_num_threads()
-    phast_search(h.up_indptr, h.up_indices, h.up_weights, h.down_indptr, h.down_indices, h.down_weights,
-                 h.level_starts, source_level, h.rank, ranked, scratch, dist, infinity,
-                 np.zeros(BARRIER_SLOTS, dtype=np.int64), workers, tuning.spins, tuning.phast_parallel_width)
-    limit = _cutoff(cutoff, dist.dtype, infinity)
-    if limit != infinity:
-        dist[dist > limit] = infinity
-    parents = _tree(graph, dist, infinity, seeds, weights, in_weights)
-    trace = Trace()
-    trace.add(0, "phast", seeds.size, h.arcs, time.perf_counter() - start,
-              f"hierarchy of {h.levels} levels, {h.arcs} arcs ({h.shortcuts} shortcuts), {workers} threads")
-    return SSSPResult(source=source, parents=parents, trace=trace, method="hierarchy", backend="cpu",
-                      distances=_public_distances(dist, infinity))
-
-
-@multi_source
 def auto(graph, source, tuning: CPUSSSPTuning | None = None, **options) -> SSSPResult:
     """``hierarchy`` where the graph's contraction hierarchy is built, the
     graph has at most ``tuning.phast_auto_max_vertices`` vertices and only
@@ -328,7 +294,7 @@ def default_delta(graph, tuning: CPUSSSPTuning | None = None, threads: int | Non
       generator's mean is 2.4 times its median).
     """
     tuning = tuning or _DEFAULT_TUNING
-    weights, _ = _weights(graph)
+    weights, _ = weights_of(graph)
     mean_weight, _ = _weight_stats(graph, weights)
     if tuning.skewed(graph):
         delta = tuning.skewed_delta * mean_weight
@@ -355,55 +321,3 @@ def _check_delta(delta) -> float:
     if not np.isfinite(value) or value <= 0:
         raise ValueError(f"delta must be a positive finite number, got {delta!r}")
     return value
-
-
-def _weights(graph):
-    """(out-arc weights, in-arc weights); an unweighted graph gets cached unit weights."""
-    if graph.weights is not None:
-        return graph.weights, graph.in_weights
-    unit = graph.derived.get(_UNIT_WEIGHTS_KEY)
-    if unit is None or unit.shape[0] != graph.m:
-        unit = np.ones(graph.m, dtype=np.int32)
-        graph.derived[_UNIT_WEIGHTS_KEY] = unit
-    return unit, unit
-
-
-def _fresh_distances(n: int, weight_dtype):
-    """Distances in the accumulation dtype, all at its infinity (int64 max for integer weights)."""
-    if np.dtype(weight_dtype).kind == "f":
-        return np.full(n, np.inf, dtype=weight_dtype), np.dtype(weight_dtype).type(np.inf)
-    infinity = np.iinfo(np.int64).max
-    return np.full(n, infinity, dtype=np.int64), np.int64(infinity)
-
-
-def _cutoff(cutoff, dtype, infinity):
-    """``cutoff`` in the distance dtype, rounded down so no distance above it passes."""
-    if cutoff is None:
-        return infinity
-    value = float(cutoff)
-    if np.isnan(value) or value < 0:
-        raise ValueError(f"cutoff must be a non-negative number, got {cutoff!r}")
-    if dtype.kind == "i":
-        return np.int64(min(np.floor(value), float(np.iinfo(np.int64).max - 1)))
-    limit = dtype.type(value)
-    if limit > value:
-        limit = np.nextafter(limit, dtype.type(-np.inf))
-    return limit
-
-
-def _public_distances(dist, infinity):
-    if dist.dtype.kind == "f":
-        return dist
-    out = dist.astype(np.float64)
-    out[dist == infinity] = np.inf
-    return out
-
-
-def _tree(graph, dist, infinity, seeds, weights, in_weights):
-    parents = np.empty(graph.n, dtype=np.int64)
-    unresolved = steps.tight_parents(
-        graph.in_indptr, graph.in_indices, in_weights, dist, infinity, seeds, parents
-    )
-    if unresolved:
-        steps.zero_weight_parents(graph.indptr, graph.indices, weights, dist, infinity, parents)
-    return parents

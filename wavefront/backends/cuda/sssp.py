@@ -58,7 +58,7 @@ def hierarchy(graph, source, *, cutoff=None, tuning: SSSPTuning | None = None) -
     call contracts the graph on the host (seconds on a city, kept with the
     graph), every search is then two level sweeps in one launch. Raises
     :class:`~wavefront.errors.MethodLimitError` for float weights."""
-    from .sssp_phast import check_integer_weights
+    from ...graph.hierarchy import check_integer_weights
 
     tuning = tuning_or_default(tuning)
     check_integer_weights(graph)

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...errors import MethodLimitError
 from ...results import SSSPResult, Trace, TraceRow
 from .abi import SSSP_INT_INFINITY
 from .memory import check_fits
@@ -64,14 +63,6 @@ class PhastWorkspace:
         return ws
 
 
-def check_integer_weights(graph) -> None:
-    """PHAST sums shortcut weights; only integer (or no) weights keep those sums exact."""
-    if graph.weights is not None and graph.weights.dtype.kind not in "iu":
-        raise MethodLimitError(
-            f"hierarchy: needs integer weights (shortcuts are sums, exact only in integers), got "
-            f"{graph.weights.dtype}; use method='delta-stepping'")
-
-
 def phast_sssp(graph, source, ar, k, in_weights, cut, tuning: SSSPTuning) -> SSSPResult:
     """One search: ``source`` an id or an int64 array of distinct ids."""
     import cupy
@@ -79,7 +70,6 @@ def phast_sssp(graph, source, ar, k, in_weights, cut, tuning: SSSPTuning) -> SSS
     from .bfs_steps import get_kernel
     from .device import sm_count
 
-    check_integer_weights(graph)
     ws = PhastWorkspace.for_graph(graph, k.index_dtype)
     seeds = np.atleast_1d(np.asarray(source, dtype=np.int64))
     ranked = ws.rank_host[seeds]
