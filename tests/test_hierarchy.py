@@ -104,6 +104,14 @@ def test_weights_that_could_overflow_are_refused():
         wavefront.sssp(g, 0, method="hierarchy")
 
 
+def test_skewed_graphs_are_refused_before_the_build():
+    """A hub would make the contraction's core dense; the refusal names the degree."""
+    hub = from_edges(np.zeros(40, dtype=np.int64), np.arange(1, 41), weights=np.ones(40, dtype=np.int64))
+    with pytest.raises(MethodLimitError, match="out-degree 40"):
+        wavefront.sssp(hub, 0, method="hierarchy")
+    assert "hierarchy" not in hub.derived
+
+
 def test_float_weights_are_refused():
     g = from_edges([0, 1], [1, 2], weights=np.array([0.5, 1.5]))
     with pytest.raises(MethodLimitError, match="integer weights"):

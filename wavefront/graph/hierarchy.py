@@ -30,6 +30,11 @@ import numpy as np
 #: this many when only estimating a vertex's importance (RoutingKit's order).
 SETTLE_LIMIT = 500
 SIMULATE_LIMIT = 100
+#: The largest out-degree a graph may have for a hierarchy. Road networks and
+#: grids have at most 4-8 (amsterdam and seattle 7); a hub of a skewed graph
+#: makes the contraction's last vertices a dense core (Kronecker SCALE 14,
+#: out-degrees up to 3 626, did not finish in 10 minutes on 2 cores).
+MAX_DEGREE = 32
 
 
 @dataclass(frozen=True)
@@ -147,10 +152,18 @@ def contract_graph(indptr, indices, weights, n: int, *, settle_limit: int = SETT
 
 
 def hierarchy_of(graph) -> Hierarchy:
-    """The graph's hierarchy, built on first use and kept in ``graph.derived``."""
+    """The graph's hierarchy, built on first use and kept in ``graph.derived``.
+    Raises MethodLimitError for a graph with an out-degree above :data:`MAX_DEGREE`."""
     found = graph.derived.get("hierarchy")
     if found is None:
         host = graph.to("cpu") if graph.device != "cpu" else graph
+        degree = int(np.diff(np.asarray(host.indptr)).max()) if host.n else 0
+        if degree > MAX_DEGREE:
+            from ..errors import MethodLimitError
+
+            raise MethodLimitError(
+                f"hierarchy: for road-shaped graphs (out-degrees up to {MAX_DEGREE}); this graph has a vertex of "
+                f"out-degree {degree}, whose contraction would not end in useful time; use method='delta-stepping'")
         found = contract_graph(host.indptr, host.indices, integer_weights(host), host.n)
         graph.derived["hierarchy"] = found
     return found
