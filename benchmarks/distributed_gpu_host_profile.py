@@ -41,6 +41,7 @@ WRAPPED = {
                                           "_queue_bottom_up",
                                           "_chunked_bottom_up", "_exchange_owned", "_finish_overlap", "_no_fold",
                                           "_decide", "_small_level", "_from_segments"),
+    "wavefront.distributed.gpu_small_levels.SmallLevels": ("run", "_capture", "_step", "_gather", "_to_queue"),
     "wavefront.distributed._trace.Clock": ("start", "stop", "lap", "none", "collective"),
 }
 

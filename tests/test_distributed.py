@@ -990,7 +990,8 @@ def test_mpirun_gpu_small_levels_with_a_fixed_exchange(size, transport, tmp_path
     validator passes, with the form on and off, and with each tile's arcs on
     one block or spread over the most (``small_tile_arcs`` 1: a hub's arcs
     over up to 64 blocks); on, the top-down searches' small levels have no
-    totals' all-gather. Four ranks put every segment
+    totals' all-gather, and over NCCL the untraced searches replay them as
+    captured CUDA graphs that count the same bytes. Four ranks put every segment
     past the first at an offset (host staging shares two GPUs among them)."""
     import cupy
 
@@ -1006,6 +1007,9 @@ def test_mpirun_gpu_small_levels_with_a_fixed_exchange(size, transport, tmp_path
         summary = json.loads(out.read_text())
         assert summary["searches"] == 2 * 3 * 2
         assert (summary["fixed_rows"] > 0) == (fixed > 0)
+        # over NCCL the untraced searches replay small levels as captured graphs (one a queue buffer at most)
+        captured = summary["captured_graphs"]
+        assert all(0 < c <= 2 for c in captured) if fixed and transport == "nccl" else not any(captured), captured
 
 
 def test_fixed_ids_edges_tuning_is_checked():
@@ -1015,6 +1019,9 @@ def test_fixed_ids_edges_tuning_is_checked():
     for bad in (-1, True, 2.5, "8", (1 << 20) + 1):
         with pytest.raises(ValueError, match="fixed_ids_edges"):
             wd.DistributedTuning(fixed_ids_edges=bad)
+    assert wd.DistributedTuning().capture_small_levels is True
+    with pytest.raises(TypeError, match="capture_small_levels"):
+        wd.DistributedTuning(capture_small_levels="False")
 
 
 def test_small_tile_arcs_and_stay_bottom_up_edges_are_checked():

@@ -13,7 +13,9 @@ time it, which queues a bottom-up level's successor ahead.
 stream while the next runs), and adds a depth-limited search;
 ``--fixed-ids-edges K`` and ``--small-tile-arcs A`` set those fields (small
 top-down levels with a fixed-size exchange; the arcs a block of their kernel
-takes, 1 spreading every tile over the most blocks). Rank 0 writes a JSON summary to ``--out``, with what
+takes, 1 spreading every tile over the most blocks); over NCCL the untraced
+searches replay them as captured CUDA graphs, and the top-down searches'
+trace bytes must equal the traced search's level by level. Rank 0 writes a JSON summary to ``--out``, with what
 the last full search's trace says of its column all-gathers and how many
 trace rows of the top-down searches had no totals' all-gather.
 """
@@ -65,6 +67,8 @@ def main() -> None:
                         fixed_rows += sum(r["level"] > 0 and "allreduce" not in r["collectives"] for r in rows)
                 # untimed (measure_wait) and as timed: only the latter queues bottom-up levels ahead
                 untraced = gpu.bfs(block, int(root), policy=policy, tuning=tuning, measure_wait=False)
+                if policy == "top-down":  # the same levels: a replayed small level counts the bytes a traced one moves
+                    assert [moved(r) for r in untraced.trace] == [moved(r) for r in result.trace], int(root)
                 for each in (result, untraced):
                     nedge = graph.traversed_edges(each.reached)
                     summary = wd.validate_bfs(graph, each, nedge)
@@ -82,14 +86,20 @@ def main() -> None:
             if grid.rank == 0:
                 assert np.array_equal(limited.levels, np.where(reference <= 2, reference, -1)), ("depth-limited", wait)
         devices = world.allgather_object(block.device)
+        captured = world.allgather_object(sum(len(small.graphs) for small in block.segments.values()))
         if grid.rank == 0:
             with open(args.out, "w") as f:
                 json.dump({"size": grid.size, "grid": [grid.rows, grid.cols], "transport": block.transport, "devices": devices,
                            "searches": compared, "levels": len({r["level"] for r in trace}),
-                           "fixed_rows": fixed_rows,
+                           "fixed_rows": fixed_rows, "captured_graphs": captured,
                            **overlap_summary(trace),
                            "fold_bytes": sum(r["collectives"]["fold"]["bytes_out"] for r in trace
                                              if "fold" in r["collectives"])}, f)
+
+
+def moved(row) -> dict:
+    """A trace row's level and bytes by collective."""
+    return {"level": row.level, **{name: (c["bytes_out"], c["bytes_in"]) for name, c in row.collectives.items()}}
 
 
 def overlap_summary(trace) -> dict:

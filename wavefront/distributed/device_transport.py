@@ -59,6 +59,11 @@ class DeviceTransport(ABC):
         self.bytes_out += int(out)
         self.bytes_in += int(into)
 
+    def add_bytes(self, out: int, into: int) -> None:
+        """Count the payload of a collective replayed in a captured CUDA
+        graph (its capture moved nothing and is not counted)."""
+        self._count(out, into)
+
     # A one-rank group moves nothing: each collective hands back its input
     # (the same array, so callers treat results as read-only) without an
     # NCCL launch or a host round trip. The P = 1 search makes five such

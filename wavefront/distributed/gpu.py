@@ -106,13 +106,12 @@ from .gpu_cooperation import (
     probe_rows,
     share_state,
 )
+from .gpu_small_levels import SmallLevels
 from .graph import DistributedGraph
 from .tuning import DEFAULT_TUNING
 
 _GPU_KEY = "distributed.gpu"
 FOLD_KERNELS = "bfs_fold_2d.cu"  # seed 000 fig. 8's fold on a GPU block
-SMALL_KERNELS = "bfs_small_levels_2d.cu"  # small top-down levels with a fixed-size exchange (one column)
-SMALL_MAX_SPREAD = 64  # the most blocks that share one tile's arcs
 
 
 def _zero_counter(ws, slot: int) -> None:
@@ -207,26 +206,15 @@ class GPUBlock:
     step_parents: object = None
     overlaps: dict = field(default_factory=dict)  # overlap_chunks -> _Overlap (streams and events)
     spare_frontier: object = None  # the column bitmap an overlapped exchange fills (spare_bitmap)
-    segments: dict = field(default_factory=dict)  # fixed_ids_edges -> (segment, gathered, pinned headers)
+    segments: dict = field(default_factory=dict)  # fixed_ids_edges -> SmallLevels
 
-    def segment(self, capacity: int, ranks: int):
-        """A small level's send segment (``capacity`` ids after the header,
-        int64, kernels/bfs_small_levels_2d.cu), the ``ranks`` segments'
-        gathered copy (kept: a new one a level cost a CuPy allocation) and
-        a pinned (ranks, header) array the gathered headers are read into;
-        made on first use."""
+    def small_levels(self, capacity: int):
+        """The small levels' buffers for segments of ``capacity`` ids
+        (:class:`.gpu_small_levels.SmallLevels`), made on first use."""
         made = self.segments.get(capacity)
         if made is None:
-            import cupy
-
-            from ..backends.cuda.abi import SEG_IDS
-
-            pinned = cupy.cuda.alloc_pinned_memory(8 * SEG_IDS * ranks)
-            headers = np.frombuffer(pinned, dtype=np.int64, count=SEG_IDS * ranks).reshape(ranks, SEG_IDS)
-            width = capacity + SEG_IDS
-            made = self.segments[capacity] = (cupy.empty(width, dtype=cupy.int64),
-                                              cupy.empty(width * ranks, dtype=cupy.int64), headers, pinned)
-        return made[:3]
+            made = self.segments[capacity] = SmallLevels(self, capacity, self.transports[2])
+        return made
 
     def spare_bitmap(self):
         """A second column frontier bitmap, made on first use: an overlapped
@@ -476,6 +464,8 @@ class _Search:
         alone_on_a_column = self.owns_rows and not self.whole_graph and self.share is None
         self.fixed_edges = tuning.fixed_ids_edges if alone_on_a_column else 0
         self.tile_arcs = tuning.small_tile_arcs
+        # Replayed as captured graphs: over NCCL, untraced (gpu_small_levels).
+        self.capture = tuning.capture_small_levels and gpu.transport == "nccl" and not measure_wait
         # The single-GPU hybrid's rules that still hold between exchanged
         # levels (SCALE 26, one rank, H100: GAP's switch back to top-down on a
         # frontier of 1.8 M leaves cost a 3.5 ms top-down step where the
@@ -493,8 +483,6 @@ class _Search:
                                   tuning.stay_bottom_up_edges if self.fixed_edges else None, ahead)
         self.queued_ahead = None
         self.exchanged_ahead = False
-        self.gathered = None  # the last small level's gathered segments
-        self.widest = 0  # the most finds one rank's segment of them holds
 
     # Made on first use: a one-column grid's own steps never fold or accept,
     # and two allocations and fills cost ~30 us of every search there.
@@ -888,74 +876,43 @@ class _Search:
 
     def _small_level(self, level, count, edges, record, own_parents, own_levels) -> np.ndarray:
         """A top-down level whose frontier (``count`` vertices, ``edges``
-        arcs in all) holds at most ``fixed_ids_edges`` arcs, on a one-column grid: one kernel
-        into the owner's results, then every rank's segment (its finds as
-        global ids, with its count, their degree sum and the arcs it
-        examined) in one all-gather of equal parts, whose headers are read
-        back at once. Returns every rank's (found, degree sum), in rank order,
-        as the totals' all-gather gives them; the segments stay for
-        :meth:`_from_segments`."""
-        import cupy
-
+        arcs in all) holds at most ``fixed_ids_edges`` arcs, on a one-column
+        grid (:mod:`.gpu_small_levels`): one kernel into the owner's results,
+        every rank's segment (its finds as global ids, with its count, their
+        degree sum and the arcs it examined) in one all-gather of equal
+        parts, the headers read back, the gathered ids as the next queue.
+        Returns every rank's (found, degree sum), in rank order, as the
+        totals' all-gather gives them."""
         from ..backends.cuda import bfs_steps as steps
-        from ..backends.cuda.abi import (
-            SEG_COUNT,
-            SEG_DEGREE,
-            SEG_EXAMINED,
-            SEG_IDS,
-            SMALL_TILE,
-        )
+        from ..backends.cuda.abi import SEG_COUNT, SEG_DEGREE, SEG_EXAMINED
 
-        gpu = self.gpu
-        ws, block, ranks = gpu.ws, gpu.block, self.dcol.size
+        ws = self.gpu.ws
         if not self.queue_ready:
             steps.reset_counters(ws)
             steps.bitmap_to_queue(ws)
-        segment, gathered, headers = gpu.segment(self.fixed_edges, ranks)
-        stream = cupy.cuda.get_current_stream()
-        cupy.cuda.runtime.memsetAsync(segment.data.ptr, 0, 8 * SEG_IDS, stream.ptr)
-        if count:  # a block a tile of SMALL_TILE vertices, its arcs over `spread` blocks (a hub's over many)
-            tiles = -(-count // SMALL_TILE)
-            spread = min(SMALL_MAX_SPREAD, max(1, -(-edges // (tiles * self.tile_arcs))))
-            fn = steps.get_kernel(SMALL_KERNELS, "small_top_down_2d", ws.index64)
-            fn((tiles, spread), (SMALL_TILE,),
-               (ws.queue_in, steps.i64(count), np.int32(level), block.indptr, block.indices, block.in_indptr,
-                own_levels, own_parents, ws.visited, steps.i64(self.g.first_vertex), segment))
+        small = self.gpu.small_levels(self.fixed_edges)
         self._no_fold()
-        with self.clock.collective("column_allgather", self.dcol):
-            width = segment.shape[0]
-            self.dcol.allgather_into(segment, gathered, [rank * width for rank in range(ranks)])
-            # the headers as one strided copy: the read waits for the all-gather, so it is communication
-            cupy.cuda.runtime.memcpy2DAsync(headers.ctypes.data, 8 * SEG_IDS, gathered.data.ptr,
-                                            8 * segment.shape[0], 8 * SEG_IDS, ranks,
-                                            cupy.cuda.runtime.memcpyDeviceToHost, stream.ptr)
-            stream.synchronize()
+        headers = small.run(ws.queue_in, count, edges, level, own_levels, own_parents, self.tile_arcs, self.clock,
+                            self.capture)
         self.clock.none("row_allgather")  # the row is this rank: the step set its visited bits
         self.clock.none("transpose")  # on one column every rank keeps its piece
-        self.gathered, self.queue_ready = gathered, False
-        self.widest = int(headers[:, SEG_COUNT].max())
+        self.queue_ready = False
         mine = headers[self.dcol.rank]
         found = int(mine[SEG_COUNT])
         record.examined, record.found, record.sent, record.received = int(mine[SEG_EXAMINED]), found, found, found
         return np.stack((headers[:, SEG_COUNT], headers[:, SEG_DEGREE]), axis=1).reshape(-1)
 
     def _from_segments(self, next_direction: str, total: int) -> None:
-        """The last small level's gathered finds (``total`` in all) as the
-        next step reads them: the queue (global ids) before a top-down step,
-        the column's frontier bitmap before a bottom-up one."""
+        """The last small level's gathered finds (``total`` in all), already
+        the queue (global ids), as the next step reads them: the queue
+        before a top-down step, the column's frontier bitmap before a
+        bottom-up one."""
         from ..backends.cuda import bfs_steps as steps
-        from ..backends.cuda.abi import SEG_IDS
 
-        ws, ranks = self.gpu.ws, self.dcol.size
-        stride = self.fixed_edges + SEG_IDS
-        fn = steps.get_kernel(SMALL_KERNELS, "segments_to_queue", ws.index64)
-        fn((steps.blocks(self.widest), ranks), (steps.BLOCK,),
-           (self.gathered, np.int32(ranks), steps.i64(stride), ws.queue_in))
-        self.gathered = None
         if next_direction == TOP_DOWN:
             self.queue_ready = True
         else:
-            steps.queue_to_bitmap(ws, total)
+            steps.queue_to_bitmap(self.gpu.ws, total)
 
     def _no_fold(self) -> None:
         """End a level's compute with an empty fold entry: nothing to fold

@@ -76,6 +76,9 @@ FOLD_MAX_OWNERS = 1024  # grid columns one fold may address (shared-memory count
 # A rank's segment: these header slots (int64), then its ids from SEG_IDS on.
 SEG_COUNT, SEG_DEGREE, SEG_EXAMINED, SEG_IDS = 0, 1, 2, 3
 SMALL_TILE = 256  # frontier vertices a block of small_top_down_2d takes (its block size)
+# A small level's values (int64 slots of its params array): frontier size, level,
+# the owner's levels and parents (device pointers), tiles, blocks a tile.
+SMALL_COUNT, SMALL_LEVEL, SMALL_LEVELS, SMALL_PARENTS, SMALL_TILES, SMALL_SPREAD, SMALL_PARAMS = range(7)
 
 # -- the distributed SSSP on GPU blocks (any grid): kernels/sssp_delta_2d.cu ------
 ONE_COLUMN_BLOCK = 256
@@ -177,7 +180,10 @@ _FILES = {
     "bfs_fold_2d.cu": {**_COMMON, "FOLD_MAX_OWNERS": FOLD_MAX_OWNERS},
     "bfs_one_column_2d.cu": _COMMON,
     "bfs_small_levels_2d.cu": {**_COMMON, "SEG_COUNT": SEG_COUNT, "SEG_DEGREE": SEG_DEGREE,
-                               "SEG_EXAMINED": SEG_EXAMINED, "SEG_IDS": SEG_IDS, "SMALL_TILE": SMALL_TILE},
+                               "SEG_EXAMINED": SEG_EXAMINED, "SEG_IDS": SEG_IDS, "SMALL_TILE": SMALL_TILE,
+                               "SMALL_COUNT": SMALL_COUNT, "SMALL_LEVEL": SMALL_LEVEL, "SMALL_LEVELS": SMALL_LEVELS,
+                               "SMALL_PARENTS": SMALL_PARENTS, "SMALL_TILES": SMALL_TILES,
+                               "SMALL_SPREAD": SMALL_SPREAD},
     "sssp_harish.cu": {**_SSSP_COMMON, "HARISH_BLOCK": SSSP_BLOCK},
     "sssp_near_far.cu": {**_PERSISTENT, **_SSSP_COMMON, **_SSSP_TRACE, "NF_BLOCK": NEAR_FAR_BLOCK,
                          "NF_ARCS": NEAR_FAR_ARCS, "NF_MIN_BLOCKS": NEAR_FAR_MAX_BLOCKS_PER_SM,
