@@ -1019,9 +1019,6 @@ def test_fixed_ids_edges_tuning_is_checked():
     for bad in (-1, True, 2.5, "8", (1 << 20) + 1):
         with pytest.raises(ValueError, match="fixed_ids_edges"):
             wd.DistributedTuning(fixed_ids_edges=bad)
-    assert wd.DistributedTuning().capture_small_levels is True
-    with pytest.raises(TypeError, match="capture_small_levels"):
-        wd.DistributedTuning(capture_small_levels="False")
 
 
 def test_small_tile_arcs_and_stay_bottom_up_edges_are_checked():

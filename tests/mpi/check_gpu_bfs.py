@@ -44,8 +44,14 @@ def main() -> None:
     parser.add_argument("--overlap-chunks", type=int, default=0)
     parser.add_argument("--fixed-ids-edges", type=int, default=wd.DistributedTuning().fixed_ids_edges)
     parser.add_argument("--small-tile-arcs", type=int, default=wd.DistributedTuning().small_tile_arcs)
+    parser.add_argument("--dump-after", type=float, default=None, metavar="SECONDS",
+                        help="print every thread's stack and exit after this long (to locate a hang)")
     parser.add_argument("--out", required=True)
     args = parser.parse_args()
+    if args.dump_after:
+        import faulthandler
+
+        faulthandler.dump_traceback_later(args.dump_after, exit=True)
     world = wd.world()
     with abort_on_error(world):
         grid = wd.ProcessGrid(*parse_grid(args.grid)) if args.grid else wd.ProcessGrid()

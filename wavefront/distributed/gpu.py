@@ -68,7 +68,8 @@ runs as one kernel (``kernels/bfs_small_levels_2d.cu``), and every rank sends
 its finds and totals as one segment of K ids and a header, in an all-gather
 of equal parts: no rank can find more than K, so the ranks agree on the form
 without a word, and the totals need no host all-gather
-(:meth:`_Search._small_level`).
+(:meth:`_Search._small_level`). Over NCCL, an untraced search replays such a
+level as one captured CUDA graph (:mod:`.gpu_small_levels`).
 
 CPU+GPU cooperation (seed 000 §3.3; ``DistributedTuning.cpu_share``): the
 block's bottom-up step split with the host cores, in :mod:`.gpu_cooperation`;
@@ -464,8 +465,9 @@ class _Search:
         alone_on_a_column = self.owns_rows and not self.whole_graph and self.share is None
         self.fixed_edges = tuning.fixed_ids_edges if alone_on_a_column else 0
         self.tile_arcs = tuning.small_tile_arcs
-        # Replayed as captured graphs: over NCCL, untraced (gpu_small_levels).
-        self.capture = tuning.capture_small_levels and gpu.transport == "nccl" and not measure_wait
+        # Small levels replay as captured CUDA graphs over NCCL where the
+        # search is not traced (gpu_small_levels).
+        self.capture = gpu.transport == "nccl" and not measure_wait
         # The single-GPU hybrid's rules that still hold between exchanged
         # levels (SCALE 26, one rank, H100: GAP's switch back to top-down on a
         # frontier of 1.8 M leaves cost a 3.5 ms top-down step where the

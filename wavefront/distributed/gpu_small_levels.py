@@ -27,6 +27,9 @@ so that NCCL sets up its connections outside a capture.
 """
 from __future__ import annotations
 
+import atexit
+import weakref
+
 import numpy as np
 
 SMALL_KERNELS = "bfs_small_levels_2d.cu"
@@ -35,6 +38,18 @@ SMALL_MAX_SPREAD = 64  # the most blocks that share one tile's arcs
 # blocks' worth of arcs, so each tile's blocks run in one trip.
 SMALL_BLOCKS = 128
 QUEUE_BLOCKS = 16  # segments_to_queue's blocks a rank (each strides over its ids)
+
+# Every SmallLevels with captured graphs, whose graphs go before the NCCL
+# communicators at exit: a graph holds NCCL's captured work, and with the
+# graphs left to the interpreter's teardown both ranks hung at exit (2 x H100,
+# NCCL 2.28), after every search had finished and validated.
+_CAPTURING = weakref.WeakSet()
+
+
+@atexit.register
+def _release_graphs() -> None:
+    for small in list(_CAPTURING):
+        small.release()
 
 
 class SmallLevels:
@@ -91,6 +106,7 @@ class SmallLevels:
             made = self.graphs.get(key)
             if made is None:
                 made = self.graphs[key] = self._capture(queue)
+                _CAPTURING.add(self)
             graph, out, into = made
             graph.launch(stream)
             with clock.collective("column_allgather", self.column):  # the wait: step, all-gather and copies
@@ -104,6 +120,15 @@ class SmallLevels:
             stream.synchronize()  # the headers' copy waits for the all-gather, so it is communication
         self._to_queue(queue, stream)
         return self.headers
+
+    def release(self) -> None:
+        """Destroy the captured graphs (once the device is done with them)."""
+        if self.graphs:
+            import cupy
+
+            cupy.cuda.runtime.deviceSynchronize()
+            self.graphs.clear()
+            cupy.cuda.runtime.deviceSynchronize()
 
     def _capture(self, queue):
         """The sequence as a CUDA graph on a side stream (a legacy default

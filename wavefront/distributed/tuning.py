@@ -84,11 +84,6 @@ class DistributedTuning:
       2^14 beat 0 and 2^16 on 2 x H100 at SCALE 27 (``docs/decisions/
       distributed.md``, "GPU runs, seventh round").
 
-    * ``capture_small_levels``: over NCCL, in a search not traced, a small
-      level's launches, all-gather and copies replay as one captured CUDA
-      graph (:mod:`.gpu_small_levels`). False queues them launch by launch,
-      as host staging and traced searches always do.
-
     * ``small_tile_arcs``: a small level's kernel takes its frontier in
       tiles of 256 vertices, a block each, and spreads a tile's arcs over
       ceil(m_f / (tiles x small_tile_arcs)) blocks (at most 64), so a hub's
@@ -143,7 +138,6 @@ class DistributedTuning:
     overlap_chunks: int = 1
     bottom_up_ahead: bool = True
     fixed_ids_edges: int = 1 << 14
-    capture_small_levels: bool = True
     small_tile_arcs: int = 1024
     stay_bottom_up_edges: int | None = 1 << 23
     block_alpha: float | None = 30.0
@@ -162,7 +156,7 @@ class DistributedTuning:
         if not 0 <= self.cpu_share_min < 1:
             raise ValueError(f"cpu_share_min must lie in [0, 1), got {self.cpu_share_min!r}")
         object.__setattr__(self, "overlap_chunks", check_overlap_chunks(self.overlap_chunks))
-        for name in ("pack_pairs", "bottom_up_ahead", "capture_small_levels", "whole_graph_search"):  # "False" would read as true
+        for name in ("pack_pairs", "bottom_up_ahead", "whole_graph_search"):  # "False" would read as true
             if not isinstance(getattr(self, name), bool):
                 raise TypeError(f"{name} must be True or False, got {getattr(self, name)!r}")
         fixed = self.fixed_ids_edges
