@@ -28,6 +28,7 @@ so that NCCL sets up its connections outside a capture.
 from __future__ import annotations
 
 import atexit
+import contextlib
 import weakref
 
 import numpy as np
@@ -129,6 +130,13 @@ class SmallLevels:
             cupy.cuda.runtime.deviceSynchronize()
             self.graphs.clear()
             cupy.cuda.runtime.deviceSynchronize()
+
+    def __del__(self):
+        # A block dropped before the program's end: its graphs go while this
+        # object still holds the column's communicator (a cycle's finalizers
+        # run before any of its objects is cleared).
+        with contextlib.suppress(Exception):  # a finalizer must not raise, and CUDA may be gone at shutdown
+            self.release()
 
     def _capture(self, queue):
         """The sequence as a CUDA graph on a side stream (a legacy default
