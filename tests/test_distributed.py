@@ -27,7 +27,13 @@ import wavefront
 import wavefront.distributed as wd
 from wavefront.backends.cpu.tuning import CPUBFSTuning
 from wavefront.cli import main
-from wavefront.distributed.grid import Partition, ProcessGrid, cpu_grid_shape, grid_shape, parse_grid
+from wavefront.distributed.grid import (
+    Partition,
+    ProcessGrid,
+    cpu_grid_shape,
+    grid_shape,
+    parse_grid,
+)
 from wavefront.distributed.launch import (
     launched_by_mpi,
     mpi_world_size,
@@ -330,7 +336,11 @@ def test_the_gpus_needed_are_counted_on_the_grid_gpu_runs_use():
     arrays make it need more GPUs than the most square grid, the most square,
     and the error then names the --grid to pass."""
     from wavefront.backends.cuda.memory import SAFETY_BYTES
-    from wavefront.distributed.memory import block_bytes, block_bytes_for, grid_needed_for
+    from wavefront.distributed.memory import (
+        block_bytes,
+        block_bytes_for,
+        grid_needed_for,
+    )
 
     n, arcs = 1 << 28, 32 << 28
     assert grid_needed_for(n, arcs, H100_FREE) == (2, 1)  # SCALE 28: two GPUs, one column

@@ -124,7 +124,7 @@ class _Collective:
     distributed GPU search enters one 40-60 times and each generator-based
     entry cost about 2 us of the host's time between two levels."""
 
-    __slots__ = ("clock", "name", "transport", "out", "into")
+    __slots__ = ("clock", "into", "name", "out", "transport")
 
     def __init__(self, clock: Clock, name: str, transport):
         self.clock, self.name, self.transport = clock, name, transport
