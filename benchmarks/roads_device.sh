@@ -6,6 +6,11 @@
 #   run: bash benchmarks/roads_device.sh                (carry .data and .scratch/gapbs)
 #        PARTS=roads bash benchmarks/roads_device.sh    (DIMACS roads, road-like 1.4 M / 4 M, grid)
 #        PARTS=kron  bash benchmarks/roads_device.sh    (Kronecker SCALE 22, CPU rows and CUDA)
+#        PARTS=hierarchy        (the DIMACS roads with method="hierarchy" on both backends beside GAP)
+#        PARTS=hierarchy-large  (benchmarks/sssp_hierarchy.py on road-like 1.4 M and 4 M and the grid:
+#                                each build timed, then every method, checked against SciPy)
+#        NEED=H200 bash benchmarks/roads_device.sh      (stop at once, exit 3, unless the GPU's name says H200:
+#                                                        the tool may lend an H100 for a call that names an H200)
 #
 # GAP is built from .scratch/gapbs with its own Makefile (-O3 -fopenmp) if
 # its binaries are missing. Each part stays under a lent command's
@@ -24,6 +29,10 @@ step "machine"
     git log -1 --format='commit %h %s' 2>/dev/null
     echo "cores for wavefront CPU and GAP: $CORES"
 } | tee "$OUT/machine.txt"
+if [ -n "${NEED:-}" ] && ! nvidia-smi --query-gpu=name --format=csv,noheader | grep -q "$NEED"; then
+    echo "the lent GPU is not an $NEED: stopping before any work (NEED=$NEED)"
+    exit 3
+fi
 
 step "CPU backend tests on $CORES threads (fused kernels' teams and barriers)"
 NUMBA_NUM_THREADS=$CORES timeout 300 python3 -m pytest -q -p no:cacheprovider \
@@ -35,7 +44,17 @@ for part in $PARTS; do
         roads) graphs=roads,road1.4m,road4m,grid
                extra=(--roots 4 --repeat 3 --cpu-methods sssp:dijkstra --cuda-methods sssp:regions); limit=540 ;;
         kron)  graphs=kron22; extra=(--kron-roots 2 --repeat 3); limit=560 ;;
-        *) echo "unknown part $part (roads, kron)"; continue ;;
+        hierarchy) graphs=roads
+               extra=(--roots 4 --repeat 3 --cpu-methods sssp:hierarchy,sssp:dijkstra
+                      --cuda-methods sssp:hierarchy,sssp:regions); limit=400 ;;
+        hierarchy-large)
+               step "sssp_hierarchy.py: road1400k, road4000k, grid1024"
+               NUMBA_NUM_THREADS=$CORES timeout 560 python3 benchmarks/sssp_hierarchy.py \
+                   --graphs road1400k,road4000k,grid1024 --roots 8 --json "$OUT/hierarchy_large.json" \
+                   > "$OUT/hierarchy_large.md" 2>&1
+               echo "exit $?"; tail -30 "$OUT/hierarchy_large.md"
+               continue ;;
+        *) echo "unknown part $part (roads, kron, hierarchy, hierarchy-large)"; continue ;;
     esac
     step "roads.py: $graphs"
     timeout "$limit" python3 benchmarks/roads.py --gap "$GAP" --cores "$CORES" --graphs "$graphs" \
