@@ -33,6 +33,19 @@ import weakref
 
 import numpy as np
 
+from ..backends.cuda import bfs_steps as steps
+from ..backends.cuda.abi import (
+    SEG_IDS,
+    SMALL_COUNT,
+    SMALL_LEVEL,
+    SMALL_LEVELS,
+    SMALL_PARAMS,
+    SMALL_PARENTS,
+    SMALL_SPREAD,
+    SMALL_TILE,
+    SMALL_TILES,
+)
+
 SMALL_KERNELS = "bfs_small_levels_2d.cu"
 SMALL_MAX_SPREAD = 64  # the most blocks that share one tile's arcs
 # The step's fixed grid: at K = 2^14 a level has at most 64 tiles and about 17
@@ -60,8 +73,6 @@ class SmallLevels:
     def __init__(self, gpu, capacity: int, column):
         import cupy
 
-        from ..backends.cuda.abi import SEG_IDS, SMALL_PARAMS
-
         self.gpu, self.column, self.ranks = gpu, column, column.size
         self.width = capacity + SEG_IDS
         self.segment = cupy.empty(self.width, dtype=cupy.int64)
@@ -83,16 +94,6 @@ class SmallLevels:
         The next queue is in ``queue`` once the current stream gets there.
         ``capture``: replay a captured graph where one can be."""
         import cupy
-
-        from ..backends.cuda.abi import (
-            SMALL_COUNT,
-            SMALL_LEVEL,
-            SMALL_LEVELS,
-            SMALL_PARENTS,
-            SMALL_SPREAD,
-            SMALL_TILE,
-            SMALL_TILES,
-        )
 
         tiles = -(-count // SMALL_TILE)
         params = self.host_params
@@ -163,9 +164,6 @@ class SmallLevels:
     def _step(self, queue, stream) -> None:
         import cupy
 
-        from ..backends.cuda import bfs_steps as steps
-        from ..backends.cuda.abi import SEG_IDS, SMALL_TILE
-
         gpu = self.gpu
         block, ws = gpu.block, gpu.ws
         cupy.cuda.runtime.memcpyAsync(self.params.data.ptr, self.host_params.ctypes.data, self.params.nbytes,
@@ -173,13 +171,12 @@ class SmallLevels:
         cupy.cuda.runtime.memsetAsync(self.segment.data.ptr, 0, 8 * SEG_IDS, stream.ptr)
         fn = steps.get_kernel(SMALL_KERNELS, "small_top_down_2d", ws.index64)
         with stream:
-            fn((SMALL_BLOCKS,), (SMALL_TILE,), (self.params, queue, block.indptr, block.indices, block.in_indptr, ws.visited,
-                                         steps.i64(gpu.graph.first_vertex), self.segment))
+            fn((SMALL_BLOCKS,), (SMALL_TILE,),
+               (self.params, queue, block.indptr, block.indices, block.in_indptr, ws.visited,
+                steps.i64(gpu.graph.first_vertex), self.segment))
 
     def _gather(self, stream) -> None:
         import cupy
-
-        from ..backends.cuda.abi import SEG_IDS
 
         width = self.width
         self.column.allgather_into(self.segment, self.gathered, [rank * width for rank in range(self.ranks)], stream)
@@ -187,8 +184,6 @@ class SmallLevels:
                                         8 * SEG_IDS, self.ranks, cupy.cuda.runtime.memcpyDeviceToHost, stream.ptr)
 
     def _to_queue(self, queue, stream) -> None:
-        from ..backends.cuda import bfs_steps as steps
-
         fn = steps.get_kernel(SMALL_KERNELS, "segments_to_queue", self.gpu.ws.index64)
         with stream:
             fn((QUEUE_BLOCKS, self.ranks), (steps.BLOCK,),
