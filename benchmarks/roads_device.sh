@@ -9,6 +9,7 @@
 #        PARTS=hierarchy        (the DIMACS roads with method="hierarchy" on both backends beside GAP)
 #        PARTS=hierarchy-large  (benchmarks/sssp_hierarchy.py on road-like 1.4 M and 4 M and the grid:
 #                                each build timed, then every method, checked against SciPy)
+#        CPUTESTS=0 bash benchmarks/roads_device.sh     (skip the CPU backend tests on all host cores)
 #        NEED=H200 bash benchmarks/roads_device.sh      (stop at once, exit 3, unless the GPU's name says H200:
 #                                                        the tool may lend an H100 for a call that names an H200)
 #
@@ -34,10 +35,12 @@ if [ -n "${NEED:-}" ] && ! nvidia-smi --query-gpu=name --format=csv,noheader | g
     exit 3
 fi
 
-step "CPU backend tests on $CORES threads (fused kernels' teams and barriers)"
-NUMBA_NUM_THREADS=$CORES timeout 300 python3 -m pytest -q -p no:cacheprovider \
-    tests/test_cpu_bfs.py tests/test_cpu_sssp.py > "$OUT/pytest_cpu.log" 2>&1
-echo "exit $?"; tail -3 "$OUT/pytest_cpu.log"
+if [ "${CPUTESTS:-1}" = 1 ]; then
+    step "CPU backend tests on $CORES threads (fused kernels' teams and barriers)"
+    NUMBA_NUM_THREADS=$CORES timeout 300 python3 -m pytest -q -p no:cacheprovider \
+        tests/test_cpu_bfs.py tests/test_cpu_sssp.py > "$OUT/pytest_cpu.log" 2>&1
+    echo "exit $?"; tail -3 "$OUT/pytest_cpu.log"
+fi
 
 for part in $PARTS; do
     case $part in
