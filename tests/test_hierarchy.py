@@ -59,6 +59,28 @@ def test_cpu_hierarchy_matches_scipy(seed, n, density, directed, weighted):
             validate_sssp(edges if weighted else edges[:2], r, n=n)
 
 
+def test_the_hierarchy_does_not_depend_on_the_threads():
+    """The witness searches run on the threads and every list the round
+    changes takes its ops on one thread, in the serial order: one thread and
+    two build the same hierarchy, array for array."""
+    import numba
+
+    g = wavefront.road_like(3000, seed=5)
+    built = []
+    before = numba.get_num_threads()
+    try:
+        for threads in (1, min(2, numba.config.NUMBA_NUM_THREADS)):
+            numba.set_num_threads(threads)
+            built.append(contract_graph(np.asarray(g.indptr), g.indices, integer_weights(g), g.n))
+    finally:
+        numba.set_num_threads(before)
+    one, two = built
+    assert one.shortcuts == two.shortcuts > 0 and one.levels == two.levels
+    for name in ("order", "level_starts", "up_indptr", "up_indices", "up_weights", "down_indptr", "down_indices",
+                 "down_weights"):
+        np.testing.assert_array_equal(getattr(one, name), getattr(two, name), err_msg=name)
+
+
 def test_limited_witness_searches_keep_distances_exact():
     """A witness search cut short adds shortcuts it might have spared, never
     misses one: settle limits of 0 and 1 give the same distances."""

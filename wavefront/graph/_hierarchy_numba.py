@@ -15,9 +15,11 @@ all its neighbours (ties: the lower id) is contracted in the round, so the
 round's vertices are independent. Their witness searches (Dijkstra from each
 in-neighbour ``u``, at most ``settle_limit`` vertices settled, avoiding every
 vertex of the round) run on the threads, each with its own scratch, and
-write the shortcuts they need into a buffer; one thread then adds them and
-takes the round's vertices out of the lists; the neighbours' importances are
-recomputed on the threads. A search cut short adds shortcuts that a longer
+write the shortcuts they need into a buffer. The round's vertices' arcs go
+into the hierarchy, then every list the round changes takes its ops (the
+shortcuts it gains, then the round's vertices it loses) on one thread, in
+the order a serial pass would apply them, so the hierarchy does not depend
+on the threads. The neighbours' importances are recomputed on the threads. A search cut short adds shortcuts that a longer
 one might have spared, never misses one, so the distances stay exact. A
 witness avoids the whole round because two contracted neighbours of one
 pair could otherwise each count on a path through the other.
@@ -55,40 +57,6 @@ def _find(to, start, length, x):
         if to[i] == x:
             return i
     return -1
-
-
-@njit(cache=True)
-def _add(start, length, cap, to, w, h, top, v, x, weight, hops):
-    """Append (x, weight, hops) to v's list, moving it if full. Returns the
-    (possibly new) pool arrays and top."""
-    if length[v] == cap[v]:
-        new_cap = max(4, 2 * cap[v])
-        if top + new_cap > to.shape[0]:
-            to, w, h = _grow(to, w, h, top + new_cap)
-        s = start[v]
-        for i in range(length[v]):
-            to[top + i] = to[s + i]
-            w[top + i] = w[s + i]
-            h[top + i] = h[s + i]
-        start[v] = top
-        cap[v] = new_cap
-        top += new_cap
-    i = start[v] + length[v]
-    to[i] = x
-    w[i] = weight
-    h[i] = hops
-    length[v] += 1
-    return to, w, h, top
-
-
-@njit(cache=True)
-def _remove(start, length, to, w, h, v, x):
-    i = _find(to, start[v], length[v], x)
-    last = start[v] + length[v] - 1
-    to[i] = to[last]
-    w[i] = w[last]
-    h[i] = h[last]
-    length[v] -= 1
 
 
 @njit(cache=True, inline="always")
@@ -241,25 +209,6 @@ def _shortcuts_of(v, o_start, o_len, o_to, o_w, o_h, i_start, i_len, i_to, i_w, 
     return found, hops
 
 
-@njit(cache=True)
-def _apply(lists, u, x, through, hops):
-    """Add the shortcut u -> x, or lower an arc u -> x that is longer. Returns
-    the lists (pools may move)."""
-    (o_start, o_len, o_cap, o_to, o_w, o_h, o_top, i_start, i_len, i_cap, i_to, i_w, i_h, i_top) = lists
-    j = _find(o_to, o_start[u], o_len[u], x)
-    if j >= 0:
-        if through < o_w[j]:
-            o_w[j] = through
-            o_h[j] = hops
-            k = _find(i_to, i_start[x], i_len[x], u)
-            i_w[k] = through
-            i_h[k] = hops
-    else:
-        o_to, o_w, o_h, o_top = _add(o_start, o_len, o_cap, o_to, o_w, o_h, o_top, u, x, through, hops)
-        i_to, i_w, i_h, i_top = _add(i_start, i_len, i_cap, i_to, i_w, i_h, i_top, x, u, through, hops)
-    return (o_start, o_len, o_cap, o_to, o_w, o_h, o_top, i_start, i_len, i_cap, i_to, i_w, i_h, i_top)
-
-
 @njit(parallel=True, cache=True)
 def _importances(vertices, importance, o_start, o_len, o_to, o_w, o_h, i_start, i_len, i_to, i_w, i_h, level,
                  blocked, settle_limit, dist, touched, hk, hv):
@@ -305,20 +254,118 @@ def _round_shortcuts(selected, offsets, o_start, o_len, o_to, o_w, o_h, i_start,
 
 
 @njit(cache=True)
-def _detach(v, start, length, to, w, h, other_start, other_length, other_to, other_w, other_h, level, out, count,
-            incoming):
-    """Record the arcs of v's list (out-arcs, or in-arcs when ``incoming``)
-    as hierarchy arcs in ``out[:, count:]`` (rows: tail, head, weight, hops),
-    remove v from each neighbour's opposite list and raise the neighbour's
-    level above v's. Returns the new count."""
-    for i in range(start[v], start[v] + length[v]):
-        x = to[i]
-        tail, head = (x, v) if incoming else (v, x)
-        out[0, count], out[1, count], out[2, count], out[3, count] = tail, head, w[i], h[i]
-        count += 1
-        _remove(other_start, other_length, other_to, other_w, other_h, x, v)
-        level[x] = max(level[x], level[v] + 1)
-    return count
+def _by_owner(owner, n):
+    """A stable counting sort of ops by the vertex whose list they change:
+    (indptr over the vertices, the ops' indices grouped by owner)."""
+    indptr = np.zeros(n + 1, dtype=np.int64)
+    for o in owner:
+        indptr[o + 1] += 1
+    for v in range(n):
+        indptr[v + 1] += indptr[v]
+    fill = indptr[:-1].copy()
+    perm = np.empty(owner.shape[0], dtype=np.int64)
+    for i in range(owner.shape[0]):
+        perm[fill[owner[i]]] = i
+        fill[owner[i]] += 1
+    return indptr, perm
+
+
+@njit(cache=True)
+def _make_room(start, length, cap, to, w, h, top, indptr, adds):
+    """Move every list that its ``adds`` could overfill to the pool's end,
+    with its room doubled until they fit (the pool doubles when full).
+    Returns the pool arrays and top."""
+    for v in range(indptr.shape[0] - 1):
+        if indptr[v + 1] == indptr[v]:
+            continue
+        need = length[v] + adds[v]
+        if need <= cap[v]:
+            continue
+        new_cap = max(4, 2 * cap[v])
+        while new_cap < need:
+            new_cap *= 2
+        if top + new_cap > to.shape[0]:
+            to, w, h = _grow(to, w, h, top + new_cap)
+        s = start[v]
+        for i in range(length[v]):
+            to[top + i] = to[s + i]
+            w[top + i] = w[s + i]
+            h[top + i] = h[s + i]
+        start[v] = top
+        cap[v] = new_cap
+        top += new_cap
+    return to, w, h, top
+
+
+@njit(parallel=True, cache=True)
+def _update_lists(indptr, perm, op_other, op_w, op_h, op_removes, start, length, to, w, h, level, dirty, stamp):
+    """Each list's ops in order, one thread a list: an add of (other, w, h)
+    lowers an arc to ``other`` that is longer or appends one; a removal of
+    the contracted ``other`` swaps the last arc into its place and raises the
+    list owner's level above it. The lists' room was made beforehand."""
+    for v in prange(indptr.shape[0] - 1):
+        for q in range(indptr[v], indptr[v + 1]):
+            op = perm[q]
+            x = op_other[op]
+            i = _find(to, start[v], length[v], x)
+            if op_removes[op]:
+                last = start[v] + length[v] - 1
+                to[i], w[i], h[i] = to[last], w[last], h[last]
+                length[v] -= 1
+                level[v] = max(level[v], level[x] + 1)
+                dirty[v] = stamp
+            elif i < 0:
+                i = start[v] + length[v]
+                to[i], w[i], h[i] = x, op_w[op], op_h[op]
+                length[v] += 1
+            elif op_w[op] < w[i]:
+                w[i], h[i] = op_w[op], op_h[op]
+
+
+@njit(parallel=True, cache=True)
+def _record_arcs(selected, first, start, length, to, w, h, out, incoming):
+    """The chosen vertices' arcs (out-arcs, or in-arcs when ``incoming``) as
+    hierarchy arcs in ``out[:, first[k]:]`` (rows: tail, head, weight, hops)."""
+    for k in prange(selected.shape[0]):
+        v = selected[k]
+        at = first[k]
+        for i in range(start[v], start[v] + length[v]):
+            tail, head = (to[i], v) if incoming else (v, to[i])
+            out[0, at], out[1, at], out[2, at], out[3, at] = tail, head, w[i], h[i]
+            at += 1
+
+
+@njit(cache=True)
+def _side_ops(shortcut_owner, shortcut_other, sw, sh, selected, start, length, to, n):
+    """One side's ops of a round (out-lists: owner u of a shortcut u -> x;
+    in-lists: owner x): the shortcuts' adds first, then for each chosen
+    vertex in order the removal of it from its neighbours' lists (``start``,
+    ``length``, ``to``: the chosen vertices' lists on the other side).
+    Grouped by owner, stably, as (indptr, perm, other, w, h, removes, adds)."""
+    shortcuts = shortcut_owner.shape[0]
+    removals = 0
+    for v in selected:
+        removals += length[v]
+    total = shortcuts + removals
+    owner = np.empty(total, dtype=np.int64)
+    other = np.empty(total, dtype=np.int64)
+    ow = np.zeros(total, dtype=np.int64)
+    oh = np.zeros(total, dtype=np.int64)
+    removes = np.zeros(total, dtype=np.bool_)
+    adds = np.zeros(n, dtype=np.int64)
+    owner[:shortcuts] = shortcut_owner
+    other[:shortcuts] = shortcut_other
+    ow[:shortcuts] = sw
+    oh[:shortcuts] = sh
+    for u in shortcut_owner:
+        adds[u] += 1
+    at = shortcuts
+    for v in selected:
+        for i in range(start[v], start[v] + length[v]):
+            owner[at], other[at], removes[at] = to[i], v, True
+            at += 1
+    indptr, perm = _by_owner(owner, n)
+    return indptr, perm, other, ow, oh, removes, adds
 
 
 @njit(cache=True)
@@ -361,7 +408,6 @@ def contract(n, src, dst, weight, settle_limit, simulate_limit, threads):
         k = i_start[x] + i_len[x]
         i_to[k], i_w[k], i_h[k] = u, weight[e], 1
         i_len[x] += 1
-    lists = (o_start, o_len, o_cap, o_to, o_w, o_h, o_top, i_start, i_len, i_cap, i_to, i_w, i_h, i_top)
     dist = np.full((threads, n), INF, dtype=np.int64)
     touched = np.empty((threads, WITNESS_ROOM), dtype=np.int64)
     hk = np.empty((threads, WITNESS_ROOM), dtype=np.int64)
@@ -399,34 +445,53 @@ def contract(n, src, dst, weight, settle_limit, simulate_limit, threads):
         counts = np.zeros(selected.shape[0], dtype=np.int64)
         _round_shortcuts(selected, offsets, o_start, o_len, o_to, o_w, o_h, i_start, i_len, i_to, i_w, i_h, blocked,
                          stamp, settle_limit, dist, touched, hk, hv, out_u, out_x, out_w, out_h, counts)
-        # Serially: the shortcuts (between vertices left, since the chosen are independent), then the chosen
-        # vertices' arcs into the hierarchy and out of their neighbours' lists.
+        # The round's changes to the lists: the shortcuts (between vertices left, since the chosen are
+        # independent), then the chosen vertices' arcs out of their neighbours' lists, each list's ops in that
+        # order on one thread. The chosen vertices' own lists are only read: first into the hierarchy's arcs.
+        made = 0
+        for k in range(selected.shape[0]):
+            made += counts[k]
+        su = np.empty(made, dtype=np.int64)
+        sx = np.empty(made, dtype=np.int64)
+        sw = np.empty(made, dtype=np.int64)
+        sh = np.empty(made, dtype=np.int64)
+        at = 0
         for k in range(selected.shape[0]):
             for j in range(offsets[k], offsets[k] + counts[k]):
-                lists = _apply(lists, out_u[j], out_x[j], out_w[j], out_h[j])
-        (o_start, o_len, o_cap, o_to, o_w, o_h, o_top, i_start, i_len, i_cap, i_to, i_w, i_h, i_top) = lists
+                su[at], sx[at], sw[at], sh[at] = out_u[j], out_x[j], out_w[j], out_h[j]
+                at += 1
+        first_up = np.empty(selected.shape[0], dtype=np.int64)
+        first_dn = np.empty(selected.shape[0], dtype=np.int64)
+        kept_up, kept_dn = n_up, n_dn
         for k in range(selected.shape[0]):
             v = selected[k]
-            need = max(n_up + o_len[v], n_dn + i_len[v])
-            if need > up.shape[1]:
-                up2 = np.empty((4, 2 * need), dtype=np.int64)
-                dn2 = np.empty((4, 2 * need), dtype=np.int64)
-                up2[:, :n_up] = up[:, :n_up]
-                dn2[:, :n_dn] = dn[:, :n_dn]
-                up, dn = up2, dn2
-            first_up, first_dn = n_up, n_dn
-            n_up = _detach(v, o_start, o_len, o_to, o_w, o_h, i_start, i_len, i_to, i_w, i_h, level, up, n_up,
-                           False)
-            n_dn = _detach(v, i_start, i_len, i_to, i_w, i_h, o_start, o_len, o_to, o_w, o_h, level, dn, n_dn,
-                           True)
+            first_up[k], first_dn[k] = n_up, n_dn
+            n_up += o_len[v]
+            n_dn += i_len[v]
+        if max(n_up, n_dn) > up.shape[1]:
+            need = max(n_up, n_dn)
+            up2 = np.empty((4, 2 * need), dtype=np.int64)
+            dn2 = np.empty((4, 2 * need), dtype=np.int64)
+            up2[:, :kept_up] = up[:, :kept_up]
+            dn2[:, :kept_dn] = dn[:, :kept_dn]
+            up, dn = up2, dn2
+        if selected.shape[0]:
+            _record_arcs(selected, first_up, o_start, o_len, o_to, o_w, o_h, up, False)
+            _record_arcs(selected, first_dn, i_start, i_len, i_to, i_w, i_h, dn, True)
+        # out-lists: a shortcut u -> x adds to u's; a chosen v leaves the lists of its in-neighbours
+        indptr, perm, other, ow, oh, removes, adds = _side_ops(su, sx, sw, sh, selected, i_start, i_len, i_to, n)
+        o_to, o_w, o_h, o_top = _make_room(o_start, o_len, o_cap, o_to, o_w, o_h, o_top, indptr, adds)
+        _update_lists(indptr, perm, other, ow, oh, removes, o_start, o_len, o_to, o_w, o_h, level, dirty, stamp)
+        # in-lists: the same shortcut adds to x's; v leaves the lists of its out-neighbours
+        indptr, perm, other, ow, oh, removes, adds = _side_ops(sx, su, sw, sh, selected, o_start, o_len, o_to, n)
+        i_to, i_w, i_h, i_top = _make_room(i_start, i_len, i_cap, i_to, i_w, i_h, i_top, indptr, adds)
+        _update_lists(indptr, perm, other, ow, oh, removes, i_start, i_len, i_to, i_w, i_h, level, dirty, stamp)
+        for k in range(selected.shape[0]):
+            v = selected[k]
             o_len[v] = 0
             i_len[v] = 0
             order[placed] = v
             placed += 1
-            for j in range(first_up, n_up):
-                dirty[up[1, j]] = stamp
-            for j in range(first_dn, n_dn):
-                dirty[dn[0, j]] = stamp
         left = 0
         for v in remaining:
             if blocked[v] == 0:
