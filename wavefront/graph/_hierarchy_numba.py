@@ -254,31 +254,40 @@ def _round_shortcuts(selected, offsets, o_start, o_len, o_to, o_w, o_h, i_start,
 
 
 @njit(cache=True)
-def _by_owner(owner, n):
-    """A stable counting sort of ops by the vertex whose list they change:
-    (indptr over the vertices, the ops' indices grouped by owner)."""
-    indptr = np.zeros(n + 1, dtype=np.int64)
-    for o in owner:
-        indptr[o + 1] += 1
-    for v in range(n):
-        indptr[v + 1] += indptr[v]
-    fill = indptr[:-1].copy()
-    perm = np.empty(owner.shape[0], dtype=np.int64)
-    for i in range(owner.shape[0]):
-        perm[fill[owner[i]]] = i
-        fill[owner[i]] += 1
-    return indptr, perm
+def _by_owner(owner, removes):
+    """A round's ops grouped by the vertex whose list they change, stably
+    (sorted, not counted over every vertex: a late round has few ops among
+    millions of vertices). Returns (perm, starts, owners, adds): group g is
+    ``perm[starts[g]:starts[g + 1]]``, of ``owners[g]``'s list, which gains
+    at most ``adds[g]`` arcs."""
+    perm = np.argsort(owner, kind="mergesort")
+    groups = 0
+    for i in range(perm.shape[0]):
+        if i == 0 or owner[perm[i]] != owner[perm[i - 1]]:
+            groups += 1
+    starts = np.empty(groups + 1, dtype=np.int64)
+    owners = np.empty(groups, dtype=np.int64)
+    adds = np.zeros(groups, dtype=np.int64)
+    g = -1
+    for i in range(perm.shape[0]):
+        if i == 0 or owner[perm[i]] != owner[perm[i - 1]]:
+            g += 1
+            starts[g] = i
+            owners[g] = owner[perm[i]]
+        if not removes[perm[i]]:
+            adds[g] += 1
+    starts[groups] = perm.shape[0]
+    return perm, starts, owners, adds
 
 
 @njit(cache=True)
-def _make_room(start, length, cap, to, w, h, top, indptr, adds):
+def _make_room(start, length, cap, to, w, h, top, owners, adds):
     """Move every list that its ``adds`` could overfill to the pool's end,
     with its room doubled until they fit (the pool doubles when full).
     Returns the pool arrays and top."""
-    for v in range(indptr.shape[0] - 1):
-        if indptr[v + 1] == indptr[v]:
-            continue
-        need = length[v] + adds[v]
+    for g in range(owners.shape[0]):
+        v = owners[g]
+        need = length[v] + adds[g]
         if need <= cap[v]:
             continue
         new_cap = max(4, 2 * cap[v])
@@ -298,13 +307,15 @@ def _make_room(start, length, cap, to, w, h, top, indptr, adds):
 
 
 @njit(parallel=True, cache=True)
-def _update_lists(indptr, perm, op_other, op_w, op_h, op_removes, start, length, to, w, h, level, dirty, stamp):
+def _update_lists(starts, owners, perm, op_other, op_w, op_h, op_removes, start, length, to, w, h, level, dirty,
+                  stamp):
     """Each list's ops in order, one thread a list: an add of (other, w, h)
     lowers an arc to ``other`` that is longer or appends one; a removal of
     the contracted ``other`` swaps the last arc into its place and raises the
     list owner's level above it. The lists' room was made beforehand."""
-    for v in prange(indptr.shape[0] - 1):
-        for q in range(indptr[v], indptr[v + 1]):
+    for g in prange(owners.shape[0]):
+        v = owners[g]
+        for q in range(starts[g], starts[g + 1]):
             op = perm[q]
             x = op_other[op]
             i = _find(to, start[v], length[v], x)
@@ -336,12 +347,12 @@ def _record_arcs(selected, first, start, length, to, w, h, out, incoming):
 
 
 @njit(cache=True)
-def _side_ops(shortcut_owner, shortcut_other, sw, sh, selected, start, length, to, n):
+def _side_ops(shortcut_owner, shortcut_other, sw, sh, selected, start, length, to):
     """One side's ops of a round (out-lists: owner u of a shortcut u -> x;
     in-lists: owner x): the shortcuts' adds first, then for each chosen
     vertex in order the removal of it from its neighbours' lists (``start``,
     ``length``, ``to``: the chosen vertices' lists on the other side).
-    Grouped by owner, stably, as (indptr, perm, other, w, h, removes, adds)."""
+    Returns (owner, other, w, h, removes) a op."""
     shortcuts = shortcut_owner.shape[0]
     removals = 0
     for v in selected:
@@ -352,20 +363,27 @@ def _side_ops(shortcut_owner, shortcut_other, sw, sh, selected, start, length, t
     ow = np.zeros(total, dtype=np.int64)
     oh = np.zeros(total, dtype=np.int64)
     removes = np.zeros(total, dtype=np.bool_)
-    adds = np.zeros(n, dtype=np.int64)
     owner[:shortcuts] = shortcut_owner
     other[:shortcuts] = shortcut_other
     ow[:shortcuts] = sw
     oh[:shortcuts] = sh
-    for u in shortcut_owner:
-        adds[u] += 1
     at = shortcuts
     for v in selected:
         for i in range(start[v], start[v] + length[v]):
             owner[at], other[at], removes[at] = to[i], v, True
             at += 1
-    indptr, perm = _by_owner(owner, n)
-    return indptr, perm, other, ow, oh, removes, adds
+    return owner, other, ow, oh, removes
+
+
+@njit(cache=True)
+def _apply_side(ops, start, length, cap, to, w, h, top, level, dirty, stamp):
+    """A round's ops (:func:`_side_ops`) applied to one side's lists.
+    Returns the pool arrays and top."""
+    owner, other, ow, oh, removes = ops
+    perm, starts, owners, adds = _by_owner(owner, removes)
+    to, w, h, top = _make_room(start, length, cap, to, w, h, top, owners, adds)
+    _update_lists(starts, owners, perm, other, ow, oh, removes, start, length, to, w, h, level, dirty, stamp)
+    return to, w, h, top
 
 
 @njit(cache=True)
@@ -479,13 +497,11 @@ def contract(n, src, dst, weight, settle_limit, simulate_limit, threads):
             _record_arcs(selected, first_up, o_start, o_len, o_to, o_w, o_h, up, False)
             _record_arcs(selected, first_dn, i_start, i_len, i_to, i_w, i_h, dn, True)
         # out-lists: a shortcut u -> x adds to u's; a chosen v leaves the lists of its in-neighbours
-        indptr, perm, other, ow, oh, removes, adds = _side_ops(su, sx, sw, sh, selected, i_start, i_len, i_to, n)
-        o_to, o_w, o_h, o_top = _make_room(o_start, o_len, o_cap, o_to, o_w, o_h, o_top, indptr, adds)
-        _update_lists(indptr, perm, other, ow, oh, removes, o_start, o_len, o_to, o_w, o_h, level, dirty, stamp)
+        ops = _side_ops(su, sx, sw, sh, selected, i_start, i_len, i_to)
+        o_to, o_w, o_h, o_top = _apply_side(ops, o_start, o_len, o_cap, o_to, o_w, o_h, o_top, level, dirty, stamp)
         # in-lists: the same shortcut adds to x's; v leaves the lists of its out-neighbours
-        indptr, perm, other, ow, oh, removes, adds = _side_ops(sx, su, sw, sh, selected, o_start, o_len, o_to, n)
-        i_to, i_w, i_h, i_top = _make_room(i_start, i_len, i_cap, i_to, i_w, i_h, i_top, indptr, adds)
-        _update_lists(indptr, perm, other, ow, oh, removes, i_start, i_len, i_to, i_w, i_h, level, dirty, stamp)
+        ops = _side_ops(sx, su, sw, sh, selected, o_start, o_len, o_to)
+        i_to, i_w, i_h, i_top = _apply_side(ops, i_start, i_len, i_cap, i_to, i_w, i_h, i_top, level, dirty, stamp)
         for k in range(selected.shape[0]):
             v = selected[k]
             o_len[v] = 0
