@@ -19,10 +19,11 @@ write the shortcuts they need into a buffer. The round's vertices' arcs go
 into the hierarchy, then every list the round changes takes its ops (the
 shortcuts it gains, then the round's vertices it loses) on one thread, in
 the order a serial pass would apply them, so the hierarchy does not depend
-on the threads. The neighbours' importances are recomputed on the threads. A search cut short adds shortcuts that a longer
-one might have spared, never misses one, so the distances stay exact. A
-witness avoids the whole round because two contracted neighbours of one
-pair could otherwise each count on a path through the other.
+on the threads. The neighbours' importances are recomputed on the threads.
+A search cut short adds shortcuts that a longer one might have spared,
+never misses one, so the distances stay exact. A witness avoids the whole
+round because two contracted neighbours of one pair could otherwise each
+count on a path through the other.
 
 The remaining graph is kept as one out-list and one in-list a vertex, each a
 slice of a pool that moves to the pool's end with twice the room when it
