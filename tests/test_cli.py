@@ -614,3 +614,35 @@ def test_weight_errors_name_the_callers_edge_and_position():
     g = wavefront.Graph.from_edges([0, 1], [1, 2], weights=np.array([1.0, np.inf]), relabel="degree")
     with pytest.raises(wavefront.WeightError, match=r"finite: input edge \(1, 2\) at position 1"):
         wavefront.sssp(g, 0)
+
+
+def test_sssp_hierarchy_file_is_built_once_then_read(tmp_path, capsys):
+    """``--hierarchy FILE``: the first run builds and writes it, the next reads
+    it (same distances), another graph's file is refused with exit 2, and a
+    method that would not use it is refused before any work."""
+    graph = wavefront.road_like(800, seed=2)
+    road = tmp_path / "road.gr"
+    wavefront.write_graph(graph, road, progress=False)
+    saved = tmp_path / "road.hierarchy"
+    first = tmp_path / "first.npz"
+    status, out, err = run(["sssp", road, "--source", 3, "--backend", "cpu", "--hierarchy", saved,
+                            "--output", first], capsys)
+    assert status == 0, err
+    assert "built the hierarchy" in err and saved.exists()
+    assert fields(out)["method"] == "hierarchy"
+    again = tmp_path / "again.npz"
+    status, out, err = run(["sssp", road, "--source", 3, "--backend", "cpu", "--hierarchy", saved,
+                            "--output", again], capsys)
+    assert status == 0, err
+    assert "read the hierarchy" in err and "built" not in err
+    with np.load(first) as a, np.load(again) as b:
+        np.testing.assert_array_equal(a["distances"], b["distances"])
+        expected = csgraph.dijkstra(sp.csr_array((graph.weights.astype(float), graph.indices, graph.indptr)),
+                                    indices=3)
+        np.testing.assert_array_equal(a["distances"], expected)
+    other = tmp_path / "other.gr"
+    wavefront.write_graph(wavefront.road_like(800, seed=9), other, progress=False)
+    status, out, err = run(["sssp", other, "--source", 3, "--backend", "cpu", "--hierarchy", saved], capsys)
+    assert status == 2 and "saved for another graph" in err and str(saved) in err
+    status, out, err = run(["sssp", road, "--source", 3, "--method", "dijkstra", "--hierarchy", saved], capsys)
+    assert status == 2 and "--hierarchy is for --method auto or hierarchy" in err

@@ -10,9 +10,15 @@ from hypothesis import strategies as st
 from scipy.sparse import csgraph
 
 import wavefront
-from wavefront.errors import MethodLimitError
+from wavefront.errors import HierarchyFileError, MethodLimitError
 from wavefront.graph.build import from_edges
-from wavefront.graph.hierarchy import contract_graph, hierarchy_of, integer_weights
+from wavefront.graph.hierarchy import (
+    contract_graph,
+    hierarchy_of,
+    integer_weights,
+    load_hierarchy,
+    save_hierarchy,
+)
 from wavefront.validate.sssp import validate_sssp
 
 
@@ -79,6 +85,78 @@ def test_the_hierarchy_does_not_depend_on_the_threads():
     for name in ("order", "level_starts", "up_indptr", "up_indices", "up_weights", "down_indptr", "down_indices",
                  "down_weights"):
         np.testing.assert_array_equal(getattr(one, name), getattr(two, name), err_msg=name)
+
+
+SAVED = ("order", "rank", "level_starts", "up_indptr", "up_indices", "up_weights", "down_indptr", "down_indices",
+         "down_weights")
+
+
+def test_a_saved_hierarchy_serves_a_later_copy_of_the_graph(tmp_path):
+    """Saved once, loaded into a graph built again from the same arcs: the
+    same arrays, ``auto`` runs it, and the distances are SciPy's."""
+    path = tmp_path / "road.hierarchy.npz"
+    built = save_hierarchy(wavefront.road_like(2000, seed=3), path)
+    again = wavefront.road_like(2000, seed=3)
+    loaded = load_hierarchy(again, path)
+    for name in SAVED:
+        np.testing.assert_array_equal(getattr(loaded, name), getattr(built, name), err_msg=name)
+    assert (loaded.levels, loaded.arcs, loaded.shortcuts) == (built.levels, built.arcs, built.shortcuts)
+    r = wavefront.sssp(again, 17)
+    assert r.method == "hierarchy"
+    np.testing.assert_array_equal(r.distances, scipy_distances(again, 17))
+
+
+def test_saving_never_replaces_a_file_unless_asked(tmp_path):
+    g = wavefront.road_like(500, seed=1)
+    path = tmp_path / "mine.npz"
+    path.write_bytes(b"the user's own file")
+    with pytest.raises(FileExistsError, match="overwrite=True"):
+        save_hierarchy(g, path)
+    assert path.read_bytes() == b"the user's own file"
+    save_hierarchy(g, path, overwrite=True)
+    assert load_hierarchy(wavefront.road_like(500, seed=1), path).n == 500
+
+
+def test_a_hierarchy_of_another_graph_is_refused(tmp_path):
+    """One weight changed is another graph: its hierarchy would give wrong
+    distances, so loading it raises, naming the file, and keeps nothing."""
+    g = wavefront.road_like(500, seed=1)
+    path = tmp_path / "h.npz"
+    save_hierarchy(g, path)
+    other = wavefront.road_like(500, seed=1)
+    other.weights[0] += 1
+    with pytest.raises(HierarchyFileError, match="saved for another graph") as caught:
+        load_hierarchy(other, path)
+    assert str(path) in str(caught.value)
+    assert "hierarchy" not in other.derived
+    with pytest.raises(HierarchyFileError, match="another graph"):
+        load_hierarchy(wavefront.road_like(501, seed=1), path)
+
+
+def test_damaged_or_foreign_files_are_refused(tmp_path):
+    g = wavefront.road_like(500, seed=1)
+    good = tmp_path / "h.npz"
+    save_hierarchy(g, good)
+    text = tmp_path / "text.npz"
+    text.write_text("not a zip")
+    with pytest.raises(HierarchyFileError, match="not a readable hierarchy file"):
+        load_hierarchy(g, text)
+    foreign = tmp_path / "foreign.npz"
+    np.savez(foreign, parents=np.zeros(3))
+    with pytest.raises(HierarchyFileError, match="not a saved contraction hierarchy"):
+        load_hierarchy(g, foreign)
+    with np.load(good) as saved:
+        contents = dict(saved)
+    for name, damage, message in [("order", lambda a: np.where(a == 0, 1, a), "permutation"),
+                                  ("up_indices", lambda a: a + g.n, "out of range"),
+                                  ("down_weights", lambda a: -a - 1, "negative"),
+                                  ("file_version", lambda a: a + 1, "version")]:
+        damaged = tmp_path / f"damaged_{name}.npz"
+        np.savez(damaged, **{**contents, name: damage(contents[name])})
+        with pytest.raises(HierarchyFileError, match=message):
+            load_hierarchy(g, damaged)
+    with pytest.raises(FileNotFoundError):
+        load_hierarchy(g, tmp_path / "missing.npz")
 
 
 def test_limited_witness_searches_keep_distances_exact():

@@ -35,6 +35,7 @@ from ._cli_common import CommandLineError, check_writable_folder
 from .errors import (
     BackendUnavailableError,
     GraphFormatError,
+    HierarchyFileError,
     HostMemoryError,
     OutputFormatError,
     UnknownMethodError,
@@ -65,6 +66,7 @@ BAD_INPUT = (
     BackendUnavailableError,
     HostMemoryError,
     OutputFormatError,
+    HierarchyFileError,
 )
 
 
@@ -180,6 +182,11 @@ def build_parser() -> tuple[argparse.ArgumentParser, argparse.ArgumentParser]:
     sssp.add_argument("--delta", type=positive_float, help="delta-stepping bucket width")
     sssp.add_argument(
         "--target", help="print the shortest path to this vertex (from 0) and its length"
+    )
+    sssp.add_argument(
+        "--hierarchy", type=Path, metavar="FILE",
+        help="the graph's contraction hierarchy (method auto or hierarchy): read from FILE if it exists "
+        "(it must be this graph's), else built and written there for the next run",
     )
     sssp.set_defaults(run=run_sssp)
 
@@ -500,11 +507,14 @@ def run_sssp(args) -> int:
 
     from . import path, sssp
 
+    if args.hierarchy is not None:  # before the graph is read
+        _hierarchy_target(args.hierarchy, args.method)
     graph, source, backend = _prepare_search("sssp", args)
     target = None if args.target is None else _vertex(graph, args.target, "--target")
     options = _method_options("sssp", backend, args.method,
                               {"cutoff": args.cutoff, "delta": args.delta})
-    setup = _warm_up(graph, "sssp", args.method, options)
+    hierarchy_seconds = 0.0 if args.hierarchy is None else _hierarchy_file(graph, args.hierarchy)
+    setup = hierarchy_seconds + _warm_up(graph, "sssp", args.method, options)
     result = sssp(graph, source, method=args.method, **options).to("cpu")
     finite = result.distances[np.isfinite(result.distances)]
     print(f"source: {source}")
@@ -535,6 +545,35 @@ def run_sssp(args) -> int:
                    "seconds": result.seconds, "setup_seconds": setup}
         write_json_record(args.json, "sssp", args, graph, result, options, summary)
     return EXIT_OK
+
+
+def _hierarchy_target(path: Path, method: str) -> None:
+    """Check ``--hierarchy FILE`` before any work: a method that uses it, and
+    a file to read or a place to write one."""
+    if method not in ("auto", "hierarchy"):
+        raise CommandLineError(f"--hierarchy is for --method auto or hierarchy, not {method!r}")
+    if path.is_dir():
+        raise CommandLineError(f"{path}: is a directory (--hierarchy takes a file)")
+    if not path.exists():
+        _output_target(path, suffixes=())
+
+
+def _hierarchy_file(graph, path: Path) -> float:
+    """``--hierarchy FILE``: the graph's contraction hierarchy read from
+    ``path``, or built and written there when no file is; returns the seconds
+    it took (part of the setup, not of the search)."""
+    from .graph.hierarchy import load_hierarchy, save_hierarchy
+
+    start = time.perf_counter()
+    if path.exists():
+        h = load_hierarchy(graph, path)
+        note(f"read the hierarchy ({h.levels} levels, {h.arcs:,} arcs) from {path} in "
+             f"{time.perf_counter() - start:.2f} s")
+    else:
+        with naming_output(path):
+            h = save_hierarchy(graph, path)
+        note(f"built the hierarchy ({h.levels} levels, {h.arcs:,} arcs) in {h.seconds:.2f} s; wrote {path}")
+    return time.perf_counter() - start
 
 
 def graph_summary(graph) -> dict:

@@ -52,6 +52,16 @@ class MethodLimitError(WavefrontError, ValueError):
     """The graph is beyond what the chosen method can hold (the message names its limit and a method that can)."""
 
 
+class HierarchyFileError(WavefrontError, ValueError):
+    """A saved contraction hierarchy cannot be used: not a hierarchy file, damaged, or built for another graph.
+    Names the file."""
+
+    def __init__(self, message: str, path):
+        self.path = str(path)
+        self.reason = message
+        super().__init__(f"{self.path}: {message}")
+
+
 class BackendUnavailableError(WavefrontError, RuntimeError):
     """A backend (CUDA, MPI) was requested but cannot run here."""
 

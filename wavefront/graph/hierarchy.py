@@ -21,8 +21,10 @@ float sums in another order than a search's would differ in the last bits.
 """
 from __future__ import annotations
 
+import hashlib
 import time
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
@@ -35,6 +37,11 @@ SIMULATE_LIMIT = 100
 #: makes the contraction's last vertices a dense core (Kronecker SCALE 14,
 #: out-degrees up to 3 626, did not finish in 10 minutes on 2 cores).
 MAX_DEGREE = 32
+#: The layout of a saved hierarchy (:func:`save_hierarchy`); a file of another
+#: version is refused, never read as this one.
+FILE_VERSION = 1
+_SAVED_ARRAYS = ("order", "rank", "level_starts", "up_indptr", "up_indices", "up_weights", "down_indptr",
+                 "down_indices", "down_weights")
 
 
 @dataclass(frozen=True)
@@ -167,3 +174,106 @@ def hierarchy_of(graph) -> Hierarchy:
         found = contract_graph(host.indptr, host.indices, integer_weights(host), host.n)
         graph.derived["hierarchy"] = found
     return found
+
+
+def graph_fingerprint(graph) -> str:
+    """A digest of what a hierarchy is built from: the vertex count, the CSR
+    and the integer weights. Two graphs with the same fingerprint have the
+    same hierarchies."""
+    host = graph.to("cpu") if graph.device != "cpu" else graph
+    digest = hashlib.blake2b(digest_size=16)
+    digest.update(np.int64(host.n).tobytes())
+    for array in (np.asarray(host.indptr, dtype=np.int64), np.asarray(host.indices, dtype=np.int64),
+                  integer_weights(host)):
+        digest.update(np.ascontiguousarray(array).data)
+    return digest.hexdigest()
+
+
+def save_hierarchy(graph, path, *, overwrite: bool = False) -> Hierarchy:
+    """Write the graph's contraction hierarchy to ``path`` (NumPy ``.npz``),
+    building it first if the graph has none, so that a later process pays a
+    load instead of the build (:func:`load_hierarchy`). The file records the
+    graph's fingerprint. An existing ``path`` is refused (FileExistsError)
+    unless ``overwrite``; the file appears whole or not at all. Returns the
+    hierarchy."""
+    from .._files import atomic_output
+
+    path = Path(path)
+    if path.exists() and not overwrite:
+        raise FileExistsError(f"{path} already exists; pass overwrite=True to replace it")
+    h = hierarchy_of(graph)
+    with atomic_output(path) as out:
+        np.savez(out, file_version=np.int64(FILE_VERSION), fingerprint=np.array(graph_fingerprint(graph)),
+                 n=np.int64(h.n), shortcuts=np.int64(h.shortcuts), seconds=np.float64(h.seconds),
+                 **{name: getattr(h, name) for name in _SAVED_ARRAYS})
+    return h
+
+
+def load_hierarchy(graph, path) -> Hierarchy:
+    """Read a hierarchy that :func:`save_hierarchy` wrote for this graph and
+    keep it in ``graph.derived``, as a build would (``hierarchy`` and
+    ``auto`` searches then use it). Raises HierarchyFileError, naming the
+    file, for a file that is not such a hierarchy, is damaged, or was saved
+    for a graph with other arcs or weights."""
+    import zipfile
+
+    from ..errors import HierarchyFileError
+
+    path = Path(path)
+    try:
+        with np.load(path, allow_pickle=False) as saved:
+            contents = {name: saved[name] for name in saved.files}
+    except FileNotFoundError:
+        raise
+    except (OSError, ValueError, zipfile.BadZipFile, EOFError) as exc:
+        raise HierarchyFileError(f"not a readable hierarchy file ({exc})", path) from exc
+    missing = [name for name in ("file_version", "fingerprint", "n", "shortcuts", "seconds", *_SAVED_ARRAYS)
+               if name not in contents]
+    if missing:
+        raise HierarchyFileError(f"not a saved contraction hierarchy (no {', '.join(missing)})", path)
+    version = int(contents["file_version"])
+    if version != FILE_VERSION:
+        raise HierarchyFileError(f"a hierarchy file of version {version}; this wavefront reads version "
+                                 f"{FILE_VERSION}: build it again with save_hierarchy", path)
+    fingerprint = str(contents["fingerprint"])
+    arrays = {name: contents[name] for name in _SAVED_ARRAYS}
+    n, shortcuts, seconds = int(contents["n"]), int(contents["shortcuts"]), float(contents["seconds"])
+    if n != graph.n or fingerprint != graph_fingerprint(graph):
+        raise HierarchyFileError(
+            f"saved for another graph ({n} vertices, fingerprint {fingerprint}); this graph has {graph.n} vertices "
+            f"and fingerprint {graph_fingerprint(graph)}: its arcs or weights differ, so its distances would be "
+            "wrong; build and save this graph's hierarchy", path)
+    _check_saved(arrays, n, path)
+    h = Hierarchy(n, arrays["order"], arrays["rank"], arrays["level_starts"], arrays["up_indptr"],
+                  arrays["up_indices"], arrays["up_weights"], arrays["down_indptr"], arrays["down_indices"],
+                  arrays["down_weights"], shortcuts, seconds)
+    graph.derived["hierarchy"] = h
+    return h
+
+
+def _check_saved(arrays: dict, n: int, path) -> None:
+    """The saved arrays' shapes and ranges, so a damaged file fails here and
+    not as a wrong distance."""
+    from ..errors import HierarchyFileError
+
+    def bad(what: str):
+        raise HierarchyFileError(f"damaged hierarchy file: {what}", path)
+
+    for name in _SAVED_ARRAYS:
+        if arrays[name].dtype != np.int64 or arrays[name].ndim != 1:
+            bad(f"{name} is {arrays[name].dtype} of {arrays[name].ndim} dimensions, not a vector of int64")
+    order, rank, starts = arrays["order"], arrays["rank"], arrays["level_starts"]
+    if order.size != n or rank.size != n or not np.array_equal(np.sort(order), np.arange(n)):
+        bad("order is not a permutation of the vertices")
+    if not np.array_equal(rank[order], np.arange(n)):
+        bad("rank is not the inverse of order")
+    if starts.size < 1 or starts[0] != 0 or starts[-1] != n or np.any(np.diff(starts) < 0):
+        bad("level_starts do not split the vertices into levels")
+    for side in ("up", "down"):
+        indptr, indices, weights = (arrays[f"{side}_{part}"] for part in ("indptr", "indices", "weights"))
+        if indptr.size != n + 1 or indptr[0] != 0 or np.any(np.diff(indptr) < 0) or indptr[-1] != indices.size:
+            bad(f"{side}_indptr does not index {side}_indices")
+        if weights.size != indices.size or (indices.size and (indices.min() < 0 or indices.max() >= n)):
+            bad(f"{side} arcs out of range")
+        if weights.size and weights.min() < 0:
+            bad(f"negative {side} weights")

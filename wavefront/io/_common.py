@@ -3,23 +3,22 @@
 Text is read by :mod:`._scan` (a numba parser over chunks of the stream);
 this module holds what follows the parse and what precedes a write: the
 build of the Graph, the graph's arcs in the caller's ids, formatting rows of
-text (numba, with Arrow for float weights), and :func:`atomic_output`.
+text (numba, with Arrow for float weights).
 
-Writers go through :func:`atomic_output`: a temporary file in the target's
-folder, renamed over the target only once it is complete.
+Writers go through :func:`atomic_output` (:mod:`wavefront._files`): a
+temporary file in the target's folder, renamed over the target only once it
+is complete.
 """
 from __future__ import annotations
 
-import contextlib
 import gzip
 import os
-import tempfile
 import zlib
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 
+from .._files import atomic_output  # noqa: F401  (io's writers and wavefront.io.atomic_output)
 from ..errors import GraphFormatError
 from ..graph.build import from_edges
 from ._progress import Meter
@@ -167,35 +166,3 @@ def _float_text(weights: np.ndarray):
     return offsets, text
 
 
-@contextlib.contextmanager
-def atomic_output(path):
-    """A binary file object for ``path`` that appears there only if the block succeeds.
-
-    Writes go to a temporary file in the same folder (gzip-compressed when the
-    name ends in ``.gz``), renamed over ``path`` at the end; on any error,
-    Ctrl-C included, the temporary file is removed and an existing ``path``
-    is left untouched.
-    """
-    path = Path(path)
-    folder = path.parent if str(path.parent) else Path(".")
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
-    try:
-        with os.fdopen(fd, "wb") as raw:
-            if path.name.endswith(".gz"):
-                stream = gzip.GzipFile(filename="", mode="wb", fileobj=raw, compresslevel=6, mtime=0)
-            else:
-                stream = contextlib.nullcontext(raw)
-            with stream as sink:
-                yield sink
-        os.chmod(tmp, 0o666 & ~_umask())
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-        raise
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask

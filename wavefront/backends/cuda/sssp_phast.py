@@ -57,9 +57,10 @@ class PhastWorkspace:
         from ...graph.hierarchy import hierarchy_of
 
         key = ("cuda.sssp.phast", np.dtype(index_dtype).str)
+        hierarchy = hierarchy_of(graph)
         ws = graph.derived.get(key)
-        if ws is None:
-            ws = graph.derived[key] = cls(graph, hierarchy_of(graph), index_dtype)
+        if ws is None or ws.hierarchy is not hierarchy:  # none yet, or made for one that load_hierarchy replaced
+            ws = graph.derived[key] = cls(graph, hierarchy, index_dtype)
         return ws
 
 
