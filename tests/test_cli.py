@@ -646,3 +646,14 @@ def test_sssp_hierarchy_file_is_built_once_then_read(tmp_path, capsys):
     assert status == 2 and "saved for another graph" in err and str(saved) in err
     status, out, err = run(["sssp", road, "--source", 3, "--method", "dijkstra", "--hierarchy", saved], capsys)
     assert status == 2 and "--hierarchy is for --method auto or hierarchy" in err
+
+
+def test_hierarchy_on_float_weights_is_bad_input(tmp_path, capsys):
+    """A contraction hierarchy needs integer weights: `--method hierarchy` and
+    `--hierarchy FILE` both exit 2 with the method's message, writing nothing."""
+    road = tmp_path / "float.gr"
+    road.write_text("p sp 3 2\na 1 2 0.5\na 2 3 1.5\n")
+    for extra in (["--method", "hierarchy"], ["--hierarchy", tmp_path / "float.ch"]):
+        status, _, err = run(["sssp", road, "--source", 0, "--backend", "cpu", *extra], capsys)
+        assert status == 2 and "needs integer weights" in err, err
+    assert not (tmp_path / "float.ch").exists()

@@ -37,6 +37,7 @@ from .errors import (
     GraphFormatError,
     HierarchyFileError,
     HostMemoryError,
+    MethodLimitError,
     OutputFormatError,
     UnknownMethodError,
     VertexError,
@@ -67,6 +68,7 @@ BAD_INPUT = (
     HostMemoryError,
     OutputFormatError,
     HierarchyFileError,
+    MethodLimitError,
 )
 
 

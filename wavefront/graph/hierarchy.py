@@ -194,13 +194,15 @@ def save_hierarchy(graph, path, *, overwrite: bool = False) -> Hierarchy:
     building it first if the graph has none, so that a later process pays a
     load instead of the build (:func:`load_hierarchy`). The file records the
     graph's fingerprint. An existing ``path`` is refused (FileExistsError)
-    unless ``overwrite``; the file appears whole or not at all. Returns the
-    hierarchy."""
+    unless ``overwrite``; the file appears whole or not at all. Raises
+    MethodLimitError for a graph the ``hierarchy`` method refuses (float
+    weights, a hub). Returns the hierarchy."""
     from .._files import atomic_output
 
     path = Path(path)
     if path.exists() and not overwrite:
         raise FileExistsError(f"{path} already exists; pass overwrite=True to replace it")
+    check_integer_weights(graph)
     h = hierarchy_of(graph)
     with atomic_output(path) as out:
         np.savez(out, file_version=np.int64(FILE_VERSION), fingerprint=np.array(graph_fingerprint(graph)),
@@ -219,6 +221,7 @@ def load_hierarchy(graph, path) -> Hierarchy:
 
     from ..errors import HierarchyFileError
 
+    check_integer_weights(graph)
     path = Path(path)
     try:
         with np.load(path, allow_pickle=False) as saved:
