@@ -150,6 +150,7 @@ def test_damaged_or_foreign_files_are_refused(tmp_path):
     for name, damage, message in [("order", lambda a: np.where(a == 0, 1, a), "permutation"),
                                   ("up_indices", lambda a: a + g.n, "out of range"),
                                   ("down_weights", lambda a: -a - 1, "negative"),
+                                  ("up_indices", np.flip, "does not go up a level"),
                                   ("file_version", lambda a: a + 1, "version")]:
         damaged = tmp_path / f"damaged_{name}.npz"
         np.savez(damaged, **{**contents, name: damage(contents[name])})

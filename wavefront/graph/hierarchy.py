@@ -241,11 +241,12 @@ def load_hierarchy(graph, path) -> Hierarchy:
     fingerprint = str(contents["fingerprint"])
     arrays = {name: contents[name] for name in _SAVED_ARRAYS}
     n, shortcuts, seconds = int(contents["n"]), int(contents["shortcuts"]), float(contents["seconds"])
-    if n != graph.n or fingerprint != graph_fingerprint(graph):
+    mine = graph_fingerprint(graph)
+    if n != graph.n or fingerprint != mine:
         raise HierarchyFileError(
             f"saved for another graph ({n} vertices, fingerprint {fingerprint}); this graph has {graph.n} vertices "
-            f"and fingerprint {graph_fingerprint(graph)}: its arcs or weights differ, so its distances would be "
-            "wrong; build and save this graph's hierarchy", path)
+            f"and fingerprint {mine}: its arcs or weights differ, so its distances would be wrong; build and save "
+            "this graph's hierarchy", path)
     _check_saved(arrays, n, path)
     h = Hierarchy(n, arrays["order"], arrays["rank"], arrays["level_starts"], arrays["up_indptr"],
                   arrays["up_indices"], arrays["up_weights"], arrays["down_indptr"], arrays["down_indices"],
@@ -272,6 +273,7 @@ def _check_saved(arrays: dict, n: int, path) -> None:
         bad("rank is not the inverse of order")
     if starts.size < 1 or starts[0] != 0 or starts[-1] != n or np.any(np.diff(starts) < 0):
         bad("level_starts do not split the vertices into levels")
+    level = np.repeat(np.arange(starts.size - 1), np.diff(starts))
     for side in ("up", "down"):
         indptr, indices, weights = (arrays[f"{side}_{part}"] for part in ("indptr", "indices", "weights"))
         if indptr.size != n + 1 or indptr[0] != 0 or np.any(np.diff(indptr) < 0) or indptr[-1] != indices.size:
@@ -280,3 +282,7 @@ def _check_saved(arrays: dict, n: int, path) -> None:
             bad(f"{side} arcs out of range")
         if weights.size and weights.min() < 0:
             bad(f"negative {side} weights")
+        # a sweep pulls from other levels only: up from lower ones, down from higher ones
+        head = level[np.repeat(np.arange(n), np.diff(indptr))]
+        if np.any(level[indices] >= head if side == "up" else level[indices] <= head):
+            bad(f"a {side} arc that does not go {'up' if side == 'up' else 'down'} a level")
