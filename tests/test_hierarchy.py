@@ -257,6 +257,27 @@ def test_cuda_hierarchy_on_roads_many_sources_and_cutoff():
 
 
 @pytest.mark.gpu
+def test_cuda_search_from_a_loaded_hierarchy(tmp_path):
+    """A hierarchy saved from the CPU graph serves its CUDA copy; loading one
+    again replaces the GPU's copy of the arrays (the workspace is remade)."""
+    from wavefront.backends.cuda.sssp_phast import PhastWorkspace
+
+    g = wavefront.road_like(3000, seed=4)
+    path = tmp_path / "h.npz"
+    save_hierarchy(g, path)
+    gg = g.to("cuda")
+    first = load_hierarchy(gg, path)
+    r = wavefront.sssp(gg, 7)
+    assert (r.backend, r.method) == ("cuda", "hierarchy")
+    np.testing.assert_array_equal(r.distances.get(), scipy_distances(g, 7))
+    ws = PhastWorkspace.for_graph(gg, gg.indices.dtype)
+    assert ws.hierarchy is first
+    second = load_hierarchy(gg, path)
+    assert PhastWorkspace.for_graph(gg, gg.indices.dtype).hierarchy is second
+    np.testing.assert_array_equal(wavefront.sssp(gg, 7, method="hierarchy").distances.get(), scipy_distances(g, 7))
+
+
+@pytest.mark.gpu
 def test_cuda_hierarchy_refuses_float_weights():
     g = from_edges([0, 1], [1, 2], weights=np.array([0.5, 1.5], dtype=np.float32)).to("cuda")
     with pytest.raises(MethodLimitError, match="integer weights"):
