@@ -184,18 +184,16 @@ def test_both_delta_stepping_schedules_match_dijkstra(dtype, asynchronous):
 
 
 @pytest.mark.parametrize("light_heavy", [True, False])
-def test_recorded_parents_cross_zero_weight_plateaus(monkeypatch, light_heavy):
+def test_recorded_parents_cross_zero_weight_plateaus(light_heavy):
     """Bulk-synchronous delta-stepping with float32 weights records each parent
     as it lowers a distance; with 70 % zero weights many parents have the
     child's own distance, and the recorded parents must still form a tree. The
-    pull pass (confirm_parents) must not be needed."""
+    pull pass (confirm_parents) must not be needed: with
+    ``require_recorded_parents`` an incomplete record raises."""
     from wavefront.backends.cuda.sssp_steps import SSSPKernels
     from wavefront.backends.cuda.sssp_tuning import SSSPTuning
 
-    def pull_pass(*args, **kwargs):
-        raise AssertionError("the recorded parents were incomplete")
-
-    monkeypatch.setattr(SSSPKernels, "confirm_parents", pull_pass)
+    strict = SSSPTuning(require_recorded_parents=True)
     rng = np.random.default_rng(31)
     n = 300
     src, dst = rng.integers(0, n, 2000), rng.integers(0, n, 2000)
@@ -206,10 +204,14 @@ def test_recorded_parents_cross_zero_weight_plateaus(monkeypatch, light_heavy):
     assert not SSSPKernels.for_graph(gg, SSSPTuning(record_parents=False)).records_parents
     for chain in (0, 2):
         for source in (5, 77):
-            dist, parents, _ = run(gg, source, "delta-stepping", asynchronous=False,
+            dist, parents, _ = run(gg, source, "delta-stepping", asynchronous=False, tuning=strict,
                                    light_heavy=light_heavy, chain=chain, delta=0.05)
             np.testing.assert_array_equal(dist, oracle(g, source))
             check_parents(g, source, dist, parents)
+    # the strict tuning does raise where the pull pass would have run: this search records nothing
+    with pytest.raises(RuntimeError, match="recorded no parents"):
+        run(gg, 5, "delta-stepping", asynchronous=False, tuning=SSSPTuning(record_parents=False,
+                                                                        require_recorded_parents=True))
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.int32, np.float64])

@@ -160,6 +160,10 @@ def finish_search(graph, source, dist, ar, kernels, in_weights, trace, method,
         unsettled = int(kernels.read_words(words, 1)[0])  # 0 unless the record is broken
         if seeds is not None:  # the other sources hold no record (nothing lowers a 0): count again
             unsettled, _ = count_unsettled()
+    if unsettled and kernels.require_recorded_parents:
+        missing = f"{unsettled} reached vertices have no recorded parent" if record is not None else \
+            "this search recorded no parents"
+        raise RuntimeError(f"{missing} (SSSPTuning.require_recorded_parents: the pull pass is off)")
     if unsettled:
         kernels.confirm_parents(graph, in_weights, first, dist, parent, parent_chunks(graph))
         unsettled, settled_round = count_unsettled()

@@ -223,6 +223,7 @@ class SSSPKernels:
         near_far = build("sssp_near_far.cu")
         parents = build("sssp_parents.cu")
         self.records_parents = records_parents(index64, weight_code, tuning)
+        self.require_recorded_parents = tuning.require_recorded_parents
         self.async_delta_k = build("sssp_async.cu").get_function("async_delta")
         regions = build("sssp_regions.cu")
         self.region_sssp_k = regions.get_function("region_sssp")

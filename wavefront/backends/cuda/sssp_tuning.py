@@ -63,6 +63,11 @@ class SSSPTuning:
     """Bulk-synchronous delta-stepping with float32 weights and 32-bit ids
     records each vertex's parent as it lowers its distance
     (SSSP_RECORDS_PARENTS); False: the pull pass over in-arcs afterwards."""
+    require_recorded_parents: bool = False
+    """True: a search whose recorded parents leave a reached vertex without
+    one (or that records none) raises RuntimeError instead of confirming
+    parents from the final distances with the pull pass. A check of the
+    record for tests, never faster; False runs the pull pass as needed."""
     # -- seed 001's host loop
     phases_in_flight: int = 2
     """Phases queued on the stream while the host waits for the oldest (1: the
