@@ -19,6 +19,7 @@ VALIDATE=${VALIDATE:-0}
 LIMIT=${LIMIT:-200}
 
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export NCCL_NVLS_ENABLE=${NCCL_NVLS_ENABLE:-0}  # NVLink multicast stays off on shared machines
 mpirun --version 2>/dev/null | head -1 | grep -q " 4\." && ! command -v ssh >/dev/null \
     && export OMPI_MCA_plm_rsh_agent=false
 GPUS=$(nvidia-smi --query-gpu=index --format=csv,noheader | wc -l)
@@ -26,7 +27,7 @@ CORES=$(nproc)
 launch() {  # launch P: mpirun for P ranks, bound or not
     local binding=(--bind-to none)
     [ "$BIND" = 1 ] && binding=(--map-by "slot:PE=$((CORES / $1))" --bind-to core)
-    echo mpirun --oversubscribe "${binding[@]}" -x PYTHONPATH -x PYTHONUNBUFFERED -n "$1"
+    echo mpirun --oversubscribe "${binding[@]}" -x PYTHONPATH -x PYTHONUNBUFFERED -x NCCL_NVLS_ENABLE -n "$1"
 }
 
 step "machine"

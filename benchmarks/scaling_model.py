@@ -857,9 +857,12 @@ ONE_COLUMN_ROUND = {
 # docs/scaling.md "Fifth round"). Each machine a fresh lent one: compare within a machine only. "single": the
 # single-GPU search on the same 8 roots as P = 1 (compare_with_single); "p1": P = 1 timed as the series is.
 # Per search: (median seconds, harmonic-mean GTEPS) of each back-to-back pass; "bound": each rank bound to 64/P
-# cores (mpirun --map-by slot:PE=64/P --bind-to core), else --bind-to none.
+# cores (mpirun --map-by slot:PE=64/P --bind-to core), else --bind-to none. Machine J is the thirteenth round's
+# (2026-11-27, docs/decisions/distributed.md "GPU runs, thirteenth round"): 4 x H100 80GB at 4840a19, the code with
+# small levels (``"small_levels": True``: its model prices today's exchanges, :func:`one_column_exchanges`), the
+# series run by benchmarks/distributed_series.sh with BIND=0.
 FOUR_GPU_ROUND = {
-    "label": "24829e2-96d3d4f",
+    "label": "24829e2-96d3d4f; 4840a19",
     "machines": {
         "F": {"commit": "24829e2", "note": "the search's edge count on the host between searches (the GPU idled)",
               "single": (1.99e-3, 498.8), "p1": [(2.62e-3, 401.4), (2.58e-3, 400.1)],
@@ -883,6 +886,11 @@ FOUR_GPU_ROUND = {
               "single": None, "p1": None,
               "searches": {("4x1", 27, "unbound"): [(3.31e-3, 563.2), (2.79e-3, 744.5), (2.81e-3, 740.8),
                                                     (2.63e-3, 764.5)]}},
+        "J": {"commit": "4840a19", "gpus": "4 x H100 80GB", "small_levels": True,
+              "note": "twelve rounds later: small levels with a fixed exchange, captured; three passes, unbound",
+              "single": (2.27e-3, 428.3), "p1": [(2.64e-3, 391.6), (2.62e-3, 385.3), (2.77e-3, 367.7)],
+              "searches": {("2x1", 27, "unbound"): [(3.85e-3, 563.3), (4.29e-3, 486.0), (4.28e-3, 481.4)],
+                           ("4x1", 28, "unbound"): [(4.60e-3, 899.6), (5.09e-3, 840.2), (4.40e-3, 960.0)]}},
     },
     # benchmarks/collectives.py, one column, median us a call (machine G; I for the padded all-gather-v)
     "collectives_us": {
@@ -1421,15 +1429,17 @@ def one_column_points(shape: GraphShape, constants: GPUConstants, m=ONE_COLUMN_R
 
 def four_gpu_points(shape: GraphShape, constants: GPUConstants, m=FOUR_GPU_ROUND, link: Link = NVLINK,
                     levels: float = 9) -> list[tuple]:
-    """The fifth round's one-column searches, each against its own machine:
+    """The four-GPU machines' one-column searches, each against its own machine:
     (machine, grid, SCALE, binding, the best pass's (by GTEPS) median
     seconds, its GTEPS, GTEPS over
     the machine's single-GPU SCALE 26 (None without one), over its P = 1
     timed as the series (the mean of its passes' GTEPS), model low, model
     high). The model of ``R x 1`` at SCALE 26 + log2 R: the machine's P = 1
     median (the mean over passes) plus the projection's one-column
-    communication ('today', ``levels`` trace rows, the code that round ran:
-    :func:`before_small_levels`); None off the series."""
+    communication ('today', ``levels`` trace rows, the exchanges of the code
+    the machine ran: :func:`before_small_levels`, or
+    :func:`one_column_exchanges` where it had small levels); None off the
+    series."""
     today = scenarios(constants)[0]
     rows = []
     for name, machine in sorted(m["machines"].items()):
@@ -1441,8 +1451,8 @@ def four_gpu_points(shape: GraphShape, constants: GPUConstants, m=FOUR_GPU_ROUND
             size = int(grid.split("x")[0]) * int(grid.split("x")[1])
             low = high = None
             if grid.endswith("x1") and p1_seconds is not None and scale == 26 + int(math.log2(size)):
-                p = project(scale, size, link, today, shape, levels, grid=(size, 1),
-                            exchanges=before_small_levels())
+                exchanges = one_column_exchanges() if machine.get("small_levels") else before_small_levels()
+                p = project(scale, size, link, today, shape, levels, grid=(size, 1), exchanges=exchanges)
                 low, high = p1_seconds + p.latency + p.comm_low, p1_seconds + p.latency + p.comm_high
             rows.append((name, grid, scale, binding, seconds, gteps,
                          None if machine["single"] is None else gteps / machine["single"][1],
@@ -1878,9 +1888,9 @@ def main(argv=None) -> int:
     emit("Fit of those column all-gathers (one call a level, synchronized, H200)", ["quantile", "alpha", "beta"],
          [[f"{q:g}", _engineering(alpha, "s"), _engineering(beta, "B/s")] for q, (alpha, beta) in
           one_column_fit().items()], args.markdown)
-    emit("Fifth round, 4 x H200: the one-column searches against each machine's own single-GPU and P = 1 "
-         "(best of the back-to-back passes; model: the machine's P = 1 plus the one-column communication at P, "
-         "'today', NVLink, 9 levels)",
+    emit("Four GPUs (fifth round: F-I, 4 x H200; thirteenth round: J, 4 x H100 80GB at 4840a19): the one-column "
+         "searches against each machine's own single-GPU and P = 1 (best of the back-to-back passes; model: the "
+         "machine's P = 1 plus the one-column communication at P of the code it ran, 'today', NVLink, 9 levels)",
          ["machine", "grid", "SCALE", "ranks", "ms", "GTEPS", "/ single-GPU SCALE 26", "/ P = 1 SCALE 26",
           "model ms", "measured / model"],
          [[name, grid, scale, binding, f"{seconds * 1e3:.2f}", f"{gteps:.1f}",

@@ -854,6 +854,13 @@ def test_the_four_gpu_round_is_compared_within_each_machine():
                    exchanges=sm.before_small_levels())  # the code that round ran
     assert (low, high) == (pytest.approx(p1_seconds + p.latency + p.comm_low),
                            pytest.approx(p1_seconds + p.latency + p.comm_high))
+    # machine J ran the code with small levels: its model prices today's exchanges, not the fifth round's
+    seconds, _, _, _, low, high = points[("J", "4x1", 28, "unbound")]
+    p1_seconds = np.mean([2.64e-3, 2.62e-3, 2.77e-3])
+    today = sm.project(28, 4, sm.NVLINK, sm.scenarios(sm.gpu_constants())[0], SHAPE_22, 9, grid=(4, 1),
+                       exchanges=sm.one_column_exchanges())
+    assert seconds == 4.40e-3 and low == pytest.approx(p1_seconds + today.latency + today.comm_low)
+    assert today.latency + today.comm_low != pytest.approx(p.latency + p.comm_low)
     assert points[("F", "2x2", 28, "unbound")][4] is None  # off the one-column series: no model
     assert points[("G", "4x1", 27, "bound")][4] is None  # strong scaling: no model
     assert points[("I", "4x1", 27, "unbound")][2:4] == [None, None]  # no single-GPU run on that machine
