@@ -32,6 +32,12 @@ def random_graph(seed, n, m, directed, weighted=True, zero_fraction=0.1, top=100
     return from_edges(src, dst, weights=w, n=n, directed=directed), (src, dst, w)
 
 
+def positive_graph(seed, n, m, directed, top):
+    """A random graph with integer weights 1..top (none of weight 0)."""
+    _, (src, dst, w) = random_graph(seed, n, m, directed, zero_fraction=0.0, top=top)
+    return from_edges(src, dst, weights=w + 1, n=n, directed=directed)
+
+
 def scipy_distances(g, source):
     w = integer_weights(g).astype(np.float64)
     # SciPy drops explicit zeros of a sparse matrix: a tiny stand-in keeps zero-weight arcs (exact below 2**53 after rounding)
@@ -49,6 +55,68 @@ def check_structure(h, g):
     assert np.all(level[h.up_indices] < level[up_to])
     down_to = np.repeat(np.arange(g.n), np.diff(h.down_indptr))
     assert np.all(level[h.down_indices] > level[down_to])
+
+
+def check_parents(g, distances, parents, sources):
+    """Every reached vertex but a source has a parent joined to it by an arc
+    of the graph (the least of parallel ones) that is tight and comes from a
+    strictly closer vertex (so the parents form a tree); directed graphs
+    too, which Graph500's validator does not read."""
+    w = integer_weights(g)
+    tail = np.repeat(np.arange(g.n), np.diff(np.asarray(g.indptr)))
+    least = {}
+    for u, v, x in zip(tail.tolist(), np.asarray(g.indices).tolist(), w.tolist(), strict=True):
+        least[u, v] = min(x, least.get((u, v), x))
+    dist, parents = np.asarray(distances), np.asarray(parents)
+    for v in range(g.n):
+        if not np.isfinite(dist[v]):
+            assert parents[v] == -1, v
+        elif v in sources:
+            assert parents[v] == v, v
+        else:
+            p = int(parents[v])
+            assert (p, v) in least and dist[p] + least[p, v] == dist[v] and dist[p] < dist[v], (v, p)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(1, 60), density=st.floats(0.5, 4.0),
+       directed=st.booleans())
+def test_cpu_parents_form_a_tree_of_tight_arcs(seed, n, density, directed):
+    """Positive weights, directed graphs too (which validate_sssp does not
+    read): every parent is joined to its child by a tight arc from a
+    strictly closer vertex, with one source or several."""
+    g = positive_graph(seed, n, int(n * density) + 1, directed, top=20)
+    for sources in ([0], [n // 2, n - 1] if n > 1 else [0]):
+        r = wavefront.sssp(g, sources=sources, method="hierarchy")
+        np.testing.assert_array_equal(r.distances, np.minimum.reduce([scipy_distances(g, s) for s in sources]))
+        check_parents(g, r.distances, r.parents, set(sources))
+
+
+def test_zero_weight_plateaus_keep_a_tree():
+    """Vertices joined by arcs of weight 0 share a distance: their parents
+    still form a tree of tight arcs that reaches the source."""
+    src, dst = [0, 1, 2, 1, 3], [1, 2, 1, 3, 4]
+    g = from_edges(src, dst, weights=np.array([2, 0, 0, 1, 1], dtype=np.int64), n=5, directed=False)
+    r = wavefront.sssp(g, 0, method="hierarchy")
+    np.testing.assert_array_equal(r.distances, scipy_distances(g, 0))
+    check_parents_loose(g, r)
+
+
+def check_parents_loose(g, r):
+    """As :func:`check_parents`, letting a parent sit at its child's distance
+    (zero-weight arcs), and checking instead that following the parents
+    from any vertex reaches the source."""
+    w = integer_weights(g)
+    tail = np.repeat(np.arange(g.n), np.diff(np.asarray(g.indptr)))
+    d = np.asarray(r.distances)
+    tight = {(u, v) for u, v, x in zip(tail.tolist(), np.asarray(g.indices).tolist(), w.tolist(), strict=True)
+             if d[u] + x == d[v]}
+    for v in range(g.n):
+        seen, x = set(), v
+        while r.parents[x] != x:
+            assert x not in seen and (int(r.parents[x]), x) in tight
+            seen.add(x)
+            x = int(r.parents[x])
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -254,6 +322,24 @@ def test_cuda_hierarchy_on_roads_many_sources_and_cutoff():
         full = scipy_distances(g, 0)
         np.testing.assert_array_equal(near.distances.get(), np.where(full <= 5000, full, np.inf))
         assert wavefront.sssp(gg, 0).method == "hierarchy"  # auto, once built
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("directed", [False, True])
+def test_cuda_parents_form_a_tree_of_tight_arcs(directed):
+    """Directed graphs too: every parent is joined to its child by a tight
+    arc from a strictly closer vertex; beyond a cutoff, no parent."""
+    g = positive_graph(12, 3000, 9000, directed, top=50)
+    gg = g.to("cuda")
+    for sources in ([0], [5, 1500, 2999]):
+        r = wavefront.sssp(gg, sources=sources, method="hierarchy")
+        dist = r.distances.get()
+        np.testing.assert_array_equal(dist, np.minimum.reduce([scipy_distances(g, s) for s in sources]))
+        check_parents(g, dist, r.parents.get(), set(sources))
+    near = wavefront.sssp(gg, 0, method="hierarchy", cutoff=60)
+    full = scipy_distances(g, 0)
+    np.testing.assert_array_equal(near.distances.get(), np.where(full <= 60, full, np.inf))
+    assert np.array_equal(near.parents.get() == -1, full > 60)
 
 
 @pytest.mark.gpu
