@@ -342,6 +342,48 @@ def test_cuda_parents_form_a_tree_of_tight_arcs(directed):
     assert np.array_equal(near.parents.get() == -1, full > 60)
 
 
+def test_the_resident_top_is_the_highest_narrow_ids_that_fit():
+    """The CUDA sweeps keep the top of the narrow levels in block 0's shared
+    memory: the highest ids that fit (24 bytes each, 16 more for the row
+    starts' ends), never below the narrow levels."""
+    from wavefront.backends.cuda.sssp_phast import (
+        narrow_from,
+        resident_bytes,
+        resident_from,
+    )
+
+    starts = np.array([0, 5000, 8000, 8600, 8700, 8705])  # levels 2.. hold at most 1 024 ids
+    narrow = narrow_from(starts, 1024)
+    assert narrow == 2
+    assert resident_from(starts, narrow, 0) == resident_from(starts, narrow, 39) == 8705  # none
+    assert resident_from(starts, narrow, 24 * 50 + 16) == 8655
+    assert resident_from(starts, narrow, 10**6) == 8000  # the whole narrow part, no more
+    assert resident_bytes(8705, 8000) == 24 * 705 + 16 <= 10**6
+    assert resident_from(np.array([0, 2000, 4000]), narrow_from(np.array([0, 2000, 4000]), 1024), 10**6) == 4000
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("shared", [None, 0, 24 * 300 + 16], ids=["all", "none", "part"])
+def test_cuda_sweeps_with_the_narrow_top_in_shared_memory(shared):
+    """The narrow levels' top in shared memory (all that fits, none, or a
+    part of the narrow levels): the same distances as SciPy's, one source
+    and several, on a road network and on a directed random graph."""
+    from wavefront.backends.cuda.sssp_tuning import SSSPTuning
+
+    tuning = SSSPTuning(phast_resident_bytes=shared)
+    road = wavefront.read_graph(road_file("amsterdam.gr.gz"), progress=False)
+    for g in (road, positive_graph(21, 3000, 9000, True, top=50)):
+        gg = g.to("cuda")
+        for sources in ([0], [7, g.n // 2, g.n - 1]):
+            r = wavefront.sssp(gg, sources=sources, method="hierarchy", tuning=tuning)
+            np.testing.assert_array_equal(r.distances.get(),
+                                          np.minimum.reduce([scipy_distances(g, s) for s in sources]))
+        if shared == 0:
+            assert " top 0 vertices in shared memory" in r.trace[0].reason
+        elif g is road:
+            assert " top 0 vertices" not in r.trace[0].reason
+
+
 @pytest.mark.gpu
 def test_cuda_search_from_a_loaded_hierarchy(tmp_path):
     """A hierarchy saved from the CPU graph serves its CUDA copy; loading one

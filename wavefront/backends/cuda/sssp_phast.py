@@ -9,6 +9,8 @@ method (a shortcut is never a parent).
 """
 from __future__ import annotations
 
+from functools import cache
+
 import numpy as np
 
 from ...results import SSSPResult, Trace, TraceRow
@@ -18,6 +20,7 @@ from .sssp_common import finish_search
 from .sssp_tuning import SSSPTuning
 
 PHAST_THREADS = 1024  # threads a block; a level at most this wide runs on block 0 alone
+RESIDENT_BYTES_A_VERTEX = 24  # a resident vertex's distance and its two row starts (kernels/sssp_phast.cu)
 
 
 def narrow_from(level_starts: np.ndarray, width: int) -> int:
@@ -64,11 +67,42 @@ class PhastWorkspace:
         return ws
 
 
+def resident_from(level_starts: np.ndarray, narrow: int, shared_bytes: int) -> int:
+    """The first id of the narrow levels' top kept in shared memory: as many
+    of the highest ids as ``shared_bytes`` holds (two row starts' ends
+    aside), none below the narrow levels."""
+    n = int(level_starts[-1])
+    fit = max(0, (shared_bytes - 16) // RESIDENT_BYTES_A_VERTEX)
+    return max(int(level_starts[min(narrow, len(level_starts) - 1)]), n - fit)
+
+
+def resident_bytes(n: int, first: int) -> int:
+    """Dynamic shared memory of a launch whose ids ``first``.. are resident."""
+    return RESIDENT_BYTES_A_VERTEX * (n - first) + 16
+
+
+@cache
+def _phast_kernel(wide: bool):
+    """(kernel, the most dynamic shared memory a block may take: 0 where the
+    GPU refuses the opt-in past the default)."""
+    import cupy
+
+    from .bfs_steps import get_kernel
+    from .device import dynamic_shared_limit
+
+    fn = get_kernel("sssp_phast.cu", "phast_sweeps", wide)
+    limit = dynamic_shared_limit(fn)
+    try:
+        fn.max_dynamic_shared_size_bytes = max(fn.max_dynamic_shared_size_bytes, limit)
+    except cupy.cuda.driver.CUDADriverError:
+        return fn, 0
+    return fn, limit
+
+
 def phast_sssp(graph, source, ar, k, in_weights, cut, tuning: SSSPTuning) -> SSSPResult:
     """One search: ``source`` an id or an int64 array of distinct ids."""
     import cupy
 
-    from .bfs_steps import get_kernel
     from .device import sm_count
 
     ws = PhastWorkspace.for_graph(graph, k.index_dtype)
@@ -79,26 +113,30 @@ def phast_sssp(graph, source, ar, k, in_weights, cut, tuning: SSSPTuning) -> SSS
     # (one seed: any pointer, since the kernel reads none of it)
     rest = cupy.asarray(ranked[1:].astype(k.index_dtype)) if ranked.size > 1 else ws.dist
     cupy.cuda.runtime.memsetAsync(ws.arrived.data.ptr, 0, ws.arrived.nbytes, stream.ptr)
-    wide = k.index_dtype == np.int64
-    fn = get_kernel("sssp_phast.cu", "phast_sweeps", wide)
+    fn, limit = _phast_kernel(k.index_dtype == np.int64)
+    wanted = limit if tuning.phast_resident_bytes is None else min(int(tuning.phast_resident_bytes), limit)
+    first_resident = resident_from(ws.hierarchy.level_starts, ws.narrow_from, wanted)
     start, end = cupy.cuda.Event(), cupy.cuda.Event()
     start.record()
     source_level = int(ws.level_of[ranked].min()) if ranked.size else 0
     h = ws.hierarchy
     fn((sm_count(),), (PHAST_THREADS,),
        (np.int64(h.n), np.int64(ranked[0]), rest, np.int32(ranked.size - 1), ws.level_starts, np.int32(h.levels),
-        np.int32(source_level), np.int32(ws.narrow_from), *ws.up, *ws.down, ws.dist, ws.arrived))
+        np.int32(source_level), np.int32(ws.narrow_from), np.int64(first_resident), *ws.up, *ws.down, ws.dist,
+        ws.arrived), shared_mem=resident_bytes(h.n, first_resident))
     end.record()
     dist = ws.dist[ws.rank]  # back to the graph's numbering
     if cut != ar.infinity:
         dist[dist > cut] = SSSP_INT_INFINITY
     levels, narrow, arcs, shortcuts = h.levels, ws.narrow_from, h.arcs, h.shortcuts
+    resident = h.n - first_resident
 
     def make_row():
         end.synchronize()
         return (TraceRow(0, "phast", int(seeds.size), -1, cupy.cuda.get_elapsed_time(start, end) * 1e-3,
-                         f"hierarchy of {levels} levels (from level {narrow} on block 0 alone), {arcs} arcs "
-                         f"({shortcuts} shortcuts); sweeps from level {source_level}"),)
+                         f"hierarchy of {levels} levels (from level {narrow} on block 0 alone, its top "
+                         f"{resident} vertices in shared memory), {arcs} arcs ({shortcuts} shortcuts); sweeps "
+                         f"from level {source_level}"),)
 
     trace = Trace()
     trace.defer(make_row)

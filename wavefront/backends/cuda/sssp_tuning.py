@@ -132,6 +132,12 @@ class SSSPTuning:
     """An idle region polls for messages with exponential back-off from this (RG_MIN_BACKOFF) ..."""
     region_idle_backoff_ns: int = 256
     """... up to this (RG_IDLE_BACKOFF)."""
+    # -- kernels/sssp_phast.cu (the ``hierarchy`` method)
+    phast_resident_bytes: int | None = None
+    """Dynamic shared memory for the top of the hierarchy's narrow levels
+    (24 bytes a vertex: its distance and both sweeps' row starts), kept in
+    block 0 while it runs them; None: as much as the GPU allows a block, 0:
+    none (every read goes to L2)."""
     # -- ``auto``'s choice between delta-stepping and ``regions``
     auto_regions_arcs_per_sm: int = 1800
     """``auto`` runs ``regions`` on road-shaped graphs (largest out-degree at
@@ -156,6 +162,8 @@ class SSSPTuning:
                      "auto_regions_max_degree"):
             if int(getattr(self, name)) < 1:
                 raise ValueError(f"{name} must be >= 1, got {getattr(self, name)!r}")
+        if self.phast_resident_bytes is not None and int(self.phast_resident_bytes) < 0:
+            raise ValueError(f"phast_resident_bytes must be >= 0 or None, got {self.phast_resident_bytes!r}")
         if int(self.auto_regions_arcs_per_sm) < 0:
             raise ValueError(f"auto_regions_arcs_per_sm must be >= 0, got {self.auto_regions_arcs_per_sm!r}")
         if self.pull_percent < 0:
