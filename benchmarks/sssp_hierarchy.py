@@ -8,6 +8,9 @@ method runs as a whole call (predecessors included), CUDA ones timed between
 two synchronizations. Every answer is checked exactly against SciPy's
 Dijkstra from the same root. Prints the median ms per method, the hierarchy's
 shape and the PHAST kernel's own time; ``--no-cuda`` runs the CPU rows alone.
+``--resident 0,65536`` adds CUDA ``hierarchy`` rows with those bytes of the
+narrow top in shared memory (``SSSPTuning.phast_resident_bytes``; the default
+row takes all the GPU allows), interleaved with the others.
 """
 from __future__ import annotations
 
@@ -56,12 +59,22 @@ def main(argv=None) -> int:
     ap.add_argument("--roots", type=int, default=16)
     ap.add_argument("--no-cuda", action="store_true")
     ap.add_argument("--json", type=Path)
+    ap.add_argument("--resident", default="", help="comma-separated phast_resident_bytes for extra CUDA rows")
     args = ap.parse_args(argv)
     from numba import get_num_threads
     from scipy.sparse.csgraph import dijkstra
 
     from wavefront.errors import MethodLimitError
     from wavefront.graph.hierarchy import hierarchy_of
+
+    def call(where, method):
+        """(graph, method, keyword arguments) of a row: ``hierarchy@B`` is the
+        CUDA hierarchy with B bytes of the narrow top in shared memory."""
+        if "@" not in method:
+            return (g if where == "cuda" else host), method, {}
+        from wavefront.backends.cuda.sssp_tuning import SSSPTuning
+
+        return g, "hierarchy", {"tuning": SSSPTuning(phast_resident_bytes=int(method.split("@")[1]))}
 
     cupy = None if args.no_cuda else __import__("cupy")
     rows = []
@@ -77,27 +90,30 @@ def main(argv=None) -> int:
         if cupy is not None:
             g = host.to("cuda")
             g.derived["hierarchy"] = h  # the same hierarchy, built once
-            methods = [("cuda", m) for m in CUDA_METHODS] + methods
+            resident = [f"hierarchy@{int(b)}" for b in args.resident.split(",") if b]
+            methods = [("cuda", m) for m in (*CUDA_METHODS, *resident)] + methods
         matrix = host.to_scipy().astype(np.float64)
         roots = pick_roots(host, args.roots)
         for where, method in list(methods):  # warm-up: kernels, buffers, layouts
             try:
-                wf.sssp(g if where == "cuda" else host, roots[0], method=method)
+                graph, name_, kw = call(where, method)
+                wf.sssp(graph, roots[0], method=name_, **kw)
             except MethodLimitError as error:  # e.g. regions beyond shared memory: the row is left out
                 print(f"{name}: {where} {method} left out: {error}", flush=True)
                 methods.remove((where, method))
         times = {key: [] for key in methods}
-        kernel = []
+        kernel = {}
         for root in roots:
             expected = dijkstra(matrix, indices=root)
             for where, method in methods:
+                graph, name_, kw = call(where, method)
                 if where == "cuda":
-                    result, seconds = timed_on_gpu(wf.sssp, g, root, method=method)
+                    result, seconds = timed_on_gpu(wf.sssp, graph, root, method=name_, **kw)
                     got = cupy.asnumpy(result.distances)
-                    if method == "hierarchy":
-                        kernel.append(result.trace[0].seconds)
+                    if name_ == "hierarchy":
+                        kernel.setdefault(method, []).append(result.trace[0].seconds)
                 else:
-                    result, seconds = timed_on_cpu(wf.sssp, host, root, method=method)
+                    result, seconds = timed_on_cpu(wf.sssp, graph, root, method=name_, **kw)
                     got = np.asarray(result.distances)
                 if not np.array_equal(got.astype(np.float64), expected):
                     bad = int(np.flatnonzero(got != expected)[0])
@@ -107,8 +123,8 @@ def main(argv=None) -> int:
             row = {"graph": name, "n": host.n, "m": host.m, "levels": h.levels, "build_s": built,
                    "backend": where, "method": method, "median_ms": 1e3 * statistics.median(times[(where, method)]),
                    "roots": len(roots), "threads": get_num_threads() if where == "cpu" else None}
-            if where == "cuda" and method == "hierarchy":
-                row["kernel_ms"] = 1e3 * statistics.median(kernel)
+            if method in kernel:
+                row["kernel_ms"] = 1e3 * statistics.median(kernel[method])
             rows.append(row)
     device = "" if cupy is None else cupy.cuda.runtime.getDeviceProperties(0)["name"].decode() + ", "
     print_table(f"PHAST against the other SSSP methods ({device}{get_num_threads()} CPU threads; median ms)",
