@@ -338,3 +338,24 @@ def test_fused_kernel_forms_its_team_from_the_threads_that_run():
     assert iterations > 0
     # The one thread that formed the team filled and unpacked every vertex.
     np.testing.assert_array_equal(got, oracle(graph, 0))
+
+
+def test_weights_changed_after_the_build_raise_instead_of_a_parentless_vertex():
+    """A directed graph keeps its in-arcs' weights apart from its out-arcs'.
+    Changed in place after the build, the distances (from the out-arcs) no
+    longer match the in-arcs that ``hierarchy`` confirms parents from: it
+    raises, naming the count, and never returns a reached vertex without a
+    parent. The methods that record parents as they search stay right."""
+    from wavefront.errors import InconsistentDistancesError
+
+    def build():
+        return wf.Graph.from_edges([1, 0], [0, 2], weights=np.array([5, 1], dtype=np.int64), n=3, directed=True)
+
+    assert wf.sssp(build(), 1, method="hierarchy").parents.tolist() == [1, 1, 0]
+    changed = build()
+    changed.weights[:] += 1  # the in-arcs' copy keeps 5 and 1
+    for method in ("dijkstra", "delta-stepping"):
+        r = wf.sssp(changed, 1, method=method)
+        assert r.distances.tolist() == [6, 0, 8] and r.parents.tolist() == [1, 1, 0]
+    with pytest.raises(InconsistentDistancesError, match="2 reached vertices .* changed after it was built"):
+        wf.sssp(changed, 1, method="hierarchy")

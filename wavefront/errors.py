@@ -62,6 +62,18 @@ class HierarchyFileError(WavefrontError, ValueError):
         super().__init__(f"{self.path}: {message}")
 
 
+class InconsistentDistancesError(WavefrontError, RuntimeError):
+    """A search's distances leave reached vertices with no in-arc that confirms them, so no parent can be named.
+    ``count``: how many."""
+
+    def __init__(self, count: int):
+        self.count = int(count)
+        super().__init__(
+            f"{self.count} reached vertices have no in-neighbour whose distance and arc weight give theirs, so they "
+            "have no parent: the graph's arrays were changed after it was built (build a new graph instead), or "
+            "this is a wavefront bug (please report it)")
+
+
 class BackendUnavailableError(WavefrontError, RuntimeError):
     """A backend (CUDA, MPI) was requested but cannot run here."""
 

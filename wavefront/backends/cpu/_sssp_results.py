@@ -58,11 +58,16 @@ def public_distances(dist, infinity):
 
 def shortest_path_tree(graph, dist, infinity, seeds, weights, in_weights):
     """Parents along tight in-arcs from strictly closer vertices, then
-    across zero-weight plateaus (:mod:`._sssp_steps`)."""
+    across zero-weight plateaus (:mod:`._sssp_steps`). Raises
+    InconsistentDistancesError where a reached vertex is left without one."""
     parents = np.empty(graph.n, dtype=np.int64)
     unresolved = steps.tight_parents(
         graph.in_indptr, graph.in_indices, in_weights, dist, infinity, seeds, parents
     )
     if unresolved:
-        steps.zero_weight_parents(graph.indptr, graph.indices, weights, dist, infinity, parents)
+        unresolved -= steps.zero_weight_parents(graph.indptr, graph.indices, weights, dist, infinity, parents)
+    if unresolved:
+        from ...errors import InconsistentDistancesError
+
+        raise InconsistentDistancesError(unresolved)
     return parents

@@ -300,7 +300,7 @@ def zero_weight_parents(indptr, indices, weights, dist, infinity, parents):
     """Extend the tree along tight arcs between vertices at one distance (zero
     weights, or weights the distance's rounding absorbs), breadth-first from
     resolved vertices. Acyclic because each vertex is attached once, to a
-    vertex attached before it.
+    vertex attached before it. Returns how many it attached.
     """
     n = dist.shape[0]
     queue = np.empty(n, dtype=np.int64)
@@ -309,6 +309,7 @@ def zero_weight_parents(indptr, indices, weights, dist, infinity, parents):
         if parents[v] >= 0:
             queue[size] = v
             size += 1
+    resolved = size
     head = 0
     while head < size:
         u = queue[head]
@@ -319,3 +320,4 @@ def zero_weight_parents(indptr, indices, weights, dist, infinity, parents):
                 parents[v] = u
                 queue[size] = v
                 size += 1
+    return size - resolved

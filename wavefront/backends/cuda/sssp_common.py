@@ -14,7 +14,7 @@ from functools import lru_cache
 import numpy as np
 
 from ..._sources import seed_array
-from ...errors import GPUMemoryError, WeightError
+from ...errors import GPUMemoryError, InconsistentDistancesError, WeightError
 from ...results import SSSPResult, Trace, TraceRow
 from .abi import PARENT_CHUNK, SSSP_INT_INFINITY, SSSP_TRACE_ASYNC, SSSP_TRACE_NEAR, SSSP_WEIGHT_INT32
 from .memory import check_fits
@@ -173,10 +173,7 @@ def finish_search(graph, source, dist, ar, kernels, in_weights, trace, method,
         kernels.plateau_round(graph, in_weights, dist, parent, settled_round, round_, words)
         progress = int(kernels.read_words(words, 1)[0])
         if progress == 0:
-            raise RuntimeError(
-                f"{unsettled} reached vertices have no confirming in-neighbour; the distances "
-                "are inconsistent (please report this as a wavefront bug)"
-            )
+            raise InconsistentDistancesError(unsettled)
         unsettled -= progress
         round_ += 1
     if ar.dist_dtype == np.int64:
