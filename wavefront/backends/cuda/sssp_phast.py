@@ -3,9 +3,10 @@
 The graph is contracted once on the host (:mod:`wavefront.graph.hierarchy`,
 kept in ``graph.derived``); its level-ordered pull lists go to the GPU once
 (:class:`PhastWorkspace`). A search then sets the sources' distances, runs
-one persistent launch of two level sweeps, maps the distances back to the
-graph's numbering and finds predecessors in the original graph like every
-method (a shortcut is never a parent).
+one persistent launch of two level sweeps (the narrow levels' top in block
+0's shared memory, ``SSSPTuning.phast_resident_bytes``), maps the distances
+back to the graph's numbering and finds predecessors in the original graph
+like every method (a shortcut is never a parent).
 """
 from __future__ import annotations
 
