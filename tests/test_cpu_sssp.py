@@ -340,22 +340,35 @@ def test_fused_kernel_forms_its_team_from_the_threads_that_run():
     np.testing.assert_array_equal(got, oracle(graph, 0))
 
 
-def test_weights_changed_after_the_build_raise_instead_of_a_parentless_vertex():
+def test_a_graph_whose_in_arcs_disagree_raises_instead_of_a_parentless_vertex():
     """A directed graph keeps its in-arcs' weights apart from its out-arcs'.
-    Changed in place after the build, the distances (from the out-arcs) no
-    longer match the in-arcs that ``hierarchy`` confirms parents from: it
-    raises, naming the count, and never returns a reached vertex without a
-    parent. The methods that record parents as they search stay right."""
+    Where they disagree (a graph assembled by hand, or a GPU graph's arrays
+    changed in place), the distances (from the out-arcs) no longer match the
+    in-arcs that ``hierarchy`` confirms parents from: it raises, naming the
+    count, and never returns a reached vertex without a parent. The methods
+    that record parents as they search stay right."""
     from wavefront.errors import InconsistentDistancesError
 
-    def build():
-        return wf.Graph.from_edges([1, 0], [0, 2], weights=np.array([5, 1], dtype=np.int64), n=3, directed=True)
-
-    assert wf.sssp(build(), 1, method="hierarchy").parents.tolist() == [1, 1, 0]
-    changed = build()
-    changed.weights[:] += 1  # the in-arcs' copy keeps 5 and 1
+    g = wf.Graph.from_edges([1, 0], [0, 2], weights=np.array([5, 1], dtype=np.int64), n=3, directed=True)
+    assert wf.sssp(g, 1, method="hierarchy").parents.tolist() == [1, 1, 0]
+    changed = wf.Graph(g.indptr, g.indices, n=3, weights=g.weights + 1, directed=True, in_indptr=g.in_indptr,
+                       in_indices=g.in_indices, in_weights=g.in_weights)  # the in-arcs keep 5 and 1
     for method in ("dijkstra", "delta-stepping"):
         r = wf.sssp(changed, 1, method=method)
         assert r.distances.tolist() == [6, 0, 8] and r.parents.tolist() == [1, 1, 0]
-    with pytest.raises(InconsistentDistancesError, match="2 reached vertices .* changed after it was built"):
+    with pytest.raises(InconsistentDistancesError, match="2 reached vertices .* disagree"):
         wf.sssp(changed, 1, method="hierarchy")
+
+
+def test_a_graphs_arrays_are_read_only():
+    """What is derived from a graph's arrays is kept with it, so they cannot
+    be changed in place; the caller's own arrays keep their flags."""
+    weights = np.array([5, 1], dtype=np.int64)
+    g = wf.Graph.from_edges([1, 0], [0, 2], weights=weights, n=3, directed=True)
+    for array in (g.indptr, g.indices, g.weights, g.in_indptr, g.in_indices, g.in_weights):
+        with pytest.raises(ValueError, match="read-only"):
+            array[0] = 0
+    indptr, indices, w = np.array([0, 1, 1]), np.array([1], dtype=np.int32), np.array([2.0])
+    own = wf.Graph(indptr.astype(np.int64), indices, n=2, weights=w)
+    w[0] = 3.0  # still the caller's to change
+    assert own.weights[0] == 3.0 and not own.weights.flags.writeable

@@ -70,8 +70,8 @@ class InconsistentDistancesError(WavefrontError, RuntimeError):
         self.count = int(count)
         super().__init__(
             f"{self.count} reached vertices have no in-neighbour whose distance and arc weight give theirs, so they "
-            "have no parent: the graph's arrays were changed after it was built (build a new graph instead), or "
-            "this is a wavefront bug (please report it)")
+            "have no parent: the graph's out-arcs and in-arcs disagree (arrays changed in place after the build, "
+            "or given by hand; build a new graph instead), or this is a wavefront bug (please report it)")
 
 
 class BackendUnavailableError(WavefrontError, RuntimeError):

@@ -44,8 +44,24 @@ def _is_integral(value) -> bool:
         return False
 
 
+def _read_only(array):
+    """A read-only view of a NumPy array (the caller's own array keeps its
+    flags); other arrays as they are. A graph's arrays are never changed in
+    place: what is derived from them (a directed graph's in-arcs, a
+    contraction hierarchy, GPU copies) would no longer match, and answers
+    would be wrong without a word. Build a new graph instead."""
+    if isinstance(array, np.ndarray) and array.flags.writeable:
+        array = array.view()
+        array.flags.writeable = False
+    return array
+
+
 class Graph:
     """A graph in compressed sparse row form, on the CPU (NumPy) or a GPU (CuPy).
+
+    A CPU graph's arrays are read-only: what is derived from them (a directed
+    graph's in-arcs, a contraction hierarchy, a GPU copy) is kept with the
+    graph, so a graph with other arcs or weights is a new graph.
 
     Build one with :meth:`from_edges`, :meth:`from_scipy`,
     :meth:`from_networkx`, :meth:`from_cupy` or :func:`wavefront.read_graph`;
@@ -71,14 +87,14 @@ class Graph:
     ):
         self.n = int(n)
         self.directed = bool(directed)
-        self.indptr = indptr
-        self.indices = indices
-        self.weights = weights
+        self.indptr = _read_only(indptr)
+        self.indices = _read_only(indices)
+        self.weights = _read_only(weights)
         if self.directed:
-            self._in = (in_indptr, in_indices, in_weights)
+            self._in = (_read_only(in_indptr), _read_only(in_indices), _read_only(in_weights))
         else:
             self._in = None
-        self.input_degree = input_degree
+        self.input_degree = _read_only(input_degree)
         self.num_input_edges = None if num_input_edges is None else int(num_input_edges)
         self.labels = labels
         self._inverse_labels = None
