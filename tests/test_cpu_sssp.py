@@ -368,6 +368,12 @@ def test_a_graphs_arrays_are_read_only():
     for array in (g.indptr, g.indices, g.weights, g.in_indptr, g.in_indices, g.in_weights):
         with pytest.raises(ValueError, match="read-only"):
             array[0] = 0
+    for name in ("indptr", "indices", "weights", "labels"):
+        with pytest.raises(AttributeError):
+            setattr(g, name, None)
+    relabelled = wf.Graph.from_edges([0, 1, 1], [1, 2, 3], relabel="degree")
+    with pytest.raises(ValueError, match="read-only"):
+        relabelled.labels[0] = 1
     indptr, indices, w = np.array([0, 1, 1]), np.array([1], dtype=np.int32), np.array([2.0])
     own = wf.Graph(indptr.astype(np.int64), indices, n=2, weights=w)
     w[0] = 3.0  # still the caller's to change

@@ -59,9 +59,10 @@ def _read_only(array):
 class Graph:
     """A graph in compressed sparse row form, on the CPU (NumPy) or a GPU (CuPy).
 
-    A CPU graph's arrays are read-only: what is derived from them (a directed
-    graph's in-arcs, a contraction hierarchy, a GPU copy) is kept with the
-    graph, so a graph with other arcs or weights is a new graph.
+    A CPU graph's arrays are read-only, and no graph's arrays can be replaced:
+    what is derived from them (a directed graph's in-arcs, a contraction
+    hierarchy, a GPU copy) is kept with the graph, so a graph with other arcs
+    or weights is a new graph.
 
     Build one with :meth:`from_edges`, :meth:`from_scipy`,
     :meth:`from_networkx`, :meth:`from_cupy` or :func:`wavefront.read_graph`;
@@ -87,16 +88,16 @@ class Graph:
     ):
         self.n = int(n)
         self.directed = bool(directed)
-        self.indptr = _read_only(indptr)
-        self.indices = _read_only(indices)
-        self.weights = _read_only(weights)
+        self._indptr = _read_only(indptr)
+        self._indices = _read_only(indices)
+        self._weights = _read_only(weights)
         if self.directed:
             self._in = (_read_only(in_indptr), _read_only(in_indices), _read_only(in_weights))
         else:
             self._in = None
         self.input_degree = _read_only(input_degree)
         self.num_input_edges = None if num_input_edges is None else int(num_input_edges)
-        self.labels = labels
+        self._labels = _read_only(labels)
         self._inverse_labels = None
         self.node_keys = None  # the caller's node keys, when not 0..n-1 (from_networkx)
         self._weights_checked = None  # cached result of the SSSP weight check
@@ -138,6 +139,23 @@ class Graph:
         devices = {device_of(a) for a in self._arrays().values() if a is not None}
         if len(devices) > 1:
             raise ValueError("all arrays of a Graph must live on one device")
+
+    # The arrays are not rebound either: what is derived from them stays with the graph.
+    @property
+    def indptr(self):
+        return self._indptr
+
+    @property
+    def indices(self):
+        return self._indices
+
+    @property
+    def weights(self):
+        return self._weights
+
+    @property
+    def labels(self):
+        return self._labels
 
     @property
     def m(self) -> int:
