@@ -141,21 +141,10 @@ class Graph:
             raise ValueError("all arrays of a Graph must live on one device")
 
     # The arrays are not rebound either: what is derived from them stays with the graph.
-    @property
-    def indptr(self):
-        return self._indptr
-
-    @property
-    def indices(self):
-        return self._indices
-
-    @property
-    def weights(self):
-        return self._weights
-
-    @property
-    def labels(self):
-        return self._labels
+    indptr = property(lambda self: self._indptr)
+    indices = property(lambda self: self._indices)
+    weights = property(lambda self: self._weights)
+    labels = property(lambda self: self._labels)
 
     @property
     def m(self) -> int:
