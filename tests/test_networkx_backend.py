@@ -229,6 +229,17 @@ def test_dijkstra_matches_networkx(methods, drawn, s, t, cutoff, many):
     same("shortest_path_length", G, source, weight="weight", ordered=False, typed=typed)
 
 
+@pytest.mark.parametrize("cutoff", [-1, 0, None])
+def test_a_negative_cutoff_relaxes_no_arc(methods, cutoff):
+    """Found by the test above: a zero-weight loop at the source is a tight
+    arc, but under a negative cutoff NetworkX relaxes nothing, so the
+    source's predecessor list stays empty."""
+    G = nx.Graph()
+    G.add_edge(0, 0, weight=0.0)
+    G.add_edge(0, 1, weight=0.0)
+    same("dijkstra_predecessor_and_distance", G, 0, cutoff=cutoff, ordered=False, typed=False)
+
+
 @FAST
 @given(graphs(none_weights=True), nodes, nodes)
 def test_bellman_ford_matches_networkx(methods, drawn, s, t):

@@ -157,6 +157,10 @@ def dijkstra_order(G, sources, weight, cutoff=None, target=None, preds=False, re
             "wavefront.sssp returned distances that no shortest-path tree explains; "
             "this is a bug in wavefront, please report it"
         )
+    if cutoff is not None and cutoff < 0:
+        # NetworkX relaxes no arc past the cutoff, and every sum is at least 0: under a negative cutoff the
+        # sources keep no predecessor, not even along a zero-weight loop or an arc between two sources.
+        heads, tails = heads[:0], tails[:0]
     return dist, order, parents, heads, tails
 
 
