@@ -54,13 +54,22 @@ def timed_on_cpu(run, *args, **kwargs):
     return result, time.perf_counter() - start
 
 
+def byte_counts(text: str) -> list[int]:
+    """``--resident``'s comma-separated byte counts, each at least 0."""
+    counts = [int(b) for b in text.split(",") if b]
+    if any(c < 0 for c in counts):
+        raise ValueError(text)
+    return counts
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--graphs", default="amsterdam,seattle")
     ap.add_argument("--roots", type=int, default=16)
     ap.add_argument("--no-cuda", action="store_true")
     ap.add_argument("--json", type=Path)
-    ap.add_argument("--resident", default="", help="comma-separated phast_resident_bytes for extra CUDA rows")
+    ap.add_argument("--resident", type=byte_counts, default=[],
+                    help="comma-separated phast_resident_bytes for extra CUDA rows")
     args = ap.parse_args(argv)
     from numba import get_num_threads
     from scipy.sparse.csgraph import dijkstra
@@ -91,7 +100,7 @@ def main(argv=None) -> int:
         if cupy is not None:
             g = host.to("cuda")
             g.derived["hierarchy"] = h  # the same hierarchy, built once
-            resident = [f"hierarchy@{int(b)}" for b in args.resident.split(",") if b]
+            resident = [f"hierarchy@{b}" for b in args.resident]
             methods = [("cuda", m) for m in (*CUDA_METHODS, *resident)] + methods
         matrix = host.to_scipy().astype(np.float64)
         roots = pick_roots(host, args.roots)

@@ -221,7 +221,9 @@ def test_damaged_or_foreign_files_are_refused(tmp_path):
                                   ("up_indices", lambda a: a + g.n, "out of range"),
                                   ("down_weights", lambda a: -a - 1, "negative"),
                                   ("up_indices", np.flip, "does not go up a level"),
-                                  ("file_version", lambda a: a + 1, "version")]:
+                                  ("file_version", lambda a: a + 1, "version"),
+                                  ("n", lambda a: np.array([500, 500]), "header is not four numbers"),
+                                  ("shortcuts", lambda a: np.array("many"), "header is not four numbers")]:
         damaged = tmp_path / f"damaged_{name}.npz"
         np.savez(damaged, **{**contents, name: damage(contents[name])})
         with pytest.raises(HierarchyFileError, match=message):

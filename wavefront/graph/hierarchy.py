@@ -234,13 +234,16 @@ def load_hierarchy(graph, path) -> Hierarchy:
                if name not in contents]
     if missing:
         raise HierarchyFileError(f"not a saved contraction hierarchy (no {', '.join(missing)})", path)
-    version = int(contents["file_version"])
+    try:
+        version, n, shortcuts, seconds = (kind(contents[name].item()) for kind, name in (
+            (int, "file_version"), (int, "n"), (int, "shortcuts"), (float, "seconds")))
+    except (TypeError, ValueError) as exc:  # not one number each: an array, a string
+        raise HierarchyFileError(f"damaged hierarchy file: its header is not four numbers ({exc})", path) from exc
     if version != FILE_VERSION:
         raise HierarchyFileError(f"a hierarchy file of version {version}; this wavefront reads version "
                                  f"{FILE_VERSION}: build it again with save_hierarchy", path)
     fingerprint = str(contents["fingerprint"])
     arrays = {name: contents[name] for name in _SAVED_ARRAYS}
-    n, shortcuts, seconds = int(contents["n"]), int(contents["shortcuts"]), float(contents["seconds"])
     mine = graph_fingerprint(graph)
     if n != graph.n or fingerprint != mine:
         raise HierarchyFileError(

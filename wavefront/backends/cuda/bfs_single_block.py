@@ -16,7 +16,7 @@ import numpy as np
 from .abi import BLOCK, SINGLE_BLOCK_THREADS
 from .bfs_steps import get_kernel
 from .bfs_tuning import BFSTuning
-from .device import dynamic_shared_limit, sm_count
+from .device import opt_in_dynamic_shared, sm_count
 from .device_graph import (
     BFSWorkspace,
     discovery_log,
@@ -37,18 +37,10 @@ def _single_block_function(balance: str, wide: bool, tuning: BFSTuning, shape=No
     it; 0 where the GPU refuses). ``shape``: the padded rows' (log2 W, log2
     L), compiled in (one build per shape a process meets; the kernel's slot
     and lane arithmetic then folds to constants)."""
-    import cupy
-
     extra = () if shape is None else (("SB_PAD_WIDTH_LOG2", shape[0]), ("SB_PAD_LANES_LOG2", shape[1]))
     fn = get_kernel("bfs_single_block.cu", SINGLE_BLOCK_KERNELS[balance], wide, tuning, extra)
-    limit = dynamic_shared_limit(fn)
-    try:
-        # Raised to the GPU's limit, never lowered: tunings that differ in
-        # their cap alone share this kernel object, and a plan made under a
-        # larger cap launches it with that much.
-        fn.max_dynamic_shared_size_bytes = max(fn.max_dynamic_shared_size_bytes, limit)
-    except cupy.cuda.driver.CUDADriverError:  # a GPU that refuses the opt-in
-        return fn, 0
+    # tunings that differ in their cap alone share this kernel object (opt_in_dynamic_shared never lowers it)
+    limit = opt_in_dynamic_shared(fn)
     return fn, limit if tuning.shared_visited_bytes is None else min(int(tuning.shared_visited_bytes), limit)
 
 

@@ -33,6 +33,22 @@ def dynamic_shared_limit(kernel) -> int:
     return _shared_optin(cupy.cuda.Device().id) - int(kernel.shared_size_bytes)
 
 
+def opt_in_dynamic_shared(kernel) -> int:
+    """Let ``kernel`` take all the dynamic shared memory the current GPU
+    allows a block (:func:`dynamic_shared_limit`), and return that many
+    bytes; 0 where the GPU refuses the opt-in past the default. Raised,
+    never lowered: callers that share one kernel object may each launch it
+    with the most they were told."""
+    import cupy
+
+    limit = dynamic_shared_limit(kernel)
+    try:
+        kernel.max_dynamic_shared_size_bytes = max(kernel.max_dynamic_shared_size_bytes, limit)
+    except cupy.cuda.driver.CUDADriverError:
+        return 0
+    return limit
+
+
 @cache
 def _shared_optin(device_id: int) -> int:
     import cupy

@@ -86,18 +86,11 @@ def resident_bytes(n: int, first: int) -> int:
 def _phast_kernel(wide: bool):
     """(kernel, the most dynamic shared memory a block may take: 0 where the
     GPU refuses the opt-in past the default)."""
-    import cupy
-
     from .bfs_steps import get_kernel
-    from .device import dynamic_shared_limit
+    from .device import opt_in_dynamic_shared
 
     fn = get_kernel("sssp_phast.cu", "phast_sweeps", wide)
-    limit = dynamic_shared_limit(fn)
-    try:
-        fn.max_dynamic_shared_size_bytes = max(fn.max_dynamic_shared_size_bytes, limit)
-    except cupy.cuda.driver.CUDADriverError:
-        return fn, 0
-    return fn, limit
+    return fn, opt_in_dynamic_shared(fn)
 
 
 def phast_sssp(graph, source, ar, k, in_weights, cut, tuning: SSSPTuning) -> SSSPResult:
