@@ -7,7 +7,11 @@ Prints one markdown table: per graph n, m (stored arcs), the median BFS
 depth over the roots, then for BFS and for SSSP the time of wavefront CUDA
 (when CuPy sees a GPU), wavefront CPU (``--cores`` numba threads), GAP (the
 same cores; for SSSP the best delta of a sweep) and SciPy (one core), and
-the ratios the road-network issue sets targets on.
+the ratios the road-network issue sets targets on. With ``--hierarchy`` each
+graph is contracted first (:mod:`wavefront.graph.hierarchy`, timed, its own
+column) and SSSP's ``auto`` searches the hierarchy: on CUDA always, on the
+CPU up to its size rule. ``--cuda-methods sssp:regions,sssp:delta-stepping``
+then records the searches without it (JSON and log).
 
 Graphs (``--graphs``, comma separated):
 
@@ -444,6 +448,8 @@ def bench_graph(name, args, cores, use_cuda):
     row = {"graph": label, "n": graph.n, "m": graph.m, "roots": [int(r) for r in roots], "cores": cores}
     if ref.levels:
         row["levels"] = statistics.median(int(lv.max()) for lv in ref.levels)
+    if args.hierarchy and "sssp" in kernels:
+        build_hierarchy(graph, row)
     devices = [("cpu", graph)]
     if use_cuda:
         devices.append(("cuda", graph.to("cuda")))
@@ -472,6 +478,22 @@ def bench_graph(name, args, cores, use_cuda):
     if args.gap is not None:
         gap_bench(row, graph, roots, ref, kernels, args, cores)
     return row
+
+
+def build_hierarchy(graph, row) -> None:
+    """Contract the graph once, on the CPU's threads, before any search:
+    ``auto`` then searches it (CUDA always, the CPU up to its size rule), and
+    ``graph.to("cuda")`` takes it along. The build's seconds go in the row."""
+    from wavefront.graph.hierarchy import hierarchy_of
+
+    start = time.perf_counter()
+    try:
+        h = hierarchy_of(graph)
+    except MethodLimitError as error:  # a hub (Kronecker): auto keeps its other methods
+        log(f"  hierarchy: not built ({error})")
+        return
+    row["hierarchy_build_s"], row["hierarchy_levels"] = time.perf_counter() - start, h.levels
+    log(f"  hierarchy: {h.levels} levels, {h.shortcuts} shortcuts, built in {row['hierarchy_build_s']:.1f} s")
 
 
 def gap_bench(row, graph, roots, ref, kernels, args, cores):
@@ -513,7 +535,8 @@ def gap_bench(row, graph, roots, ref, kernels, args, cores):
 
 
 def table(rows, cores, use_cuda) -> str:
-    cols = ["graph", "n", "m", "BFS levels"]
+    built = any("hierarchy_build_s" in r for r in rows)
+    cols = ["graph", "n", "m", "BFS levels"] + (["hierarchy build s"] if built else [])
     for k in ("BFS", "SSSP"):
         cols += ([f"{k} CUDA ms"] if use_cuda else []) + [
             f"{k} CPU ms ({cores})", f"{k} GAP ms ({cores})", f"{k} SciPy ms (1)",
@@ -522,6 +545,8 @@ def table(rows, cores, use_cuda) -> str:
     lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
     for r in rows:
         cells = [r["graph"], f"{r['n']:,}", f"{r['m']:,}", str(r.get("levels", "—"))]
+        if built:
+            cells.append(f"{r['hierarchy_build_s']:.1f}" if "hierarchy_build_s" in r else "—")
         for k in ("bfs", "sssp"):
             gap = r.get(f"{k}_gap")
             gap_cell = ms(gap) + (f" (Δ={r['gap_delta']})" if k == "sssp" and gap is not None else "")
@@ -555,6 +580,9 @@ def main(argv=None) -> int:
                         help="also time these CPU methods, e.g. sssp:dijkstra,bfs:top-down (JSON and log)")
     parser.add_argument("--cuda-methods", default="",
                         help="also time these CUDA methods, e.g. sssp:regions,bfs:frontier (JSON and log)")
+    parser.add_argument("--hierarchy", action="store_true",
+                        help="contract each graph first (timed, a column of its own) so that SSSP's auto searches "
+                             "the hierarchy: always on CUDA, up to the CPU tuning's size rule on the CPU")
     parser.add_argument("--no-cuda", action="store_true")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--work", type=Path, default=ROOT / ".scratch" / "roads",

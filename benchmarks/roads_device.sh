@@ -9,6 +9,9 @@
 #        PARTS=hierarchy        (the DIMACS roads with method="hierarchy" on both backends beside GAP)
 #        PARTS=hierarchy-large  (benchmarks/sssp_hierarchy.py on road-like 1.4 M and 4 M and the grid:
 #                                each build timed, then every method, checked against SciPy)
+#        PARTS=issue            (issue 18's table: the DIMACS roads, road-like 1.4 M and the grid, each
+#                                contracted first so that SSSP's auto searches the hierarchy, the
+#                                searches without it in the log; PARTS=issue-road4m: road-like 4 M alone)
 #        CPUTESTS=0 bash benchmarks/roads_device.sh     (skip the CPU backend tests on all host cores)
 #        NEED=H200 bash benchmarks/roads_device.sh      (stop at once, exit 3, unless the GPU's name says H200:
 #                                                        the tool may lend an H100 for a call that names an H200)
@@ -47,6 +50,10 @@ for part in $PARTS; do
         roads) graphs=roads,road1.4m,road4m,grid
                extra=(--roots 4 --repeat 3 --cpu-methods sssp:dijkstra --cuda-methods sssp:regions); limit=540 ;;
         kron)  graphs=kron22; extra=(--kron-roots 2 --repeat 3); limit=560 ;;
+        issue|issue-road4m)  # issue 18's table: every graph contracted first, auto then searches the hierarchy
+               graphs=roads,road1.4m,grid; [ "$part" = issue-road4m ] && graphs=road4m
+               extra=(--roots 4 --repeat 3 --hierarchy --cuda-methods sssp:regions,sssp:delta-stepping
+                      --cpu-methods sssp:delta-stepping,sssp:dijkstra); limit=560 ;;
         hierarchy) graphs=roads
                extra=(--roots 4 --repeat 3 --cpu-methods sssp:hierarchy,sssp:dijkstra
                       --cuda-methods sssp:hierarchy,sssp:regions); limit=400 ;;
@@ -57,7 +64,7 @@ for part in $PARTS; do
                    > "$OUT/hierarchy_large.md" 2>&1
                echo "exit $?"; tail -30 "$OUT/hierarchy_large.md"
                continue ;;
-        *) echo "unknown part $part (roads, kron, hierarchy, hierarchy-large)"; continue ;;
+        *) echo "unknown part $part (roads, kron, hierarchy, hierarchy-large, issue, issue-road4m)"; continue ;;
     esac
     step "roads.py: $graphs"
     timeout "$limit" python3 benchmarks/roads.py --gap "$GAP" --cores "$CORES" --graphs "$graphs" \

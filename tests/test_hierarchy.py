@@ -410,6 +410,25 @@ def test_cuda_search_from_a_loaded_hierarchy(tmp_path):
 
 
 @pytest.mark.gpu
+def test_a_built_hierarchy_travels_with_the_graph_to_the_gpu_and_back():
+    """Graph.to carries the hierarchy: the CUDA copy's auto searches it at
+    once (no second build), and a hierarchy built on the GPU's copy comes back."""
+    g = wavefront.road_like(3000, seed=6)
+    wavefront.sssp(g, 0, method="hierarchy")
+    built = g.derived["hierarchy"]
+    gg = g.to("cuda")
+    assert gg.derived["hierarchy"] is built
+    r = wavefront.sssp(gg, 11)
+    assert (r.backend, r.method) == ("cuda", "hierarchy")
+    np.testing.assert_array_equal(r.distances.get(), scipy_distances(g, 11))
+    fresh = wavefront.road_like(2000, seed=7).to("cuda")
+    wavefront.sssp(fresh, 0, method="hierarchy")
+    back = fresh.to("cpu")
+    assert back.derived == {"hierarchy": fresh.derived["hierarchy"]}  # nothing of the GPU's comes back
+    assert wavefront.sssp(back, 5).method == "hierarchy"
+
+
+@pytest.mark.gpu
 def test_cuda_hierarchy_refuses_float_weights():
     g = from_edges([0, 1], [1, 2], weights=np.array([0.5, 1.5], dtype=np.float32)).to("cuda")
     with pytest.raises(MethodLimitError, match="integer weights"):

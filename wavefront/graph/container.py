@@ -32,6 +32,9 @@ from ._csr import INT32_LIMIT, csr_arrays, describe_bad_weight, index_dtype
 __all__ = ["INT32_LIMIT", "WEIGHT_DTYPES", "Graph", "index_dtype"]
 
 WEIGHT_DTYPES = (np.float32, np.float64, np.int32, np.int64)
+# Derived entries that do not depend on the device and so travel with
+# Graph.to: the contraction hierarchy (host arrays, seconds to minutes to build).
+_PORTABLE_DERIVED = ("hierarchy",)
 
 
 def _is_integral(value) -> bool:
@@ -201,7 +204,9 @@ class Graph:
 
     # -- devices ---------------------------------------------------------
     def to(self, device: str) -> Graph:
-        """A copy of this graph on ``"cpu"`` or ``"cuda"`` (self if already there)."""
+        """A copy of this graph on ``"cpu"`` or ``"cuda"`` (self if already there).
+        A contraction hierarchy already built or loaded for this graph goes
+        with it: it is host arrays made from the CSR and weights the copy shares."""
         check_device(device)
         if device == self.device:
             return self
@@ -229,6 +234,9 @@ class Graph:
         )
         graph.weight_problem = self.weight_problem
         graph.node_keys = self.node_keys
+        for key in _PORTABLE_DERIVED:
+            if key in self.derived:
+                graph.derived[key] = self.derived[key]
         return graph
 
     # -- vertex ids ------------------------------------------------------
