@@ -31,7 +31,8 @@ bytes of every collective (:mod:`wavefront.distributed._trace`).
    fold bytes over a link class's bandwidth, the latency of each collective
    (NCCL's ring model: a base plus one hop latency per ring step, its
    constants cited in docs/scaling.md), and the GPU compute of a block, from
-   the measured one-GPU times. The GPU constants are the measurements in
+   the measured one-GPU times of today's code (:data:`COMPUTE_ANCHORS`, the
+   fourteenth round). The other GPU constants are the measurements in
    :data:`H100_NVLINK_2GPU` (the third round, commits 7818e9b-ec6a706; the
    earlier rounds' search times stay in :data:`H100_SECOND_ROUND` and
    :data:`H100_FIRST_ROUND` as history). The measured two-GPU searches are
@@ -794,6 +795,19 @@ H100_FIRST_ROUND = {
 }
 HISTORY = (H100_SECOND_ROUND, H100_FIRST_ROUND)
 
+# The fourteenth round, 2026-11-27 (docs/scaling.md "Fourteenth round"): the projection's compute anchors re-timed
+# at today's code (b583891: one column, captured small levels, bottom-up levels queued ahead). One lent
+# nvidia-h100-x1 (H100 80GB HBM3, 16 host cores), ``mpirun -n 1 benchmarks/distributed_gpu.py --scale S --roots 8
+# --passes 3 --single``: the same 8 roots searched by the single-GPU hybrid and by the distributed path on one GPU,
+# root by root back to back, medians. These paired medians anchor both curves: the three timed passes that followed
+# gave the path 1.30, 1.03, 1.01 ms at SCALE 24 and 2.59, 2.68, 2.78 ms at SCALE 26 (their first search of a pass
+# on a GPU that had idled). SCALE 22 of the single-GPU driver is still the first round's.
+COMPUTE_ANCHORS = {
+    "label": "b583891",
+    "one_rank_seconds": {24: 1.28e-3, 26: 2.53e-3},
+    "single_gpu_seconds": {22: 0.78e-3, 24: 1.18e-3, 26: 2.38e-3},
+}
+
 # The fourth round, 2026-11-26 (docs/decisions/distributed.md "GPU runs, fourth round"): GPU runs default to one
 # column, P x 1 (9527731: the steps write the owner's levels and parents, nothing folds; a8f02a2: a frontier bound
 # for a top-down level travels as ids while they are fewer bytes than the bitmap, no exchange after the last level,
@@ -915,7 +929,7 @@ NOT_MEASURED = (
     ("a P = 1 per-level trace on the machine of the 2x1 trace (E): its bottom-up levels' floor comes from "
      "another H200's profile (D)"),
     "a one-rank search at SCALE 27 (the 1x2 SCALE 28 point is compared with the model's extrapolated share)",
-    "the one-rank distributed search below SCALE 24 since 7818e9b (the model holds SCALE 24's time there)",
+    "the one-rank distributed search below SCALE 24 at today's code (the model holds SCALE 24's time there)",
     "any run on 8 GPUs or more (the 8-GPU kinds were not lent), and any run across nodes (InfiniBand)",
 )
 
@@ -1064,25 +1078,26 @@ def _interpolate(known: dict, scale: float) -> float:
     return float(np.exp(np.interp(scale, scales, [math.log(known[s]) for s in scales])))
 
 
-def single_gpu_seconds(scale: float, m=H100_NVLINK_2GPU) -> float:
-    """The single-GPU driver's search at ``scale`` (measured at 22 and 26;
-    above 26 proportional to the edges: it already streams memory at a
-    steady rate there)."""
+def single_gpu_seconds(scale: float, m=COMPUTE_ANCHORS) -> float:
+    """The single-GPU driver's search at ``scale`` (``m``'s measured SCALEs,
+    log-linear between; above the largest proportional to the edges: it
+    already streams memory at a steady rate there)."""
     known = m["single_gpu_seconds"]
     top = max(known)
     return known[top] * 2.0 ** (scale - top) if scale > top else _interpolate(known, scale)
 
 
-def one_rank_seconds(scale: float, m=H100_NVLINK_2GPU) -> float:
+def one_rank_seconds(scale: float, m=COMPUTE_ANCHORS) -> float:
     """The distributed path's search on one GPU at ``scale``: anchored at
-    SCALE 24 and 26 (two machines of the same GPU kind), log-linear between,
-    SCALE 24's time below it. Above 26, the single-GPU driver's time plus
-    what the path measured beyond it at 26 on the same machine, held fixed.
-    The anchors' own slope (1.30x per SCALE since the third round) would put
-    the path below the single-GPU driver (2x per SCALE) from SCALE 27 on;
-    about half the excess is per-level launches and host reads, which do not
-    grow with the edges, so holding it fixed lies between that slope (4.71
-    ms at SCALE 27) and growing the whole search with the edges (7.24 ms)."""
+    SCALE 24 and 26 (``m``'s; today's were timed on one machine, the third
+    round's on two of the same GPU kind), log-linear between, SCALE 24's
+    time below it. Above 26, the single-GPU driver's time plus what the path
+    measured beyond it at 26, held fixed. The anchors' own slope (1.41x per
+    SCALE today, 1.30x in the third round) would put the path below the
+    single-GPU driver (2x per SCALE) from SCALE 27 on; the excess is
+    per-level launches and host reads, which do not grow with the edges, so
+    holding it fixed lies between that slope (today 3.56 ms at SCALE 27) and
+    growing the whole search with the edges (5.06 ms)."""
     known = m["one_rank_seconds"]
     top = max(known)
     if scale > top:
@@ -1203,7 +1218,7 @@ def before_small_levels(m=ONE_COLUMN_ROUND) -> OneColumnExchanges:
 
 def project(scale: int, size: int, link: Link, scenario: Scenario, shape: GraphShape, levels: float | None = None,
             edgefactor: int = 16, grid: tuple[int, int] | None = None,
-            exchanges: OneColumnExchanges | None = None) -> Projection:
+            exchanges: OneColumnExchanges | None = None, anchors=COMPUTE_ANCHORS) -> Projection:
     """One GPU per rank, NCCL device buffers, on ``grid`` (default the most
     square: the 2-D layout that wider runs need). Per search (``levels``
     trace rows; the first has no fold):
@@ -1217,7 +1232,8 @@ def project(scale: int, size: int, link: Link, scenario: Scenario, shape: GraphS
       calls (``today``) or device ones (``floor``), ``ceil(log2 g)`` steps;
     * compute: at the SCALE of one GPU's share of the vertices (``n / P``),
       the distributed path's measured one-GPU search (``today``) or the
-      single-GPU driver's (``floor``). What a rank's block adds beyond its
+      single-GPU driver's (``floor``), by ``anchors`` (default today's code:
+      :data:`COMPUTE_ANCHORS`). What a rank's block adds beyond its
       share (a row block of ``n / R`` vertices, the bottom-up's lost early
       exits) is not in it: see :func:`two_gpu_check`.
 
@@ -1273,7 +1289,7 @@ def project(scale: int, size: int, link: Link, scenario: Scenario, shape: GraphS
         per_fold = ring(cols) + small(cols)
         latency = levels * per_level + (levels - 1) * per_fold
     share = scale - math.log2(size)  # the SCALE of one GPU's share of the vertices
-    compute = one_rank_seconds(share) if scenario.measured_path else single_gpu_seconds(share)
+    compute = one_rank_seconds(share, anchors) if scenario.measured_path else single_gpu_seconds(share, anchors)
     moved = bitmap + fold
     return Projection(size, f"{rows}x{cols}", scale, bitmap, fold, latency, compute,
                       moved / link.beta_high, moved / link.beta_low, block_bytes(scale, edgefactor, size, rows, cols))
@@ -1386,14 +1402,15 @@ def two_gpu_points(shape: GraphShape, constants: GPUConstants, m=H100_NVLINK_2GP
     'today' row for it (P = 2, NVLink): (SCALE, model compute, model
     latency + bytes low, high, model search low, high, measured, the block's
     modelled bytes, measured GPU bytes or None). The model's compute is the
-    one-rank curve at one GPU's share (SCALE - 1), extrapolated above 26."""
+    one-rank curve of the same round (``m``'s anchors) at one GPU's share
+    (SCALE - 1), extrapolated above 26."""
     today = scenarios(constants)[0]
     levels = m["levels_scale22"]
     rows = []
     for (grid, scale), seconds in sorted(m["search_seconds"].items()):
         if grid != "1x2":
             continue
-        p = project(scale, 2, NVLINK, today, shape, levels)
+        p = project(scale, 2, NVLINK, today, shape, levels, anchors=m)
         held = m.get("gpu_bytes", {}).get((grid, scale))
         rows.append((scale, p.compute, p.latency + p.comm_low, p.latency + p.comm_high, p.search_low, p.search_high,
                      seconds, p.block_bytes, held))
@@ -1588,18 +1605,18 @@ def traced_levels(run: Run, link: Link = NVLINK, host_call: float | None = None)
 
 def one_column_crossover(series: str, link: Link, scenario: Scenario, shape: GraphShape, levels=None,
                          sizes=(2, 4, 8, 16, 32, 64, 128, 256), strong_scale: int = 30, edgefactor: int = 16,
-                         free_bytes: int | None = None) -> list[tuple]:
+                         free_bytes: int | None = None, anchors=COMPUTE_ANCHORS) -> list[tuple]:
     """One column at each P ("weak": SCALE 26 + log2 P; "strong":
     ``strong_scale``): (P, SCALE, compute, latency, bytes at the high and
     low bandwidth, communication / compute at both, whether the block fits
-    ``free_bytes``, default an H100's)."""
+    ``free_bytes``, default an H100's), compute by ``anchors``."""
     from wavefront.backends.cuda.memory import SAFETY_BYTES
 
     free = H100_FREE_BYTES if free_bytes is None else free_bytes
     rows = []
     for size in sizes:
         scale = 26 + int(math.log2(size)) if series == "weak" else strong_scale
-        p = project(scale, size, link, scenario, shape, levels, edgefactor, grid=(size, 1))
+        p = project(scale, size, link, scenario, shape, levels, edgefactor, grid=(size, 1), anchors=anchors)
         rows.append((size, scale, p.compute, p.latency, p.comm_low, p.comm_high,
                      (p.latency + p.comm_low) / p.compute, (p.latency + p.comm_high) / p.compute,
                      p.block_bytes + SAFETY_BYTES <= free))
@@ -1821,10 +1838,13 @@ def main(argv=None) -> int:
           *[[f"the same, {name}", _engineering(c.overhead_26, "s")] for name, c, _ in rounds],
           [f"SCALE 26 on 1 GPU -> 27 on 2, per search ({label})", _engineering(constants.added_26, "s")],
           *[[f"the same, {name}", _engineering(c.added_26, "s")] for name, c, _ in rounds],
-          [f"1-rank search, SCALE 24 / 26, the 'today' anchors ({label})",
+          [f"1-rank search, SCALE 24 / 26, the projection's 'today' anchors ({COMPUTE_ANCHORS['label']})",
            " / ".join(_engineering(one_rank_seconds(s), "s") for s in (24, 26))],
-          *[[f"the same, {name}", " / ".join(_engineering(t, "s") for _, t in sorted(m["one_rank_seconds"].items()))]
-            for name, _, m in rounds],
+          [f"the single-GPU search beside them, SCALE 24 / 26, the 'floor' ({COMPUTE_ANCHORS['label']})",
+           " / ".join(_engineering(single_gpu_seconds(s), "s") for s in (24, 26))],
+          *[[f"the same 1-rank anchors, {name}",
+             " / ".join(_engineering(t, "s") for _, t in sorted(m["one_rank_seconds"].items()))]
+            for name, _, m in ((label, None, H100_NVLINK_2GPU), *rounds)],
           ["SCALE 27 / 28 (above the anchors: the single-GPU driver's time plus SCALE 26's excess)",
            " / ".join(_engineering(one_rank_seconds(s), "s") for s in (27, 28))]],
          args.markdown)

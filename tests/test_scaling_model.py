@@ -134,6 +134,10 @@ ONE_RANK_26 = 3.62e-3  # nvidia-h100-x2, ec6a706, the same script
 TWO_RANKS_27 = 20.14e-3  # nvidia-h100-x2, 0f7641c, 1x2 over NCCL, the same script
 TWO_RANKS_28 = 45.4e-3  # nvidia-h100-x2, ec6a706, 1x2, Graph500 with 2 roots (40.55 and 50.34 ms)
 SINGLE_22, SINGLE_26 = 0.78e-3, 2.46e-3  # the first round's x2 run; the third round's x2 machine
+# The fourteenth round (2026-11-27, docs/scaling.md "Fourteenth round"): the projection's compute anchors at
+# b583891, one nvidia-h100-x1, the same 8 roots searched by both paths back to back, medians
+TODAY_24, TODAY_26 = 1.28e-3, 2.53e-3  # the distributed path on one GPU
+TODAY_SINGLE_24, TODAY_SINGLE_26 = 1.18e-3, 2.38e-3  # the single-GPU hybrid beside it
 # the second round (c07a3b4), history: its anchors and 1 -> 2 pair
 SECOND_24, SECOND_26, SECOND_27, SECOND_SINGLE_26 = 4.1e-3, 9.80e-3, 19.06e-3, 2.72e-3
 # the synchronized traces, (compute ms, comm ms) per level: P = 1 SCALE 26 and 1x2 SCALE 27
@@ -161,27 +165,42 @@ def _model_1x2_comm(scale_two: int) -> tuple[float, float]:
 
 
 def test_compute_follows_the_measured_times_between_and_beyond_them():
-    assert sm.one_rank_seconds(24) == pytest.approx(ONE_RANK_24)
-    assert sm.one_rank_seconds(26) == pytest.approx(ONE_RANK_26)
+    # today's anchors (the projection's default)
+    assert sm.one_rank_seconds(24) == pytest.approx(TODAY_24)
+    assert sm.one_rank_seconds(26) == pytest.approx(TODAY_26)
+    assert sm.one_rank_seconds(25) == pytest.approx((TODAY_24 * TODAY_26) ** 0.5)
+    assert sm.one_rank_seconds(20) == sm.one_rank_seconds(24) == pytest.approx(TODAY_24)
+    excess = TODAY_26 - TODAY_SINGLE_26  # 0.15 ms
+    assert sm.one_rank_seconds(27) == pytest.approx(2 * TODAY_SINGLE_26 + excess)  # 4.91 ms
+    assert sm.one_rank_seconds(28) == pytest.approx(4 * TODAY_SINGLE_26 + excess)  # 9.67 ms
+    slope = (TODAY_26 / TODAY_24) ** 0.5  # 1.41x per SCALE: below the single-GPU driver from SCALE 27 on
+    assert TODAY_26 * slope < sm.single_gpu_seconds(27) < sm.one_rank_seconds(27) < 2 * TODAY_26
+    assert sm.single_gpu_seconds(24) == pytest.approx(TODAY_SINGLE_24)
+    assert sm.single_gpu_seconds(26) == pytest.approx(TODAY_SINGLE_26)
+    assert sm.single_gpu_seconds(22) == pytest.approx(SINGLE_22)
+    assert sm.single_gpu_seconds(25) == pytest.approx((TODAY_SINGLE_24 * TODAY_SINGLE_26) ** 0.5)
+    assert sm.single_gpu_seconds(27) == pytest.approx(2 * TODAY_SINGLE_26)  # proportional to the edges above 26
+    for scale in (20, 22, 24, 25, 26, 27, 28, 30):
+        assert sm.one_rank_seconds(scale) > sm.single_gpu_seconds(scale)
+    # the third round's curve, which the two-GPU comparisons of that round still use
+    third = sm.H100_NVLINK_2GPU
+    assert sm.one_rank_seconds(24, third) == pytest.approx(ONE_RANK_24)
+    assert sm.one_rank_seconds(26, third) == pytest.approx(ONE_RANK_26)
     # log-linear between the anchors: SCALE 25 is their geometric mean
-    assert sm.one_rank_seconds(25) == pytest.approx((ONE_RANK_24 * ONE_RANK_26) ** 0.5)
+    assert sm.one_rank_seconds(25, third) == pytest.approx((ONE_RANK_24 * ONE_RANK_26) ** 0.5)
     # below the lowest anchor, its time; neither the first round's SCALE 22 nor the second's 24 anchors anything
-    assert sm.one_rank_seconds(22) == pytest.approx(ONE_RANK_24)
-    assert sm.one_rank_seconds(20) == sm.one_rank_seconds(24)
+    assert sm.one_rank_seconds(22, third) == pytest.approx(ONE_RANK_24)
     # Above 26: the single-GPU driver's time (2x per SCALE) plus the path's measured excess at 26, held fixed.
     # The anchors' own slope, 1.30x per SCALE, would fall below the single-GPU driver at SCALE 27.
     excess = ONE_RANK_26 - SINGLE_26  # 1.16 ms
-    assert sm.one_rank_seconds(27) == pytest.approx(2 * SINGLE_26 + excess)  # 6.08 ms
-    assert sm.one_rank_seconds(28) == pytest.approx(4 * SINGLE_26 + excess)  # 11.0 ms
+    assert sm.one_rank_seconds(27, third) == pytest.approx(2 * SINGLE_26 + excess)  # 6.08 ms
+    assert sm.one_rank_seconds(28, third) == pytest.approx(4 * SINGLE_26 + excess)  # 11.0 ms
     slope = (ONE_RANK_26 / ONE_RANK_24) ** 0.5
-    assert ONE_RANK_26 * slope < sm.single_gpu_seconds(27) < sm.one_rank_seconds(27) < 2 * ONE_RANK_26
-    for scale in (20, 22, 24, 25, 26, 27, 28, 30):
-        assert sm.one_rank_seconds(scale) > sm.single_gpu_seconds(scale)
-    assert sm.single_gpu_seconds(22) == pytest.approx(SINGLE_22)
-    assert sm.single_gpu_seconds(26) == pytest.approx(SINGLE_26)
-    assert sm.single_gpu_seconds(24) == pytest.approx((SINGLE_22 * SINGLE_26) ** 0.5)
-    assert sm.single_gpu_seconds(27) == pytest.approx(2 * SINGLE_26)  # proportional to the edges above 26
-    assert sm.single_gpu_seconds(20) == pytest.approx(SINGLE_22)
+    assert ONE_RANK_26 * slope < sm.single_gpu_seconds(27, third) < sm.one_rank_seconds(27, third) < 2 * ONE_RANK_26
+    assert sm.single_gpu_seconds(22, third) == pytest.approx(SINGLE_22)
+    assert sm.single_gpu_seconds(26, third) == pytest.approx(SINGLE_26)
+    assert sm.single_gpu_seconds(24, third) == pytest.approx((SINGLE_22 * SINGLE_26) ** 0.5)
+    assert sm.single_gpu_seconds(20, third) == pytest.approx(SINGLE_22)
     # the second round's curve is history, still derivable from its own anchors
     second = {**sm.H100_NVLINK_2GPU, **sm.H100_SECOND_ROUND}
     assert sm.one_rank_seconds(24, second) == pytest.approx(SECOND_24)
@@ -191,12 +210,15 @@ def test_compute_follows_the_measured_times_between_and_beyond_them():
 
 def test_the_weak_scaling_compute_is_the_measured_scale_26_search():
     """Each GPU holds 2^26 vertices at weak scaling, so the 'today' and 'floor'
-    rows charge exactly the two SCALE 26 medians of the x2 machine."""
+    rows charge exactly the two SCALE 26 medians of today's anchors (the
+    third round's where a comparison of that round asks for them)."""
     today, floor = sm.scenarios(sm.gpu_constants())
     for size in (8, 64, 1024):
         scale = 26 + int(np.log2(size))
-        assert sm.project(scale, size, sm.NVLINK, today, SHAPE_22).compute == pytest.approx(ONE_RANK_26)
-        assert sm.project(scale, size, sm.NVLINK, floor, SHAPE_22).compute == pytest.approx(SINGLE_26)
+        assert sm.project(scale, size, sm.NVLINK, today, SHAPE_22).compute == pytest.approx(TODAY_26)
+        assert sm.project(scale, size, sm.NVLINK, floor, SHAPE_22).compute == pytest.approx(TODAY_SINGLE_26)
+        third = sm.project(scale, size, sm.NVLINK, today, SHAPE_22, anchors=sm.H100_NVLINK_2GPU)
+        assert third.compute == pytest.approx(ONE_RANK_26)
 
 
 def test_gpu_constants_are_the_third_round_s_and_the_history_s():
@@ -550,7 +572,7 @@ def test_the_one_column_projection_by_hand():
     old_share = sm.before_small_levels().ids_share
     assert old.bitmap_bytes == pytest.approx(3 * (1 << 23) + 4 * old_share * 0.57 * (1 << 27) / 2)
     assert old.latency == pytest.approx(8 * (8.4e-6 + 3.4e-6) + 9 * (20e-6 + 3.4e-6))
-    assert p.compute == pytest.approx(ONE_RANK_26)
+    assert p.compute == pytest.approx(TODAY_26)
     assert (p.comm_low, p.comm_high) == pytest.approx((p.bitmap_bytes / 450e9, p.bitmap_bytes / 300e9))
     from wavefront.distributed.memory import block_bytes
 
@@ -624,20 +646,26 @@ def test_where_communication_takes_over_on_one_column():
     assert 29 < sm.bytes_crossover_size(2.46e-3, 300e9) < 31 and 63 < sm.bytes_crossover_size(3.62e-3, 450e9) < 65
     # with latency and the measured compute curves: strong scaling at SCALE 30
     today, floor = sm.scenarios(sm.gpu_constants())
+    # today's path on one GPU (2.53 ms at SCALE 26): 30-45 GPUs
+    assert 29 < sm.bytes_crossover_size(TODAY_26, 300e9) < 31 and 44 < sm.bytes_crossover_size(TODAY_26, 450e9) < 46
+    # with latency and the measured compute curves (today's anchors): strong scaling at SCALE 30
     strong = sm.one_column_crossover("strong", sm.NVLINK, today, SHAPE_22, 8, strong_scale=30)
-    assert sm.crossover_size(strong, "low") == sm.crossover_size(strong, "high") == 64
+    assert sm.crossover_size(strong, "low") == sm.crossover_size(strong, "high") == 32  # 64 on the third round's
+    third = sm.one_column_crossover("strong", sm.NVLINK, today, SHAPE_22, 8, strong_scale=30,
+                                    anchors=sm.H100_NVLINK_2GPU)
+    assert sm.crossover_size(third, "low") == sm.crossover_size(third, "high") == 64
     by_p = {row[0]: row for row in strong}
     latency = 7 * (8.4e-6 + 63 * 3.4e-6) + 5 * (20e-6 + 6 * 3.4e-6)  # no host all-gather on 3 small levels
     moved = 3 * 63 * (1 << 21) + 4 * share * 0.57 * (1 << 30) * 63 / 64 + 3 * 63 * 8 * ((1 << 14) + 3)
-    assert by_p[64][7] == pytest.approx((latency + moved / 300e9) / ONE_RANK_24)
-    # one column first holds SCALE 30 at 16 H100s (in powers of two), short of where communication takes over
-    assert next(row[0] for row in strong if row[8]) == 16 and by_p[16][7] < by_p[32][7] < 1
+    assert by_p[64][7] == pytest.approx((latency + moved / 300e9) / TODAY_24)
+    # one column first holds SCALE 30 at 16 H100s (in powers of two), just short of where communication takes over
+    assert next(row[0] for row in strong if row[8]) == 16 and by_p[16][7] < 1 < by_p[32][7]
     floor_rows = sm.one_column_crossover("strong", sm.NVLINK, floor, SHAPE_22, 8, strong_scale=30)
     assert sm.crossover_size(floor_rows, "low") == 32
     # weak scaling (2^26 vertices a GPU): the bytes a rank grow as P; memory ends it first, past 16 H100s
     weak = sm.one_column_crossover("weak", sm.NVLINK, today, SHAPE_22, 8)
     assert [row[0] for row in weak if row[8]] == [2, 4, 8, 16]
-    assert max(row[7] for row in weak if row[8]) < 0.6 and sm.crossover_size(weak, "low") == 32
+    assert max(row[7] for row in weak if row[8]) < 0.8 and sm.crossover_size(weak, "low") == 32
     # the memory's O(n) part: 40.6 bytes a vertex of the whole range on every GPU of one column (no step
     # arrays there: GPUBlock.step_arrays); a 2-D grid's block adds them, 12 bytes a vertex of its span
     from wavefront.distributed.memory import block_bytes_for
