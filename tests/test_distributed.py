@@ -192,6 +192,24 @@ def test_levels_and_directions_match_the_single_process_hybrid(policy):
         assert record.compute_seconds >= 0 and record.comm_seconds >= 0 and record.wait_seconds >= 0
 
 
+def test_one_column_takes_its_own_finds():
+    """On one column (here 1x1) the step's finds are the owner's: nothing is
+    folded or sent along the row, each level hands its finds to itself, and
+    the finds add up to the reached vertices."""
+    _, graph, dist = _kronecker(10)
+    root = int(wd.choose_roots(dist, 1, seed=3)[0])
+    result = wd.bfs(dist, root)
+    assert np.array_equal(result.gather().levels, wavefront.bfs(graph, root).levels)
+    for record in result.trace[1:]:
+        assert record.sent == record.received == record.found
+        assert not record.deduplicated
+        for name in ("fold", "row_allgather", "transpose"):
+            assert record.collectives[name] == {"seconds": 0.0, "bytes_out": 0, "bytes_in": 0, "calls": 1}
+    assert sum(r.found for r in result.trace[1:]) == int(np.count_nonzero(result.levels >= 0)) - 1
+    limited = wd.bfs(dist, root, depth_limit=2)
+    assert int(limited.levels.max()) == 2 and len(limited.trace) == 3
+
+
 def test_bad_sources_and_depth_limit():
     _, _, dist = _kronecker(10)
     with pytest.raises(ValueError, match="out of range"):
@@ -706,13 +724,16 @@ def test_transport_max_count_is_checked():
     assert MPITransport(fake).max_count == MPI_INT_MAX
 
 
-@pytest.mark.parametrize("size", [1, 2, 4])
-def test_mpirun_levels_equal_the_single_process_run(size, tmp_path):
+@pytest.mark.parametrize("size, grid", [(1, None), (2, None), (4, None), (2, "2x1"), (4, "4x1")])
+def test_mpirun_levels_equal_the_single_process_run(size, grid, tmp_path):
+    """The most square grids fold; one column (R x 1) takes its own finds."""
     out = tmp_path / "summary.json"
-    done = mpirun(size, sys.executable, SCRIPTS / "check_bfs.py", "--scale", 10, "--roots", 2, "--out", out)
+    done = mpirun(size, sys.executable, SCRIPTS / "check_bfs.py", "--scale", 10, "--roots", 2, "--out", out,
+                  *(("--grid", grid) if grid else ()))
     assert done.returncode == 0, done.stderr[-3000:]
     summary = json.loads(out.read_text())
-    assert summary["size"] == size and summary["grid"] == list(grid_shape(size))
+    shape = grid_shape(size) if grid is None else tuple(int(x) for x in grid.split("x"))
+    assert summary["size"] == size and summary["grid"] == list(shape)
     assert summary["roots_match"]
     assert summary["kronecker_searches"] == 2 * 3 and summary["irregular_searches"] == 12
     for name, (distributed, single) in summary["mutations"].items():

@@ -1,11 +1,12 @@
 """numba kernels of the 2-D search that the single-process steps do not cover.
 
 The block's top-down and bottom-up steps are the CPU backend's own
-(:mod:`wavefront.backends.cpu._bfs_steps`); these two handle what only a
+(:mod:`wavefront.backends.cpu._bfs_steps`); these handle what only a
 partitioned search has: an owner accepting the parents its row sends
-(seed 000 fig. 8 step 12), a rank learning which targets of its row block
-the other ranks of its row discovered, and the SSSP owner's side (lowering
-its distances, sorting improved vertices into the near and far sets).
+(seed 000 fig. 8 step 12), or on a one-column grid taking its own step's
+finds, a rank learning which targets of its row block the other ranks of
+its row discovered, and the SSSP owner's side (lowering its distances,
+sorting improved vertices into the near and far sets).
 Imported only when a search runs.
 """
 from __future__ import annotations
@@ -13,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from ..backends.cpu._atomics import trailing_zeros
+from ..backends.cpu._atomics import fetch_or, trailing_zeros
 
 VISITED = 0  # any non-negative value: the block steps test ``candidate[v] < 0``
 
@@ -43,6 +44,43 @@ def accept_parents(pairs, shift, mask, parents, levels, level, degree, bits):
             accepted += 1
             edges += degree[v]
     return accepted, edges
+
+
+@njit(parallel=True, cache=True)
+def own_bottom_up_finds(found_bits, candidate, col_offset, parents, levels, level, degree, piece_bits):
+    """One column: the row block is this rank's piece, so the bottom-up
+    step's finds (``found_bits``, parents column-local in ``candidate``) are
+    the owner's. Writes their global parents and levels, copies the bits
+    into ``piece_bits``; returns (finds, their degree sum)."""
+    found = 0
+    edges = 0
+    for w in prange(found_bits.shape[0]):
+        word = found_bits[w]
+        piece_bits[w] = word
+        while word != 0:
+            v = w * 64 + trailing_zeros(word)
+            word &= word - 1
+            parents[v] = candidate[v] + col_offset
+            levels[v] = level
+            found += 1
+            edges += degree[v]
+    return found, edges
+
+
+@njit(parallel=True, cache=True)
+def own_top_down_finds(claimed, found, candidate, col_offset, parents, levels, level, degree, piece_bits):
+    """One column: the top-down step's claims ``claimed[:found]`` (each
+    target once, parents column-local in ``candidate``) are the owner's.
+    Writes their global parents and levels and sets their bits in
+    ``piece_bits`` (cleared by the caller); returns their degree sum."""
+    edges = 0
+    for k in prange(found):
+        v = claimed[k]
+        parents[v] = candidate[v] + col_offset
+        levels[v] = level
+        edges += degree[v]
+        fetch_or(piece_bits, v >> 6, np.int64(1) << (v & 63))
+    return edges
 
 
 @njit(parallel=True, cache=True)

@@ -28,6 +28,16 @@ One driver loop per search, collective over the grid. Each level:
    column (the next level's frontier over the column block). The counts of
    the new frontier are allreduced.
 
+On a one-column grid (R x 1, the CPU default on one host, and P = 1) a
+rank's row block is its own piece: its step's finds are already the
+owner's, unvisited there and each found once, so steps 3 and 4's row part
+are skipped. The finds' parents and levels are written straight from the
+step's output (:func:`._kernels.own_top_down_finds`,
+:func:`._kernels.own_bottom_up_finds`), and the column all-gather is the
+only exchange. The trace files the fold, row all-gather and transpose as
+empty entries (as the GPU blocks do), and a level's ``sent`` and
+``received`` are its finds, handed to itself.
+
 Per level and rank the trace (:class:`~._trace.LevelRecord`) splits the
 seconds into compute (steps, packing, applying), communication (the
 collectives, each also on its own) and wait (a barrier before the fold: time
@@ -36,8 +46,9 @@ communication), with the bytes moved.
 
 Levels are BFS distances, so they equal the single-process search's for the
 same graph and root; parents may differ (any valid BFS tree).
-Not built yet: overlapping communication with computation (seed 000 runs
-GPU work under the transfers), sparse frontier exchange for small frontiers.
+Not built on CPU ranks: overlapping communication with computation (the
+GPU blocks do it, :mod:`.gpu`), a sparse frontier exchange for small
+frontiers.
 """
 from __future__ import annotations
 
@@ -185,10 +196,11 @@ def _exchange_frontier(grid, piece_bits, clock):
     return row_bits, col_bits
 
 
-def _block_step(g, work, threads, choice, level, col_bits, frontier_edges, unvisited_current):
+def _block_step(g, work, threads, choice, level, col_bits, frontier_edges, unvisited_current, queue_finds=True):
     """One direction's step on this rank's block; the targets it claimed are
-    ``work.claimed[:found]`` with their parents in ``candidate``. Returns
-    (found, edges examined)."""
+    ``work.claimed[:found]`` with their parents in ``candidate`` (a bottom-up
+    step's are in ``work.next_bits`` too, and only there unless
+    ``queue_finds``). Returns (found, edges examined)."""
     from ..backends.cpu import _bfs_steps as steps
 
     candidate = work.candidate
@@ -198,10 +210,12 @@ def _block_step(g, work, threads, choice, level, col_bits, frontier_edges, unvis
             steps.unvisited_bitmap(candidate, g.in_indptr, work.unvisited)
         # The block CSC stands in for the step's out-degree array too: the
         # degree sum it returns is not used (owners count m_f).
-        _, _, examined = steps.bottom_up_step(
+        found, _, examined = steps.bottom_up_step(
             g.in_indptr, g.in_indices, g.in_indptr, candidate, work.scratch_levels, level,
             col_bits, work.unvisited, work.next_bits, work.counters, workers,
         )
+        if not queue_finds:
+            return found, examined
         words = work.next_bits.shape[0]
         found = steps.bitmap_to_queue(work.next_bits, work.claimed, work.counters, threads.use(words))
         return found, examined
@@ -211,6 +225,32 @@ def _block_step(g, work, threads, choice, level, col_bits, frontier_edges, unvis
         work.queue, size, work.claimed, work.block_edges, work.counters, threads.use(frontier_edges),
     )
     return found, examined
+
+
+def _exchange_one_column(grid, piece_bits, clock):
+    """The owners' new frontier pieces over the column: on one column the
+    row is this rank alone and every rank keeps its piece."""
+    clock.none("row_allgather")
+    clock.none("transpose")
+    with clock.collective("column_allgather", grid.col):
+        return grid.col.allgather(piece_bits)
+
+
+def _own_finds(g, work, threads, choice, found, parents, levels, level):
+    """One column: the step's finds become the owner's (no fold). Returns
+    (finds, their degree sum), this rank's share of the next ``n_f``, ``m_f``."""
+    from . import _kernels
+
+    if choice == BOTTOM_UP:
+        words = work.next_bits.shape[0]
+        threads.use(words)
+        return _kernels.own_bottom_up_finds(work.next_bits, work.candidate, g.col_offset, parents, levels, level,
+                                            g.degree, work.piece_bits)
+    work.piece_bits.fill(0)
+    threads.use(int(found))
+    edges = _kernels.own_top_down_finds(work.claimed, int(found), work.candidate, g.col_offset, parents, levels,
+                                        level, g.degree, work.piece_bits)
+    return int(found), edges
 
 
 def _dedupe(g, work, choice, found, clock):
@@ -259,12 +299,55 @@ def _dedupe_level(g, tuning, frontier_edges, shift) -> bool:
     return frontier_edges * pair_bytes >= tuning.dedupe_ratio * g.grid.size * bitmap_bytes
 
 
+def _wait_for_all(world, clock, measure_wait) -> None:
+    """Bill what came before as compute and, with ``measure_wait``, the wait
+    for the slowest rank as wait (a barrier), so that waiting is not billed
+    as communication."""
+    clock.lap("compute")
+    if measure_wait:
+        world.barrier()
+        clock.lap("wait")
+
+
+def _fold(g, work, threads, tuning, record, found, shift, mask, parents, levels, measure_wait, clock):
+    """Fig. 8 steps 5-12 and the exchange, on a grid of more than one column:
+    the claimed targets (one sender each on deduplicated levels) go to their
+    owners, who keep the first pair per unvisited vertex; then the owners'
+    pieces over the row and the column, and every rank marks what its row
+    found. Returns (accepted, their degree sum, the next column bitmap)."""
+    from . import _kernels
+
+    grid, level, choice = g.grid, record.level, record.direction
+    record.deduplicated = _dedupe_level(g, tuning, record.frontier_edges, shift)
+    if record.deduplicated:
+        targets = _dedupe(g, work, choice, found, clock)
+    else:
+        targets = work.claimed[: int(found)]
+    pairs, counts = _pairs_for_owners(g, work, targets, shift)
+    record.sent = int(targets.shape[0])
+    _wait_for_all(grid.world, clock, measure_wait)
+    with clock.collective("fold", grid.row):
+        received, _ = grid.row.alltoallv(pairs, counts)
+    work.piece_bits.fill(0)
+    accepted, accepted_edges = _kernels.accept_parents(
+        received, shift, mask, parents, levels, level, g.degree, work.piece_bits
+    )
+    record.received = received.shape[0] // (1 if shift else 2)
+    row_bits, col_bits = _exchange_frontier(grid, work.piece_bits, clock)
+    threads.use(row_bits.shape[0])
+    _kernels.mark_visited(row_bits, work.candidate)
+    if choice == BOTTOM_UP:  # the row's other finds leave the unvisited set too
+        np.bitwise_and(work.unvisited, ~row_bits, out=work.unvisited)
+    return accepted, accepted_edges, col_bits
+
+
 def _search(g: DistributedGraph, source, policy, depth_limit, measure_wait, work, threads, tuning):
     from . import _kernels
 
     grid = g.grid
     world = grid.world
     piece = g.part.piece
+    one_column = grid.cols == 1
     shift = pair_shift(g.part, tuning)
     mask = (1 << shift) - 1 if shift else 0
     parents = np.full(piece, -1, dtype=np.int64)
@@ -284,13 +367,19 @@ def _search(g: DistributedGraph, source, policy, depth_limit, measure_wait, work
         levels[local_root] = 0
         work.piece_bits[local_root >> 6] |= np.int64(1) << (local_root & 63)
         root_edges = int(g.degree[local_root])
-    row_bits, col_bits = _exchange_frontier(grid, work.piece_bits, clock)
+        if one_column:  # the row block is the piece: the root is visited here alone
+            candidate[local_root] = _kernels.VISITED
+    if one_column:
+        col_bits = _exchange_one_column(grid, work.piece_bits, clock)
+    else:
+        row_bits, col_bits = _exchange_frontier(grid, work.piece_bits, clock)
     with clock.collective("allreduce", world):
         frontier_edges = int(world.allreduce(np.array([root_edges], dtype=np.int64))[0])
-    # Bitmap scans count a word as one item of work: a few thousand words
-    # take microseconds on one thread, less than waking the others.
-    threads.use(row_bits.shape[0])
-    _kernels.mark_visited(row_bits, candidate)
+    if not one_column:
+        # Bitmap scans count a word as one item of work: a few thousand words
+        # take microseconds on one thread, less than waking the others.
+        threads.use(row_bits.shape[0])
+        _kernels.mark_visited(row_bits, candidate)
     trace.append(clock.stop())
 
     frontier_vertices = 1
@@ -309,34 +398,21 @@ def _search(g: DistributedGraph, source, policy, depth_limit, measure_wait, work
         record = LevelRecord(level, choice, reason, frontier_vertices, frontier_edges, 0, 0, 0,
                              unexplored_edges=unexplored_edges)
         clock.start(record)
-        found, examined = _block_step(g, work, threads, choice, level, col_bits, frontier_edges, unvisited_current)
+        found, examined = _block_step(g, work, threads, choice, level, col_bits, frontier_edges, unvisited_current,
+                                      queue_finds=not one_column)
         unvisited_current = choice == BOTTOM_UP
         record.examined, record.found = int(examined), int(found)
-        record.deduplicated = _dedupe_level(g, tuning, frontier_edges, shift)
-        if record.deduplicated:
-            targets = _dedupe(g, work, choice, found, clock)
+        if one_column:
+            accepted, accepted_edges = _own_finds(g, work, threads, choice, found, parents, levels, level)
+            record.sent = record.received = int(accepted)  # handed to itself
+            _wait_for_all(world, clock, measure_wait)
+            clock.none("fold")
+            col_bits = _exchange_one_column(grid, work.piece_bits, clock)
         else:
-            targets = work.claimed[: int(found)]
-        pairs, counts = _pairs_for_owners(g, work, targets, shift)
-        record.sent = int(targets.shape[0])
-        clock.lap("compute")
-        if measure_wait:
-            world.barrier()
-            clock.lap("wait")
-        with clock.collective("fold", grid.row):
-            received, _ = grid.row.alltoallv(pairs, counts)
-        work.piece_bits.fill(0)
-        accepted, accepted_edges = _kernels.accept_parents(
-            received, shift, mask, parents, levels, level, g.degree, work.piece_bits
-        )
-        record.received = received.shape[0] // (1 if shift else 2)
-        row_bits, col_bits = _exchange_frontier(grid, work.piece_bits, clock)
+            accepted, accepted_edges, col_bits = _fold(g, work, threads, tuning, record, found, shift, mask, parents,
+                                                       levels, measure_wait, clock)
         with clock.collective("allreduce", world):
             totals = world.allreduce(np.array([accepted, accepted_edges], dtype=np.int64))
-        threads.use(row_bits.shape[0])
-        _kernels.mark_visited(row_bits, candidate)
-        if unvisited_current:  # the row's other finds leave the unvisited set too
-            np.bitwise_and(work.unvisited, ~row_bits, out=work.unvisited)
         record.discovered = int(totals[0])
         trace.append(clock.stop())
         previous_frontier_vertices = frontier_vertices
