@@ -217,7 +217,9 @@ def test_fused_levels_on_a_long_path_and_grid(workers):
 @pytest.mark.parametrize("method", ["top-down", "bottom-up", "hybrid"])
 def test_depth_limit(method):
     path_graph = wf.Graph.from_edges(np.arange(9), np.arange(1, 10))
-    for limit in (0, 1, 4, 20):
+    # a limit past the graph is none, however large: after the small ones, whose
+    # int64 kernels a huge Python int would overflow
+    for limit in (0, 1, 4, 20, 2**63, 10**30, float("inf")):
         result = wf.bfs(path_graph, 0, method=method, depth_limit=limit)
         expected = [i if i <= limit else -1 for i in range(10)]
         assert result.levels.tolist() == expected
@@ -225,7 +227,7 @@ def test_depth_limit(method):
         assert len(result.trace) <= limit
 
 
-@pytest.mark.parametrize("bad", [-1, 1.5, "3"])
+@pytest.mark.parametrize("bad", [-1, 1.5, "3", float("nan"), -float("inf")])
 def test_bad_depth_limit(bad):
     graph = wf.Graph.from_edges([0], [1])
     with pytest.raises((ValueError, TypeError)):

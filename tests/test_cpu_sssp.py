@@ -196,6 +196,20 @@ def test_bad_delta(bad):
         wf.sssp(graph, 0, method="delta-stepping", delta=bad)
 
 
+@pytest.mark.parametrize("method", ["dijkstra", "delta-stepping", "hierarchy", "auto"])
+def test_cutoffs_past_every_distance_cut_nothing_with_integer_weights(method):
+    """Integer weights run in int64: a cutoff of +inf, or one beyond int64
+    (2**63 as a float rounds to exactly that), must neither overflow nor wrap."""
+    rng = np.random.default_rng(5)
+    n, m = 300, 1200
+    graph = wf.Graph.from_edges(rng.integers(0, n, m), rng.integers(0, n, m),
+                                weights=rng.integers(1, 10, m).astype(np.int64), n=n)
+    full = oracle(graph, 0)
+    for cutoff in (float("inf"), 2.0**63, 2**63, 2**70, 1e300, float(np.iinfo(np.int64).max)):
+        result = wf.sssp(graph, 0, method=method, cutoff=cutoff)
+        np.testing.assert_array_equal(result.distances, full)
+
+
 @pytest.mark.parametrize("bad", [-1.0, float("nan")])
 def test_bad_cutoff(bad):
     graph = wf.Graph.from_edges([0], [1], weights=[1.0])

@@ -121,6 +121,22 @@ def test_hybrid_without_single_block_and_depth_limit(kron):
 
 
 @gpu
+@pytest.mark.parametrize("method", METHODS)
+def test_depth_limits_past_the_graph_are_none(method, kron):
+    """After a small limit (its kernels compiled for int64), a huge or
+    infinite one searches the whole graph; NaN and -inf are refused."""
+    g, gd = kron
+    s = int(np.argmax(np.diff(g.indptr)))
+    wf.bfs(gd, s, method=method, depth_limit=1)
+    expected = oracle_levels(g, s)
+    for limit in (2**63, 10**30, float("inf")):
+        assert np.array_equal(wf.bfs(gd, s, method=method, depth_limit=limit).levels.get(), expected)
+    for bad in (float("nan"), -float("inf"), 1.5):
+        with pytest.raises(ValueError, match="depth_limit"):
+            wf.bfs(gd, s, method=method, depth_limit=bad)
+
+
+@gpu
 def test_relabelled_graph_reports_caller_ids(kron):
     g, _ = kron
     src = np.repeat(np.arange(g.n), np.diff(g.indptr))

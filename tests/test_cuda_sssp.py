@@ -158,6 +158,17 @@ def test_cutoff(method, dtype):
     check_parents(g, 0, dist, parents)
 
 
+@pytest.mark.parametrize("method", [*METHODS, "hierarchy"])
+def test_cutoffs_past_every_distance_cut_nothing_with_integer_weights(method):
+    """+inf and cutoffs beyond int64 act as none in the int64 arithmetic."""
+    g = random_graph(13, np.int32, False)
+    gg = g.to("cuda")
+    full = oracle(g, 0)
+    for cutoff in (float("inf"), 2.0**63, 2**70):
+        dist, _, _ = run(gg, 0, method, cutoff=cutoff)
+        np.testing.assert_array_equal(dist, full)
+
+
 def test_many_cutoffs_keep_a_bounded_set_of_captured_phases():
     """Each cutoff value has its own captured phases; a sweep over many must
     not keep them all, and every answer stays exact."""

@@ -96,8 +96,11 @@ def graphs(draw, max_nodes=9, none_weights=False):
 
 
 nodes = st.one_of(st.integers(0, 20), st.just(MISSING))  # an id (mod n) or an absent node
-hop_limits = st.one_of(st.none(), st.integers(-1, 4), st.sampled_from([0.5, 2.5, float("inf")]))
-cutoffs = st.one_of(st.none(), st.integers(-1, 6), st.sampled_from([0.3, 1.5, 2.9, float("nan")]))
+# limits past any search (inf, and ints beyond int64) must act as none, not overflow a kernel
+hop_limits = st.one_of(st.none(), st.integers(-1, 4),
+                       st.sampled_from([0.5, 2.5, float("inf"), -float("inf"), 2**63, 10**30]))
+cutoffs = st.one_of(st.none(), st.integers(-1, 6),
+                    st.sampled_from([0.3, 1.5, 2.9, float("nan"), float("inf"), 2.0**63, 2**63, 10**30]))
 
 
 def pick(keys, i):

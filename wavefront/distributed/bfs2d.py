@@ -57,6 +57,7 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
+from .._limits import depth_limit_levels
 from ..bfs.policy import BOTTOM_UP, TOP_DOWN, LevelState, make_policy
 from ..results import BFSResult, Trace
 from ._trace import Clock, LevelRecord
@@ -165,8 +166,7 @@ def bfs(graph: DistributedGraph, source: int, policy=None, alpha=None, beta=None
     source = int(source)
     if not 0 <= source < graph.n:
         raise ValueError(f"source {source} is out of range: the graph has vertices 0..{graph.n - 1}")
-    if depth_limit is not None and (int(depth_limit) != depth_limit or depth_limit < 0):
-        raise ValueError(f"depth_limit must be a non-negative integer, got {depth_limit!r}")
+    depth_limit = depth_limit_levels(depth_limit, graph.n)
     from ..backends.cpu._threads import StepThreads
 
     start = time.perf_counter()

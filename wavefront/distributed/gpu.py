@@ -96,6 +96,7 @@ from types import SimpleNamespace
 
 import numpy as np
 
+from .._limits import depth_limit_levels
 from ..bfs.policy import BOTTOM_UP, TOP_DOWN, LevelState, make_policy
 from . import gpu_steps
 from ._trace import Clock, LevelRecord, level_records
@@ -317,8 +318,7 @@ def bfs(gpu: GPUBlock, source: int, policy=None, alpha=None, beta=None, depth_li
     source = int(source)
     if not 0 <= source < g.n:
         raise ValueError(f"source {source} is out of range: the graph has vertices 0..{g.n - 1}")
-    if depth_limit is not None and (int(depth_limit) != depth_limit or depth_limit < 0):
-        raise ValueError(f"depth_limit must be a non-negative integer, got {depth_limit!r}")
+    depth_limit = depth_limit_levels(depth_limit, g.n)
     import cupy
 
     tuning = DEFAULT_TUNING if tuning is None else tuning

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..._limits import checked_cutoff, integer_cutoff
 from . import _sssp_steps as steps
 
 _UNIT_WEIGHTS_KEY = "cpu.unit_weights"
@@ -34,13 +35,11 @@ def fresh_distances(n: int, weight_dtype):
 
 def cutoff_value(cutoff, dtype, infinity):
     """``cutoff`` in the distance dtype, rounded down so no distance above it passes."""
-    if cutoff is None:
+    value = checked_cutoff(cutoff)
+    if value is None:
         return infinity
-    value = float(cutoff)
-    if np.isnan(value) or value < 0:
-        raise ValueError(f"cutoff must be a non-negative number, got {cutoff!r}")
     if dtype.kind == "i":
-        return np.int64(min(np.floor(value), float(np.iinfo(np.int64).max - 1)))
+        return integer_cutoff(value, infinity)
     limit = dtype.type(value)
     if limit > value:
         limit = np.nextafter(limit, dtype.type(-np.inf))

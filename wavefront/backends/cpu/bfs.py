@@ -16,6 +16,7 @@ import time
 
 import numpy as np
 
+from ..._limits import depth_limit_levels
 from ..._sources import multi_source, seed_array
 from ...bfs.policy import BOTTOM_UP, TOP_DOWN, FixedPolicy, LevelState, make_policy
 from ...results import BFSResult, Trace, TraceRow
@@ -72,16 +73,8 @@ class _Workspace:
         self.level_shared = np.zeros(fused_levels.LEVEL_SHARED_SLOTS, dtype=np.int64)
 
 
-def _check_depth_limit(depth_limit):
-    if depth_limit is None:
-        return None
-    if int(depth_limit) != depth_limit or depth_limit < 0:
-        raise ValueError(f"depth_limit must be a non-negative integer, got {depth_limit!r}")
-    return int(depth_limit)
-
-
 def _search(graph, source: int, policy, depth_limit, method: str, tuning) -> BFSResult:
-    depth_limit = _check_depth_limit(depth_limit)
+    depth_limit = depth_limit_levels(depth_limit, graph.n)
     tuning = tuning or _DEFAULT_TUNING
     n = graph.n
     parents = np.empty(n, dtype=np.int64)

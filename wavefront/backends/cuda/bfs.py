@@ -51,6 +51,7 @@ import time
 from dataclasses import replace
 from functools import lru_cache
 
+from ..._limits import depth_limit_levels
 from ..._sources import multi_source
 from ...bfs.policy import (
     BOTTOM_UP,
@@ -101,11 +102,9 @@ def prepare(graph, tuning: BFSTuning | None = None, **options) -> None:
 
 
 def _level_limit(graph, depth_limit) -> int:
-    if depth_limit is None:
-        return max(graph.n, 1)
-    if int(depth_limit) < 0:
-        raise ValueError(f"depth_limit must be >= 0, got {depth_limit}")
-    return int(depth_limit)
+    """The deepest level to run (``graph.n`` or more: no limit)."""
+    limit = depth_limit_levels(depth_limit, graph.n)
+    return max(graph.n, 1) if limit is None else limit
 
 
 # -- vertex- and edge-centric ---------------------------------------------------

@@ -8,11 +8,11 @@ other case confirms them from the final distances afterwards.
 """
 from __future__ import annotations
 
-import math
 from functools import lru_cache
 
 import numpy as np
 
+from ..._limits import checked_cutoff, integer_cutoff
 from ..._sources import seed_array
 from ...errors import GPUMemoryError, InconsistentDistancesError, WeightError
 from ...results import SSSPResult, Trace, TraceRow
@@ -96,13 +96,11 @@ def _int32_weights(graph):
 
 def _cutoff_scalar(cutoff, ar):
     """The largest distance value <= cutoff, in the search's arithmetic."""
-    if cutoff is None:
+    c = checked_cutoff(cutoff)
+    if c is None:
         return ar.infinity
-    c = float(cutoff)
-    if math.isnan(c) or c < 0:
-        raise ValueError(f"cutoff must be a non-negative number, got {cutoff!r}")
     if ar.dist_dtype == np.int64:
-        return np.int64(min(math.floor(c), SSSP_INT_INFINITY - 1)) if math.isfinite(c) else ar.infinity
+        return integer_cutoff(c, ar.infinity)
     value = ar.dist_dtype(c)
     if float(value) > c:
         value = np.nextafter(value, ar.dist_dtype(-np.inf), dtype=ar.dist_dtype)

@@ -48,9 +48,9 @@ def hop_limit(limit):
     ``level < limit``) as the deepest level reached; None for no limit."""
     if limit is None or limit == math.inf:
         return None
-    if math.isnan(limit):  # NetworkX's comparison never holds
+    if math.isnan(limit) or limit <= 0:  # NetworkX's comparison never holds
         return 0
-    return max(0, math.ceil(limit))
+    return math.ceil(limit)  # any size: the searches below clamp it to the graph
 
 
 # -- order-free: wavefront's searches ------------------------------------
@@ -72,7 +72,7 @@ def levels(G, source: int, depth_limit=None, reverse=False) -> np.ndarray:
     if method == "auto" and where == "cpu":
         return bfs_order(G, [source], depth_limit, reverse)[2]
     graph = G.search_graph(None, reverse, where)
-    options = {} if depth_limit is None else {"depth_limit": depth_limit}
+    options = {} if depth_limit is None else {"depth_limit": min(depth_limit, G.n)}
     return to_numpy(wf.bfs(graph, source, method=method, **options).levels)
 
 
@@ -105,7 +105,8 @@ def bfs_order(G, sources, depth_limit=None, reverse=False):
     from ._kernels import bfs_order as kernel
 
     adjacency = G.adjacency(reverse)
-    limit = G.n + 1 if depth_limit is None else depth_limit
+    # no vertex lies deeper than n - 1: a larger limit is none, and fits the kernel's int64
+    limit = G.n + 1 if depth_limit is None else min(depth_limit, G.n + 1)
     return kernel(adjacency.indptr, adjacency.indices, np.asarray(sources, dtype=np.int64), limit)
 
 
