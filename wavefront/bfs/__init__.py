@@ -27,7 +27,8 @@ def bfs(graph, source=None, method: str = "auto", *, sources=None, **options) ->
 
     Common options, where the method supports them: ``policy`` (a
     :class:`~wavefront.bfs.policy.DirectionPolicy` or its name),
-    ``alpha``/``beta``, ``depth_limit`` (stop after that many levels).
+    ``alpha``/``beta``, ``depth_limit`` (stop after that many levels; None,
+    ``float("inf")`` or any limit past the graph's depth: no limit).
     Returns a :class:`~wavefront.results.BFSResult` whose arrays live on the
     graph's device.
     """

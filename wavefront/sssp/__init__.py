@@ -59,7 +59,8 @@ def sssp(graph, source=None, method: str = "auto", *, sources=None, **options) -
     :func:`wavefront.bfs`.
 
     Common options, where the method supports them: ``cutoff`` (leave
-    vertices farther than this unreached), ``delta`` (delta-stepping bucket
+    vertices farther than this unreached; None or ``float("inf")``: no
+    cutoff; NaN or negative: ValueError), ``delta`` (delta-stepping bucket
     width). Returns a :class:`~wavefront.results.SSSPResult` on the graph's
     device; ``wavefront.path(result, target)`` rebuilds a path.
     """
