@@ -628,12 +628,16 @@ def samples(run: Run) -> tuple[np.ndarray, np.ndarray, np.ndarray, list]:
     """Per trace collective entry: (calls, bytes, seconds) and its name; the
     bytes are the larger of out and in (a collective ends when both are done).
     An overlapped level's column all-gather is left out: its seconds are the
-    launches and what the step did not hide, not the transfer."""
+    launches and what the step did not hide, not the transfer. So are the
+    entries a one-column rank files for what it does not call (``Clock.none``:
+    the row, the transpose, the fold), which moved nothing in no time."""
     calls, nbytes, seconds, names = [], [], [], []
     for row in run.trace:
         hidden = overlapped(run.layout, row)
         for name, entry in row["collectives"].items():
             if hidden and name.startswith("column_allgather"):
+                continue
+            if entry["seconds"] == 0 and entry["bytes_out"] == 0 and entry["bytes_in"] == 0:
                 continue
             calls.append(entry["calls"])
             nbytes.append(max(entry["bytes_out"], entry["bytes_in"]))

@@ -405,6 +405,21 @@ def _one_column_trace():
     return rows
 
 
+def test_the_fit_leaves_out_what_a_one_column_rank_does_not_call(tmp_path):
+    """Clock.none's entries (no bytes, no time) are not calls to fit: as
+    samples they would pull alpha to zero. An empty entry that took time is
+    a real call and stays."""
+    rows = _one_column_trace()
+    for row in rows:
+        for name in ("fold", "row_allgather", "transpose"):
+            if name in row["collectives"]:
+                row["collectives"][name]["seconds"] = 0.0
+    rows[1]["collectives"]["row_allgather"]["seconds"] = 2e-5  # timed, though it moved nothing
+    _, _, seconds, names = sm.samples(_gpu_report(tmp_path / "none.json", rows))
+    assert names.count("fold") == 0 and names.count("transpose") == 0 and names.count("row_allgather") == 1
+    assert names.count("allreduce") == len(rows) and (seconds > 0).all()
+
+
 def test_a_one_column_gpu_trace_takes_the_exchanges_of_a8f02a2(tmp_path):
     rows = _one_column_trace()
     run = _gpu_report(tmp_path / "report.json", rows)
