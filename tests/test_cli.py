@@ -4,6 +4,7 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -232,6 +233,49 @@ def test_failed_run_leaves_an_existing_output_alone(capsys, small_gr, tmp_path):
     status, _, _ = run(["bfs", small_gr, "--source", "99", "--output", out_path], capsys)
     assert status == 2
     assert out_path.read_text() == "precious\n"
+
+
+@pytest.mark.parametrize("kernel", ["bfs", "sssp"])
+def test_an_existing_file_is_replaced_only_with_force(capsys, small_gr, tmp_path, kernel):
+    """--output and --json refuse a file that exists (exit 2, before any
+    work) unless --force, and never the input graph itself."""
+    for option in ("--output", "--json"):
+        target = tmp_path / f"{kernel}{option[2:]}.csv"
+        target.write_text("precious\n")
+        status, out, err = run([kernel, small_gr, "--source", "0", option, target], capsys)
+        assert status == 2 and out == "" and "already exists" in err and "--force" in err
+        assert target.read_text() == "precious\n"
+        status, _, _ = run([kernel, small_gr, "--source", "0", option, target, "--force"], capsys)
+        assert status == 0 and target.read_text() != "precious\n"
+    graph = Path(small_gr).read_text()
+    status, _, err = run([kernel, small_gr, "--source", "0", "--json", small_gr, "--force"], capsys)
+    assert status == 2 and "is the input file" in err and Path(small_gr).read_text() == graph
+    both = tmp_path / "both.csv"
+    status, _, err = run([kernel, small_gr, "--source", "0", "--output", both, "--json", both], capsys)
+    assert status == 2 and "same file" in err
+
+
+def test_convert_and_graph500_replace_an_existing_file_only_with_force(capsys, small_gr, tmp_path):
+    out = tmp_path / "out.mtx"
+    out.write_text("precious\n")
+    status, _, err = run(["convert", small_gr, out], capsys)
+    assert status == 2 and "already exists" in err and out.read_text() == "precious\n"
+    assert run(["convert", small_gr, out, "--force"], capsys)[0] == 0
+    assert out.read_text().startswith("%%MatrixMarket")
+    report = tmp_path / "report.json"
+    report.write_text("precious\n")
+    argv = ["graph500", "--scale", "4", "--roots", "2", "--backend", "cpu", "--no-progress", "--json", report]
+    status, _, err = run(argv, capsys)
+    assert status == 2 and "already exists" in err and report.read_text() == "precious\n"
+    status, _, err = run(["graph500", "--scale", "4", "--backend", "cpu", "--json", tmp_path], capsys)
+    assert status == 2 and "is a directory" in err
+    assert run([*argv, "--force"], capsys)[0] == 0
+    assert json.loads(report.read_text())["SCALE"] == 4
+
+
+def test_an_infinite_delta_is_refused(capsys, small_gr):
+    status, _, err = run(["sssp", small_gr, "--source", "0", "--delta", "inf"], capsys)
+    assert status == 2 and "positive finite" in err
 
 
 def test_atomic_path_removes_the_partial_file(tmp_path):

@@ -1,5 +1,5 @@
 """What wavefront.cli and its subcommand modules (wavefront.graph500.cli)
-share: the error an argument raises, and the check of an output's folder.
+share: the error an argument raises, and the checks of an output path.
 
 It lives apart from wavefront.cli so that a subcommand can use it without
 importing the dispatcher that imports the subcommand.
@@ -28,3 +28,21 @@ def check_writable_folder(path: Path) -> None:
         raise CommandLineError(
             f"{path}: cannot write in the folder {path.parent} ({exc.strerror or exc})"
         ) from None
+
+
+def check_output(path: Path, force: bool = False, inputs=()) -> None:
+    """Refuse an output path before any work: a folder that is missing or
+    cannot take a file, a directory, one of the run's ``inputs``, or (unless
+    ``force``) a file that exists: a user's file is never replaced unasked."""
+    folder = path.parent
+    if not folder.is_dir():
+        raise CommandLineError(f"{path}: the folder {folder} does not exist")
+    if path.is_dir():
+        raise CommandLineError(f"{path}: is a directory")
+    if path.exists():
+        for source in inputs:
+            if source is not None and source.exists() and path.resolve() == source.resolve():
+                raise CommandLineError(f"{path}: is the input file; write the output elsewhere")
+        if not force:
+            raise CommandLineError(f"{path} already exists; --force replaces it")
+    check_writable_folder(path)

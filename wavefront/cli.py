@@ -31,7 +31,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from . import __version__
-from ._cli_common import CommandLineError, check_writable_folder
+from ._cli_common import CommandLineError, check_output
 from .errors import (
     BackendUnavailableError,
     GraphFormatError,
@@ -78,13 +78,14 @@ def note(message: str) -> None:
 
 
 # -- argument types --------------------------------------------------------
-def _number(kind, minimum, inclusive, what):
+def _number(kind, minimum, inclusive, what, finite=False):
     def parse(text):
         try:
             value = kind(text)
         except ValueError:
             raise argparse.ArgumentTypeError(f"{text!r} is not {what}") from None
-        if value != value or (value < minimum if inclusive else value <= minimum):
+        if value != value or (value < minimum if inclusive else value <= minimum) or (
+                finite and value == float("inf")):
             raise argparse.ArgumentTypeError(f"{text!r} is not {what}")
         return value
 
@@ -92,6 +93,7 @@ def _number(kind, minimum, inclusive, what):
 
 
 positive_float = _number(float, 0.0, False, "a positive number")
+positive_finite_float = _number(float, 0.0, False, "a positive finite number", finite=True)
 non_negative_float = _number(float, 0.0, True, "a non-negative number")
 non_negative_int = _number(int, 0, True, "a non-negative integer")
 positive_int = _number(int, 0, False, "a positive integer")
@@ -143,6 +145,7 @@ def build_parser() -> tuple[argparse.ArgumentParser, argparse.ArgumentParser]:
         help="write the summary and the per-level trace as JSON (for `wavefront plot`; "
         "schema in docs/guide/plots.md)",
     )
+    searching.add_argument("--force", action="store_true", help="replace --output and --json files that exist")
 
     parser = argparse.ArgumentParser(
         prog="wavefront",
@@ -181,7 +184,7 @@ def build_parser() -> tuple[argparse.ArgumentParser, argparse.ArgumentParser]:
     sssp.add_argument(
         "--cutoff", type=non_negative_float, help="leave vertices farther than this unreached"
     )
-    sssp.add_argument("--delta", type=positive_float, help="delta-stepping bucket width")
+    sssp.add_argument("--delta", type=positive_finite_float, help="delta-stepping bucket width")
     sssp.add_argument(
         "--target", help="print the shortest path to this vertex (from 0) and its length"
     )
@@ -207,6 +210,7 @@ def build_parser() -> tuple[argparse.ArgumentParser, argparse.ArgumentParser]:
     convert.add_argument("output", type=Path, metavar="OUT")
     convert.add_argument("--from", dest="format", type=file_format, help="format of IN")
     convert.add_argument("--to", dest="to_format", type=file_format, help="format of OUT")
+    convert.add_argument("--force", action="store_true", help="replace OUT if it exists")
     _add_direction(convert, "read IN as")
     convert.set_defaults(run=run_convert)
 
@@ -265,20 +269,17 @@ def _existing_file(path: Path) -> None:
         raise CommandLineError(f"{path}: is a directory, not a graph file")
 
 
-def _output_target(path: Path | None, suffixes=RESULT_SUFFIXES) -> Path | None:
-    """Check an output path before any work is done on its behalf."""
+def _output_target(path: Path | None, suffixes=RESULT_SUFFIXES, force: bool = False, inputs=()) -> Path | None:
+    """Check an output path before any work is done on its behalf
+    (:func:`._cli_common.check_output`: never an input, never an existing
+    file unless ``force``)."""
     if path is None:
         return None
     if suffixes and path.suffix.lower() not in suffixes:
         raise CommandLineError(
             f"{path}: cannot tell the output format; use a name ending in {', '.join(suffixes)}"
         )
-    folder = path.parent
-    if not folder.is_dir():
-        raise CommandLineError(f"{path}: the folder {folder} does not exist")
-    if path.is_dir():
-        raise CommandLineError(f"{path}: is a directory")
-    check_writable_folder(path)
+    check_output(path, force, inputs)
     return path
 
 
@@ -379,8 +380,10 @@ def _print_trace(trace, title: str) -> None:
 def _prepare_search(kernel: str, args):
     """Backend, output path and graph for bfs/sssp, failing fast on bad input."""
     backend, reason = _pick_backend(kernel, args)
-    _output_target(args.output)
-    _output_target(args.json, suffixes=())
+    _output_target(args.output, force=args.force, inputs=(args.file,))
+    _output_target(args.json, suffixes=(), force=args.force, inputs=(args.file,))
+    if args.output is not None and args.json is not None and args.output.resolve() == args.json.resolve():
+        raise CommandLineError(f"{args.output}: --output and --json name the same file")
     graph = _read(args, args.file)
     source = _vertex(graph, args.source, "--source")
     if backend != graph.device:
@@ -662,9 +665,9 @@ def run_info(args) -> int:
 def run_convert(args) -> int:
     from .io import write_graph
 
-    _output_target(args.output, suffixes=())
     if args.input.resolve() == args.output.resolve():
         raise CommandLineError(f"{args.output}: IN and OUT are the same file")
+    _output_target(args.output, suffixes=(), force=args.force)
     graph = _read(args, args.input)
     start = time.perf_counter()
     with naming_output(args.output):
@@ -722,7 +725,7 @@ def _plot_targets(args, names: list) -> dict:
             )
         targets = {name: folder / f"{stem}-{name}.png" for name in names}
     for path in targets.values():
-        _output_target(path, suffixes=(".png",))
+        _output_target(path, suffixes=(".png",), force=True)  # existing PNGs: refused together below
     existing = [str(path) for path in targets.values() if path.exists()]
     if existing and not args.force:
         raise CommandLineError(f"{', '.join(existing)} already exists; --force overwrites")

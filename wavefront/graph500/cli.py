@@ -117,6 +117,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="measure GPU energy with NVML and report MTEPS/W (CUDA only)")
     parser.add_argument("--json", type=Path, dest="json_path", metavar="FILE",
                         help="also write every number, per-search times and one trace as JSON")
+    parser.add_argument("--force", action="store_true", help="replace the --json file if it exists")
     parser.add_argument("--no-progress", dest="progress", action="store_false",
                         help="no progress bar on stderr")
     parser.add_argument("--distributed", action="store_true",
@@ -138,16 +139,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run_from_args(args) -> int:
-    from .._cli_common import CommandLineError, check_writable_folder
+    from .._cli_common import CommandLineError, check_output
     from ..backends import choose_backend
     from .driver import run_graph500
     from .memory import check_host_memory
 
     json_path = args.json_path
     if json_path is not None:
-        if not json_path.parent.is_dir():
-            raise CommandLineError(f"{json_path}: the folder {json_path.parent} does not exist")
-        check_writable_folder(json_path)
+        check_output(json_path, args.force)
     from ..distributed.launch import mpi_world_size
 
     if args.distributed or args.grid is not None or mpi_world_size() > 1:
