@@ -210,6 +210,41 @@ def test_cutoffs_past_every_distance_cut_nothing_with_integer_weights(method):
         np.testing.assert_array_equal(result.distances, full)
 
 
+@pytest.mark.parametrize("method", ["dijkstra", "delta-stepping", "auto"])
+def test_integer_weights_that_could_overflow_int64_are_refused(method):
+    """Integer distances add up in int64, whose largest value marks an
+    unreached vertex: two arcs of 2**62 gave a negative distance, and one of
+    2**63 - 1 an unreachable vertex, with no error. Weights whose paths stay
+    below 2**62 still run exactly."""
+    from wavefront.errors import WeightError
+
+    for weights in ([2**62, 2**62], [2**63 - 1, 1]):
+        graph = wf.Graph.from_edges([0, 1], [1, 2], weights=np.array(weights, dtype=np.int64), n=3)
+        with pytest.raises(WeightError, match="int64"):
+            wf.sssp(graph, 0, method=method)
+    heavy = 2**60
+    graph = wf.Graph.from_edges([0, 1], [1, 2], weights=np.array([heavy, heavy], dtype=np.int64), n=3)
+    assert wf.sssp(graph, 0, method=method).distances.tolist() == [0.0, float(heavy), float(2 * heavy)]
+
+
+def test_a_delta_too_small_for_the_weights_is_refused():
+    """A bucket number is a distance over delta in int64: past 2**62 it
+    overflowed and most distances came out wrong, with no error."""
+    from wavefront.errors import MethodLimitError
+
+    rng = np.random.default_rng(7)
+    n, m = 2000, 8000
+    graph = wf.Graph.from_edges(rng.integers(0, n, m), rng.integers(0, n, m), weights=rng.random(m), n=n)
+    with pytest.raises(MethodLimitError, match="too small for these weights") as caught:
+        wf.sssp(graph, 0, method="delta-stepping", delta=1e-17)
+    smallest = float(str(caught.value).rsplit(" ", 1)[1])
+    np.testing.assert_allclose(wf.sssp(graph, 0, method="delta-stepping", delta=2 * smallest).distances,
+                               oracle(graph, 0))
+    heavy = wf.Graph.from_edges([0, 1], [1, 2], weights=[1e300, 1e300], n=3)
+    with pytest.raises(MethodLimitError):
+        wf.sssp(heavy, 0, method="delta-stepping", delta=1.0)
+
+
 @pytest.mark.parametrize("bad", [-1.0, float("nan")])
 def test_bad_cutoff(bad):
     graph = wf.Graph.from_edges([0], [1], weights=[1.0])

@@ -16,8 +16,14 @@ from ..results import SSSPResult, path, to_caller_ids
 __all__ = ["sssp", "SSSPResult", "path", "check_weights"]
 
 
+# Integer weights add up in int64, whose largest value marks an unreached
+# vertex: a distance, or a relaxation's candidate, must stay clearly below it.
+INTEGER_DISTANCE_LIMIT = 2**62
+
+
 def check_weights(graph) -> None:
-    """Raise :class:`WeightError` unless every weight is finite and >= 0 (cached)."""
+    """Raise :class:`WeightError` unless every weight is finite and >= 0, and
+    integer weights cannot add up past int64 on any path (cached)."""
     if graph.weights is None or graph._weights_checked:
         return
     w = graph.weights
@@ -35,7 +41,26 @@ def check_weights(graph) -> None:
             "shortest paths with negative weights need Bellman-Ford with cycle "
             "detection (e.g. scipy.sparse.csgraph.bellman_ford)"
         )
+    if w.dtype.kind in "iu" and w.size:
+        _check_integer_sums(graph, w)
     graph._weights_checked = True
+
+
+def _check_integer_sums(graph, w) -> None:
+    """No simple path is longer than ``n - 1`` arcs or than all the weights
+    together, and a relaxation adds one weight to a path's length: refuse
+    integer weights where that bound reaches :data:`INTEGER_DISTANCE_LIMIT`
+    (a factor of two below int64's largest value, which also absorbs the
+    float sum's rounding)."""
+    heaviest = int(w.max())
+    total = float(w.sum(dtype="float64"))
+    bound = min(heaviest * graph.n, total + heaviest)
+    if bound >= INTEGER_DISTANCE_LIMIT:
+        raise WeightError(
+            f"integer weights up to {heaviest} on {graph.n} vertices could make a distance of up to {bound:.3g} "
+            f"and overflow int64 (distances must stay below {INTEGER_DISTANCE_LIMIT:.3g}); scale the weights "
+            "down or convert them to float64"
+        )
 
 
 def _where(graph, arc: int) -> str:

@@ -6,6 +6,8 @@ from the final distances. The arithmetic contract is in :mod:`.sssp`.
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ..._limits import checked_cutoff, integer_cutoff
@@ -44,6 +46,45 @@ def cutoff_value(cutoff, dtype, infinity):
     if limit > value:
         limit = np.nextafter(limit, dtype.type(-np.inf))
     return limit
+
+
+# A bucket index is a distance over delta, truncated to int64: it must fit
+# with room to spare.
+BUCKET_LIMIT = 2**62
+
+
+def longest_distance_bound(graph, weights) -> float:
+    """An upper bound on any shortest distance of ``graph`` with these out-arc
+    ``weights`` (None: unit): no shortest path has more than ``n - 1`` arcs,
+    nor uses an arc twice. Kept with the graph (its weights never change)."""
+    key = "limits.longest_distance_bound"
+    found = graph.derived.get(key)
+    if found is None:
+        if weights is None or graph.m == 0:
+            found = float(max(graph.n - 1, 0))
+        else:
+            heaviest = float(weights.max())
+            found = min(heaviest * max(graph.n - 1, 0), float(weights.sum(dtype="float64")))
+        graph.derived[key] = found
+    return found
+
+
+def checked_delta(delta, longest: float) -> float:
+    """A delta-stepping bucket width as a float: positive and finite, and wide
+    enough that a distance of ``longest`` falls in a bucket whose index fits
+    int64 (below :data:`BUCKET_LIMIT`; else MethodLimitError, naming the
+    smallest delta that fits)."""
+    value = float(delta)
+    if not math.isfinite(value) or value <= 0:
+        raise ValueError(f"delta must be a positive finite number, got {delta!r}")
+    if longest / value >= BUCKET_LIMIT:
+        from ...errors import MethodLimitError
+
+        raise MethodLimitError(
+            f"delta {delta!r} is too small for these weights: a distance of up to {longest:.3g} would fall in "
+            f"bucket {longest / value:.3g}, past what int64 bucket numbers hold; use a delta of at least "
+            f"{longest / BUCKET_LIMIT:.3g}")
+    return value
 
 
 def public_distances(dist, infinity):

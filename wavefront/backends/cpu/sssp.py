@@ -40,8 +40,10 @@ from . import _sssp_steps as steps
 from ._atomics import TEAM_SIZE
 from ._clock import read_cycles, stamps_to_seconds
 from ._sssp_results import (
+    checked_delta,
     cutoff_value,
     fresh_distances,
+    longest_distance_bound,
     public_distances,
     shortest_path_tree,
     weights_of,
@@ -123,7 +125,7 @@ def delta_stepping(graph, source, delta=None, cutoff=None, tuning: CPUSSSPTuning
     tuning = tuning or _DEFAULT_TUNING
     weights, in_weights = weights_of(graph)
     if delta is not None:
-        delta = _check_delta(delta)
+        delta = checked_delta(delta, longest_distance_bound(graph, weights))
     seeds = seed_array(source)  # one id or several (wavefront._sources): all in bin 0
     codec, packed = _codec(graph, weights)
     work = graph.derived.pop(_SSSP_WORKSPACE_KEY, None)
@@ -316,8 +318,3 @@ def _median_weight(graph, weights) -> float:
     return median
 
 
-def _check_delta(delta) -> float:
-    value = float(delta)
-    if not np.isfinite(value) or value <= 0:
-        raise ValueError(f"delta must be a positive finite number, got {delta!r}")
-    return value
