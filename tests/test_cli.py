@@ -465,6 +465,24 @@ def test_info_json_against_scipy(capsys, tmp_path):
     assert info["memory_bytes"] > 0
 
 
+def test_info_counts_nan_and_infinite_weights_and_writes_valid_json(capsys, tmp_path):
+    """A NaN weight is a count of its own, not the minimum: --json stays JSON."""
+    path = tmp_path / "g.txt"
+    path.write_text("# wavefront edge list: n=4 undirected\n0 1 nan\n1 2 4\n2 3 inf\n")
+    status, out, err = run(["info", path, "--json"], capsys)
+    assert status == 0, err
+    info = json.loads(out, parse_constant=lambda name: pytest.fail(f"{name} is not JSON"))
+    # arcs, as the weight extremes count them: each undirected edge is stored both ways
+    assert (info["weight_min"], info["weight_max"], info["weight_nonfinite"]) == (4.0, 4.0, 4)
+    status, out, _ = run(["info", path], capsys)
+    assert status == 0 and "weight_nonfinite: 4" in out
+
+
+def test_plot_dpi_is_bounded(capsys, tmp_path):
+    status, _, err = run(["plot", tmp_path / "r.json", "--dpi", "100000"], capsys)
+    assert status == 2 and "dots per inch" in err
+
+
 def test_info_directed_has_weak_and_strong_components(capsys, small_gr):
     status, out, _ = run(["info", small_gr, "--json"], capsys)
     assert status == 0

@@ -61,6 +61,18 @@ def test_dimacs_golden(name):
     assert np.array_equal(g.in_indptr, [0, 1, 2, 4, 4, 5])
 
 
+def test_an_unknown_dimacs_line_names_the_line_kinds(tmp_path):
+    gr = tmp_path / "g.gr"
+    gr.write_text("p sp 2 1\nx 1 2 3\n")
+    with pytest.raises(GraphFormatError, match=r"c \(comment\), p \(problem\) or a \(arc\)") as caught:
+        wf.read_graph(gr)
+    assert "g.gr:2:" in str(caught.value)  # the file and line
+    co = tmp_path / "g.co"
+    co.write_text("p aux sp co 1\nx 1 2 3\n")
+    with pytest.raises(GraphFormatError, match=r"or v \(vertex\)"):
+        wf.io.read_coordinates(co)
+
+
 def test_dimacs_undirected_and_unweighted():
     g = read_graph(DATA / "tiny.gr", directed=False, weighted=False)
     assert not g.directed and g.weights is None

@@ -99,6 +99,16 @@ non_negative_int = _number(int, 0, True, "a non-negative integer")
 positive_int = _number(int, 0, False, "a positive integer")
 
 
+MAX_DPI = 1200  # a figure is about 10 x 6 inches: 12 000 pixels wide at most
+
+
+def _dpi(text: str) -> int:
+    value = positive_int(text)
+    if value > MAX_DPI:
+        raise argparse.ArgumentTypeError(f"{text!r} is more than {MAX_DPI} dots per inch")
+    return value
+
+
 def file_format(text: str) -> str:
     """A format name of wavefront.io (or a suffix naming one), checked at parse time."""
     from .io import FORMATS, SUFFIXES
@@ -238,8 +248,8 @@ def build_parser() -> tuple[argparse.ArgumentParser, argparse.ArgumentParser]:
                       "one figure is drawn; files are named INPUT-FIGURE.png")
     plot.add_argument("--force", action="store_true", help="overwrite existing PNGs")
     plot.add_argument("--title", help="the title of every figure drawn (default: what and where)")
-    plot.add_argument("--dpi", type=positive_int, default=DEFAULT_DPI,
-                      help=f"pixels per inch (default {DEFAULT_DPI})")
+    plot.add_argument("--dpi", type=_dpi, default=DEFAULT_DPI,
+                      help=f"pixels per inch, 1 to {MAX_DPI} (default {DEFAULT_DPI})")
     plot.set_defaults(run=run_plot)
     return parser, graph500
 
@@ -598,6 +608,10 @@ def graph_summary(graph) -> dict:
     if g.weighted:
         w = g.weights
         summary["weight_dtype"] = str(w.dtype)
+        if w.dtype.kind == "f":  # NaN and infinite weights are counted, not reported as the extremes
+            finite = g.xp.isfinite(w)
+            summary["weight_nonfinite"] = int(w.size - int(finite.sum()))
+            w = w[finite]
         summary["weight_min"] = w.min().item() if w.size else None
         summary["weight_max"] = w.max().item() if w.size else None
     out_degree = g.degree()
@@ -655,7 +669,7 @@ def run_info(args) -> int:
     graph = _read(args, args.file)
     summary = graph_summary(graph)
     if args.json:
-        print(json.dumps({"file": str(args.file), **summary}, indent=2))
+        print(json.dumps({"file": str(args.file), **summary}, indent=2, allow_nan=False))
     else:
         print(f"file: {args.file}")
         print("\n".join(_summary_lines(summary)))

@@ -30,7 +30,7 @@ def parse_dimacs(path, *, directed=None, weighted=None, progress=True, chunk_byt
     k = kernels()
     with open_text(path, chunk_bytes=chunk_bytes, progress=progress) as source:
         n, m, header_line = _head(source, path, b"a", b"p sp N M", "arc", _problem_line)
-        grammar = _grammar(b"a", "vertex", "an arc line is 'a SOURCE TARGET LENGTH'", n,
+        grammar = _grammar(b"a", "arc", "an arc line is 'a SOURCE TARGET LENGTH'", n,
                            k.SKIP if weighted is False else k.NUMBER, "a vertex id", "a number")
         rows = read_rows(source, grammar)
     if rows.a.size != m:
