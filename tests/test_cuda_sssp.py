@@ -169,6 +169,22 @@ def test_cutoffs_past_every_distance_cut_nothing_with_integer_weights(method):
         np.testing.assert_array_equal(dist, full)
 
 
+@pytest.mark.parametrize("method", [*METHODS, "hierarchy"])
+def test_heavy_integer_weights_below_the_bound_run_exactly(method):
+    """Weights just inside check_weights' int64 bound: the default bucket
+    width (about the mean weight) must not overflow its int64 either; past
+    the bound, WeightError."""
+    from wavefront.errors import WeightError
+
+    heavy = 2**60
+    g = wavefront.Graph.from_edges([0, 1], [1, 2], weights=np.array([heavy, heavy], dtype=np.int64), n=3).to("cuda")
+    dist, _, _ = run(g, 0, method)
+    assert dist.tolist() == [0.0, float(heavy), float(2 * heavy)]
+    over = wavefront.Graph.from_edges([0, 1], [1, 2], weights=np.array([2**62, 2**62], dtype=np.int64), n=3).to("cuda")
+    with pytest.raises(WeightError, match="overflow int64"):
+        wavefront.sssp(over, 0, method=method)
+
+
 def test_many_cutoffs_keep_a_bounded_set_of_captured_phases():
     """Each cutoff value has its own captured phases; a sweep over many must
     not keep them all, and every answer stays exact."""

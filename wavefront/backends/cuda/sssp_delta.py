@@ -67,7 +67,9 @@ def _delta_scalar(delta, ar, graph, tuning: SSSPTuning):
     if math.isnan(value) or value < 0 or (delta is not None and value == 0):
         raise ValueError(f"delta must be a positive number, got {delta!r}")
     if ar.dist_dtype == np.int64:
-        return np.int64(max(1, round(value))) if math.isfinite(value) else np.int64(SSSP_INT_INFINITY // 4)
+        # a width past a quarter of int64 (weights near check_weights' bound) is one bucket for everything
+        return np.int64(min(max(1, round(value)), SSSP_INT_INFINITY // 4)) if math.isfinite(value) \
+            else np.int64(SSSP_INT_INFINITY // 4)
     value = value if value > 0 else 1.0
     return ar.dist_dtype(min(value, np.finfo(ar.dist_dtype).max / 4))
 
