@@ -13,7 +13,7 @@ from .._sources import start_search
 from ..errors import WeightError
 from ..results import SSSPResult, path, to_caller_ids
 
-__all__ = ["sssp", "SSSPResult", "path", "check_weights"]
+__all__ = ["SSSPResult", "check_weights", "longest_distance_bound", "path", "sssp"]
 
 
 # Integer weights add up in int64, whose largest value marks an unreached
@@ -46,15 +46,29 @@ def check_weights(graph) -> None:
     graph._weights_checked = True
 
 
+def longest_distance_bound(graph, weights) -> float:
+    """An upper bound on any shortest distance of ``graph`` with these out-arc
+    ``weights`` (None: unit): no shortest path has more than ``n - 1`` arcs,
+    nor uses an arc twice. Kept with the graph (its weights never change)."""
+    key = "sssp.longest_distance_bound"
+    found = graph.derived.get(key)
+    if found is None:
+        if weights is None or graph.m == 0:
+            found = float(max(graph.n - 1, 0))
+        else:
+            heaviest = float(weights.max())
+            found = min(heaviest * max(graph.n - 1, 0), float(weights.sum(dtype="float64")))
+        graph.derived[key] = found
+    return found
+
+
 def _check_integer_sums(graph, w) -> None:
-    """No simple path is longer than ``n - 1`` arcs or than all the weights
-    together, and a relaxation adds one weight to a path's length: refuse
-    integer weights where that bound reaches :data:`INTEGER_DISTANCE_LIMIT`
-    (a factor of two below int64's largest value, which also absorbs the
-    float sum's rounding)."""
+    """A relaxation adds one weight to a shortest distance: refuse integer
+    weights where that can reach :data:`INTEGER_DISTANCE_LIMIT` (a factor of
+    two below int64's largest value, which also absorbs the float sum's
+    rounding)."""
     heaviest = int(w.max())
-    total = float(w.sum(dtype="float64"))
-    bound = min(heaviest * graph.n, total + heaviest)
+    bound = longest_distance_bound(graph, w) + heaviest
     if bound >= INTEGER_DISTANCE_LIMIT:
         raise WeightError(
             f"integer weights up to {heaviest} on {graph.n} vertices could make a distance of up to {bound:.3g} "

@@ -53,22 +53,6 @@ def cutoff_value(cutoff, dtype, infinity):
 BUCKET_LIMIT = 2**62
 
 
-def longest_distance_bound(graph, weights) -> float:
-    """An upper bound on any shortest distance of ``graph`` with these out-arc
-    ``weights`` (None: unit): no shortest path has more than ``n - 1`` arcs,
-    nor uses an arc twice. Kept with the graph (its weights never change)."""
-    key = "limits.longest_distance_bound"
-    found = graph.derived.get(key)
-    if found is None:
-        if weights is None or graph.m == 0:
-            found = float(max(graph.n - 1, 0))
-        else:
-            heaviest = float(weights.max())
-            found = min(heaviest * max(graph.n - 1, 0), float(weights.sum(dtype="float64")))
-        graph.derived[key] = found
-    return found
-
-
 def checked_delta(delta, longest: float) -> float:
     """A delta-stepping bucket width as a float: positive and finite, and wide
     enough that a distance of ``longest`` falls in a bucket whose index fits

@@ -35,6 +35,7 @@ from numba import get_num_threads
 
 from ..._sources import multi_source, seed_array
 from ...results import SSSPResult, Trace
+from ...sssp import longest_distance_bound
 from . import _sssp_fused as fused
 from . import _sssp_steps as steps
 from ._atomics import TEAM_SIZE
@@ -43,7 +44,6 @@ from ._sssp_results import (
     checked_delta,
     cutoff_value,
     fresh_distances,
-    longest_distance_bound,
     public_distances,
     shortest_path_tree,
     weights_of,
