@@ -172,7 +172,8 @@ def isolate_top_down_levels(graph, result, reps=7):
                     queue=ws.queue_in, count=steps.i64(count), offsets=ws.offsets, block_offsets=ws.block_offsets,
                     total_edges=steps.i64(total), level=np.int32(level), indptr=graph.indptr,
                     indices=graph.indices, levels=levels, parents=parents, visited=ws.visited,
-                    next_queue=ws.queue_out, counters=ws.counters, write_levels=np.int32(write_levels))
+                    next_queue=ws.queue_out, counters=ws.counters, write_levels=np.int32(write_levels),
+                    degree_indptr=graph.indptr)
                 fn((steps.blocks(total, BALANCED_CHUNK),), (BALANCED_BLOCK,), tuple(args))
                 marks[2].record()
                 marks[2].synchronize()

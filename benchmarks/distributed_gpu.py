@@ -29,6 +29,7 @@ as above (no synchronization added).
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import statistics
 import sys
 import time
@@ -39,6 +40,7 @@ sys.path.insert(0, str(ROOT))
 
 import wavefront.distributed as wd
 from benchmarks._common import compare_with_single, searches_between_barriers
+from wavefront.backends.cuda.bfs_tuning import BFSTuning
 from wavefront.bfs.policy import make_policy
 from wavefront.distributed import gpu
 from wavefront.distributed.grid import gpu_grid_shape, parse_grid
@@ -55,6 +57,7 @@ def overlap_chunks(text: str) -> int:
 
 
 SEARCH_OPTIONS = ("alpha", "beta")  # --ab names that go to the search call, not the tuning
+BLOCK_TUNING = "bfs_tuning"  # an --ab setting's BFSTuning (its bfs.NAME fields), kept with the search options
 
 
 def tuning_spec(text: str):
@@ -63,7 +66,7 @@ def tuning_spec(text: str):
     built). Returns (label, tuning, the search's keyword arguments)."""
     if text == "default":
         return text, wd.DistributedTuning(), {}
-    fields, options = {}, {}
+    fields, bfs_fields, options = {}, {}, {}
     for item in text.split(","):
         name, sep, value = item.partition("=")
         name = name.strip()
@@ -76,19 +79,34 @@ def tuning_spec(text: str):
             except ValueError as exc:
                 raise argparse.ArgumentTypeError(f"{item!r}: {name} takes a positive number ({exc})") from None
             continue
+        # bfs.NAME: a BFSTuning field of the rank's block (its kernels' constants), the rest DistributedTuning's
+        target, name = (bfs_fields, name[4:]) if name.startswith("bfs.") else (fields, name)
         if value in ("None", "True", "False"):
-            fields[name] = {"None": None, "True": True, "False": False}[value]
+            target[name] = {"None": None, "True": True, "False": False}[value]
             continue
         for kind in (int, float, str):
             try:
-                fields[name] = kind(value)
+                target[name] = kind(value)
                 break
             except ValueError:
                 continue
     try:
+        if bfs_fields:
+            options[BLOCK_TUNING] = BFSTuning().with_options(**bfs_fields)
         return text, wd.DistributedTuning(**fields), options
     except (TypeError, ValueError) as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def search(block, root, tuning, options):
+    """One search under an ``--ab`` setting: its search options,
+    on the block with its BFSTuning where the setting names one (the same
+    buffers and graph; the kernels compiled for that tuning)."""
+    options = dict(options)
+    bfs_tuning = options.pop(BLOCK_TUNING, None)
+    if bfs_tuning is not None:
+        block = dataclasses.replace(block, tuning=bfs_tuning)
+    return gpu.bfs(block, root, measure_wait=False, tuning=tuning, **options)
 
 
 def positive(text: str) -> int:
@@ -120,7 +138,8 @@ def main() -> None:
                         help="back-to-back passes over the roots, each reported (in the overlap A/B the first ran "
                              "about 10 %% slower than the later ones on 2 x H200)")
     parser.add_argument("--ab", type=tuning_spec, nargs="+", metavar="NAME=VALUE[,...]", default=None,
-                        help="then an A/B of DistributedTuning settings (and the policy's alpha, beta) on the same "
+                        help="then an A/B of DistributedTuning settings (and the policy's alpha, beta, and as bfs.NAME the "
+                             "block's BFSTuning fields) on the same "
                              "graph (\"default\": the defaults): two passes over the roots, each root searched under every setting in turn "
                              "(with --level-times, each setting's level times)")
     parser.add_argument("--trace", action="store_true",
@@ -176,7 +195,7 @@ def main() -> None:
             splits = []
             for root in roots[1:]:
                 world.barrier()
-                rows = gpu.bfs(block, root, measure_wait=False, tuning=other, **options).gather_trace()  # collective
+                rows = search(block, root, other, options).gather_trace()  # collective
                 if grid.rank == 0:
                     print(label)
                     splits.append(print_level_times(root, rows))
@@ -202,7 +221,7 @@ def interleaved_ab(args, world, grid, graph, block, build, roots) -> None:
     first setting of a root rotating, each search timed between barriers;
     then one line a setting and pass."""
     for _, other, options in args.ab:
-        gpu.bfs(block, roots[0], measure_wait=False, tuning=other, **options)  # its first use (buffers, kernels)
+        search(block, roots[0], other, options)  # its first use (buffers, kernels)
     for run in (1, 2):
         seconds = {label: [] for label, _, _ in args.ab}
         reached = []
@@ -212,7 +231,7 @@ def interleaved_ab(args, world, grid, graph, block, build, roots) -> None:
             for label, other, options in args.ab[i % len(args.ab):] + args.ab[: i % len(args.ab)]:
                 world.barrier()
                 start = time.perf_counter()
-                result = gpu.bfs(block, root, measure_wait=False, tuning=other, **options)
+                result = search(block, root, other, options)
                 world.barrier()
                 seconds[label].append(time.perf_counter() - start)
             reached.append(result.reached)

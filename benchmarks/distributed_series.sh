@@ -5,17 +5,20 @@
 #   P = 2, 4, ... G: the searches in PASSES back-to-back passes, one synchronized
 #     search traced on every rank into $OUT/series_P.json (scaling_model.py reads it)
 #   the one-column collectives alone at P = G (benchmarks/collectives.py)
+#   STRONG=1: also P = 1 at each P's SCALE (where one GPU holds it), the same 8 roots: the weak-scaling ratio is
+#     then (the single GPU's TEPS at SCALE + log2 P over its TEPS at SCALE) x (P GPUs over one on that graph)
 # Each rank is bound to (cores / P) cores (BIND=0: --bind-to none). Then, here:
 #   PYTHONPATH=. python benchmarks/scaling_model.py --markdown series_*.json
 #
 #   run: bash benchmarks/distributed_series.sh      (about 90 s a SCALE 28 build on 4 x H200)
-#        PASSES=4 BASE=26 BIND=1 VALIDATE=0 LIMIT=200
+#        PASSES=4 BASE=26 BIND=1 VALIDATE=0 STRONG=0 LIMIT=200
 set -uo pipefail
 source "$(dirname "$0")/_device_common.sh"
 PASSES=${PASSES:-4}
 BASE=${BASE:-26}
 BIND=${BIND:-1}
 VALIDATE=${VALIDATE:-0}
+STRONG=${STRONG:-0}
 LIMIT=${LIMIT:-200}
 
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
@@ -49,6 +52,13 @@ while [ "$P" -le "$GPUS" ]; do
     timeout "$LIMIT" $(launch "$P") python3 benchmarks/distributed_gpu.py --scale "$scale" --roots 8 \
         --passes "$PASSES" "${args[@]}" > "$OUT/series_$P.txt" 2>&1
     echo "exit $?"; grep -E "^SCALE|^P = 1" "$OUT/series_$P.txt"
+    if [ "$STRONG" = 1 ] && [ "$P" -gt 1 ]; then
+        step "P = 1, SCALE $scale (the same graph on one GPU)"
+        # shellcheck disable=SC2046
+        timeout "$LIMIT" $(launch 1) python3 benchmarks/distributed_gpu.py --scale "$scale" --roots 8 \
+            --passes "$PASSES" > "$OUT/series_1_scale_$scale.txt" 2>&1
+        echo "exit $?"; grep -E "^SCALE|GPUMemoryError" "$OUT/series_1_scale_$scale.txt"
+    fi
     P=$((P * 2))
 done
 
