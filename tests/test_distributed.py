@@ -40,7 +40,7 @@ from wavefront.distributed.launch import (
     threads_per_rank,
 )
 from wavefront.distributed.transport import SelfTransport
-from wavefront.errors import ValidationError, VertexError, WeightError
+from wavefront.errors import MethodLimitError, ValidationError, VertexError, WeightError
 from wavefront.generators import kronecker_edges
 from wavefront.graph.build import from_edges
 from wavefront.graph500.roots import choose_roots
@@ -258,6 +258,9 @@ def test_sssp_with_an_explicit_delta_and_bad_arguments():
         assert np.array_equal(wd.sssp(dist, root, delta=delta).gather().distances, reference.distances)
     with pytest.raises(ValueError, match="delta"):
         wd.sssp(dist, root, delta=0)
+    # A bucket number past int64 would wrap: refused, naming a delta that fits.
+    with pytest.raises(MethodLimitError, match="too small for these weights"):
+        wd.sssp(dist, root, delta=1e-300)
     with pytest.raises(ValueError, match="out of range"):
         wd.sssp(dist, 1 << 9)
 

@@ -31,7 +31,7 @@ from wavefront.cli import main
 from wavefront.distributed import gpu_sssp
 from wavefront.distributed.grid import ProcessGrid
 from wavefront.distributed.transport import SelfTransport
-from wavefront.errors import BackendUnavailableError
+from wavefront.errors import BackendUnavailableError, MethodLimitError
 from wavefront.generators import kronecker_edges
 from wavefront.graph.build import from_edges
 from wavefront.validate import validate_sssp
@@ -190,6 +190,8 @@ def test_gpu_sssp_in_a_world_of_one(transport):
         gpu_sssp.sssp(block, 1 << 11)
     with pytest.raises(ValueError, match="delta"):
         gpu_sssp.sssp(block, root, delta=0.0)
+    with pytest.raises(MethodLimitError, match="too small for these weights"):
+        gpu_sssp.sssp(block, root, delta=1e-300)
     # The default at P = 1: the single-GPU delta-stepping on the block, the same distances, one record a bucket.
     for root in wd.choose_roots(dist, 3, seed=1):
         whole = _check(block, dist, graph, edges, int(root), np.float32, tuning=None)

@@ -159,6 +159,14 @@ def test_internal_id_errors():
     assert g.internal_id(np.int64(2)) == 2
 
 
+def test_an_empty_graph_says_it_has_no_vertices():
+    g = wf.Graph.from_edges(np.array([], dtype=np.int64), np.array([], dtype=np.int64), n=0)
+    with pytest.raises(wf.VertexError, match="the graph has no vertices$"):
+        wf.bfs(g, 0)
+    with pytest.raises(wf.VertexError, match=r"the graph has vertices 0\.\.2$"):
+        wf.bfs(wf.Graph.from_edges([0, 1], [1, 2]), 3)
+
+
 def test_traversed_edges_counts_input_tuples_with_duplicates():
     # tuples: 0-1 twice, 1-2, a self-loop at 2, and a separate edge 3-4
     g = wf.Graph.from_edges([0, 0, 1, 2, 3], [1, 1, 2, 2, 4])

@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import wavefront as wf
-from wavefront.errors import GraphFormatError
+from wavefront.errors import GraphFormatError, WeightError
 from wavefront.io import read_coordinates, read_graph, write_graph
 
 from conftest import road_file
@@ -274,6 +274,8 @@ MALFORMED = [
     ("mtx", "2 2 1\n1 2 1\n", 1, "banner"),
     ("mtx", "%%MatrixMarket matrix coordinate integer general\n%c\n2 2 2\n1 2 1\n2 1 1.5\n", 5,
      "'1.5' is not an integer"),
+    ("mtx", "%%MatrixMarket matrix coordinate integer general\n2 2 1\n1 2 -9223372036854775808\n", 3,
+     "outside the integers this reader keeps exactly"),
     ("mtx", "%%MatrixMarket matrix coordinate pattern general\n2 2 1\n1 3\n", 3, "outside 1..2"),
     ("mtx", "%%MatrixMarket matrix coordinate pattern general\n2 2 2\n1 2\n", 2, "announces 2 entries"),
     ("txt", "0 1\n1 2 5\n", 2, "expected 2 fields"),
@@ -379,6 +381,33 @@ def test_binary_corruption_detected(tmp_path, wfb_file):
     path.write_bytes(bytes(data))
     with pytest.raises(GraphFormatError, match="checksum"):
         read_graph(path)
+
+
+def test_binary_in_arcs_that_disagree_with_the_out_arcs_are_refused(tmp_path, monkeypatch):
+    # A file whose arrays all pass their checksums and CSR checks, but whose
+    # in-arc half (another tool's, or an edit) is not the out-arcs reversed.
+    from wavefront.io import binary
+
+    g = wf.from_edges([0, 1, 2, 0], [1, 2, 0, 2], weights=np.array([1.0, 2.0, 3.0, 4.0]), directed=True)
+    write_graph(g, tmp_path / "good.wfb")
+    assert caller_arcs(read_graph(tmp_path / "good.wfb")) == caller_arcs(g)
+    real = binary._arrays
+    edits = {"moved": lambda a: {**a, "in_indices": np.roll(a["in_indices"], 1)},
+             "reweighted": lambda a: {**a, "in_weights": a["in_weights"][::-1].copy()}}
+    for name, edit in edits.items():
+        monkeypatch.setattr(binary, "_arrays", lambda graph, edit=edit: edit(real(graph)))
+        write_graph(g, tmp_path / f"{name}.wfb")
+        monkeypatch.undo()
+        with pytest.raises(GraphFormatError, match=f"{name}.wfb.*not the out-arcs reversed"):
+            read_graph(tmp_path / f"{name}.wfb")
+
+
+def test_a_binary_files_unusable_weight_is_reported_with_the_file(tmp_path):
+    g = wf.from_edges([0, 1], [1, 2], weights=np.array([1.0, np.nan]))
+    path = tmp_path / "nan.wfb"
+    write_graph(g, path)
+    with pytest.raises(WeightError, match=r"nan\.wfb: arc \(1, 2\) has weight nan"):
+        wf.sssp(read_graph(path), 0)
 
 
 # -- writers ------------------------------------------------------------------

@@ -122,3 +122,9 @@ class ValidationError(WavefrontError, AssertionError):
     def __init__(self, rule: str, message: str):
         self.rule = rule
         super().__init__(f"[{rule}] {message}")
+
+
+def vertex_range(n: int) -> str:
+    """How a message names a graph's vertex ids: "vertices 0..n-1", or "no
+    vertices" for an empty graph (where "0..-1" would read as a range)."""
+    return f"vertices 0..{n - 1}" if n > 0 else "no vertices"

@@ -217,13 +217,13 @@ def path(result: _Result, target) -> np.ndarray:
     Raises :class:`~wavefront.errors.VertexError` when ``target`` is out of
     range and ``ValueError`` when it was not reached.
     """
-    from .errors import VertexError
+    from .errors import VertexError, vertex_range
 
     parents = to_device(result.parents, "cpu")
     n = parents.shape[0]
     t = int(target)
     if not 0 <= t < n:
-        raise VertexError(f"target {t} is out of range: the graph has vertices 0..{n - 1}")
+        raise VertexError(f"target {t} is out of range: the graph has {vertex_range(n)}")
     if parents[t] < 0:
         start = f"source {result.source}" if result.source is not None else "any of the sources"
         raise ValueError(f"vertex {t} is not reachable from {start}")

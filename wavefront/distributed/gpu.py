@@ -98,6 +98,7 @@ import numpy as np
 
 from .._limits import depth_limit_levels
 from ..bfs.policy import BOTTOM_UP, TOP_DOWN, LevelState, make_policy
+from ..errors import vertex_range
 from . import gpu_steps
 from ._trace import Clock, LevelRecord, level_records
 from .bfs2d import DistributedBFSResult, pair_shift
@@ -317,7 +318,7 @@ def bfs(gpu: GPUBlock, source: int, policy=None, alpha=None, beta=None, depth_li
     g = gpu.graph
     source = int(source)
     if not 0 <= source < g.n:
-        raise ValueError(f"source {source} is out of range: the graph has vertices 0..{g.n - 1}")
+        raise ValueError(f"source {source} is out of range: the graph has {vertex_range(g.n)}")
     depth_limit = depth_limit_levels(depth_limit, g.n)
     import cupy
 

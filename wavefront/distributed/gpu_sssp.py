@@ -110,8 +110,9 @@ from ..backends.cuda.abi import (
     ONE_COLUMN_CHUNK,
 )
 from ..backends.cuda.abi import ONE_COLUMN_BLOCK as BLOCK
+from ..errors import vertex_range
 from ._trace import Clock, PhaseRecord, phase_records
-from .sssp2d import NO_BUCKET, DistributedSSSPResult, default_delta
+from .sssp2d import NO_BUCKET, DistributedSSSPResult, checked_delta, default_delta
 
 KERNELS = "sssp_delta_2d.cu"
 _BLOCK_KEY = "distributed.gpu_sssp"
@@ -365,11 +366,9 @@ def sssp(gpu, source: int, delta: float | None = None, measure_wait: bool = True
     g = gpu.graph
     source = int(source)
     if not 0 <= source < g.n:
-        raise ValueError(f"source {source} is out of range: the graph has vertices 0..{g.n - 1}")
+        raise ValueError(f"source {source} is out of range: the graph has {vertex_range(g.n)}")
     if delta is not None:
-        delta = float(delta)
-        if not np.isfinite(delta) or delta <= 0:
-            raise ValueError(f"delta must be a positive finite number, got {delta!r}")
+        delta = checked_delta(g, delta)
     sb = prepare(gpu)
     from .tuning import DEFAULT_TUNING
 

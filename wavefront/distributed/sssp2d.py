@@ -57,6 +57,7 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
+from ..errors import vertex_range
 from ..results import SSSPResult, Trace
 from . import _exchange
 from ._trace import Clock, PhaseRecord
@@ -205,6 +206,26 @@ def default_delta(g: DistributedGraph) -> float:
     return delta if delta > 0 else 1.0
 
 
+def checked_delta(g: DistributedGraph, delta: float | None) -> float:
+    """``delta`` (None: :func:`default_delta`) as the single-process
+    delta-stepping checks it: positive, finite, and wide enough that every
+    bucket number fits int64 for distances up to the graph's bound (the
+    heaviest weight times ``n - 1``, or the sum of the weights; collective,
+    kept with the graph). Raises ValueError or MethodLimitError."""
+    from ..backends.cpu._sssp_results import checked_delta as check
+
+    key = "sssp2d.distance_bound"
+    bound = g.derived.get(key)
+    if bound is None:
+        w = g.weights if g.weighted else None
+        local = (float(w.max()) if w is not None and w.size else 1.0 if g.local_arcs else 0.0,
+                 float(w.sum(dtype=np.float64)) if w is not None else float(g.local_arcs))
+        heaviest = float(g.world.allreduce(np.array([local[0]], dtype=np.float64), op="max")[0])
+        total = float(g.world.allreduce(np.array([local[1]], dtype=np.float64))[0])
+        bound = g.derived[key] = min(heaviest * max(g.n - 1, 0), total)
+    return check(default_delta(g) if delta is None else delta, bound)
+
+
 def sssp(graph: DistributedGraph, source: int, delta: float | None = None,
          measure_wait: bool = True) -> DistributedSSSPResult:
     """Delta-stepping shortest paths from ``source`` over the grid (collective:
@@ -216,13 +237,8 @@ def sssp(graph: DistributedGraph, source: int, delta: float | None = None,
     """
     source = int(source)
     if not 0 <= source < graph.n:
-        raise ValueError(f"source {source} is out of range: the graph has vertices 0..{graph.n - 1}")
-    if delta is None:
-        delta = default_delta(graph)
-    else:
-        delta = float(delta)
-        if not np.isfinite(delta) or delta <= 0:
-            raise ValueError(f"delta must be a positive finite number, got {delta!r}")
+        raise ValueError(f"source {source} is out of range: the graph has {vertex_range(graph.n)}")
+    delta = checked_delta(graph, delta)
     from ..backends.cpu._threads import StepThreads
 
     start = time.perf_counter()

@@ -240,6 +240,16 @@ class Graph:
         return graph
 
     # -- vertex ids ------------------------------------------------------
+    def describe_arc(self, arc: int) -> str:
+        """Stored arc number ``arc`` as "arc (u, v) has weight w", in the
+        caller's vertex ids: how a message names a bad weight that no builder
+        traced back to its input."""
+        u = int((self.indptr[1:] <= arc).sum())  # the row holding the arc
+        v = int(self.indices[arc])
+        if self.labels is not None:
+            u, v = int(self.labels[u]), int(self.labels[v])
+        return f"arc ({u}, {v}) has weight {self.weights[arc].item()}"
+
     def internal_id(self, vertex) -> int:
         """The internal id of a caller's vertex (an id, or a key of
         :attr:`node_keys`); raises VertexError if absent."""
@@ -251,7 +261,7 @@ class Graph:
     def caller_id(self, vertex) -> int:
         """The caller's id of a vertex argument: the id itself, checked, or
         the position of a node key; raises VertexError if absent."""
-        from ..errors import VertexError
+        from ..errors import VertexError, vertex_range
 
         if self.node_keys is not None:
             return self.node_keys.id_of(vertex)
@@ -262,7 +272,7 @@ class Graph:
         if isinstance(vertex, float) and vertex != v:
             raise VertexError(f"vertex id must be an integer, got {vertex!r}")
         if not 0 <= v < self.n:
-            raise VertexError(f"vertex {v} is out of range: the graph has vertices 0..{self.n - 1}")
+            raise VertexError(f"vertex {v} is out of range: the graph has {vertex_range(self.n)}")
         return v
 
     def internal_ids(self, vertices, name: str = "sources") -> np.ndarray:
@@ -284,7 +294,7 @@ class Graph:
     def caller_ids(self, vertices, name: str = "sources") -> np.ndarray:
         """:meth:`caller_id` of each of ``vertices`` (a host int64 array); a
         VertexError names the first bad entry and its position as ``name[i]``."""
-        from ..errors import VertexError
+        from ..errors import VertexError, vertex_range
 
         if self.node_keys is not None:
             return np.array([self.node_keys.id_of(key, f"{name}[{i}] =") for i, key in enumerate(vertices)],
@@ -310,7 +320,7 @@ class Graph:
         if outside.any():
             i = int(np.argmax(outside))
             raise VertexError(
-                f"{name}[{i}] = {int(values[i])} is out of range: the graph has vertices 0..{self.n - 1}"
+                f"{name}[{i}] = {int(values[i])} is out of range: the graph has {vertex_range(self.n)}"
             )
         return values.astype(np.int64)
 

@@ -528,3 +528,33 @@ def rfind_byte(buf, byte) -> int:
         if buf[i] == byte:
             return i
     return -1
+
+
+_GOLDEN, _MIX1, _MIX2 = np.uint64(0x9E3779B97F4A7C15), np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB)
+
+
+@numba.njit(nogil=True, cache=True, parallel=True)
+def arc_multiset_hash(indptr, indices, weight_bits, transposed):
+    """An order-free hash of a CSR's arcs (row u, column v, and the weight's
+    bits where ``weight_bits`` is not empty): the sum of a 64-bit mix of each
+    arc. ``transposed``: the rows are targets, as in a directed graph's
+    in-arc CSR, so both CSRs of one graph give the same sum (a binary file's
+    check that its two halves agree, without sorting either)."""
+    total = np.uint64(0)
+    weighted = weight_bits.size > 0
+    for u in numba.prange(indptr.size - 1):
+        part = np.uint64(0)
+        for e in range(indptr[u], indptr[u + 1]):
+            v = np.uint64(indices[e])
+            source, target = (v, np.uint64(u)) if transposed else (np.uint64(u), v)
+            x = source * _GOLDEN + target
+            if weighted:
+                x ^= np.uint64(weight_bits[e]) * _MIX1
+            x ^= x >> np.uint64(30)
+            x *= _MIX1
+            x ^= x >> np.uint64(27)
+            x *= _MIX2
+            x ^= x >> np.uint64(31)
+            part += x
+        total += part
+    return total

@@ -506,10 +506,12 @@ def explain(line: bytes, grammar: Grammar) -> str:
     if len(fields) == 3 and grammar.weight_mode in (k.NUMBER, k.INTEGER):
         token = fields[2]
         integer = grammar.weight_mode == k.INTEGER
-        if not (_INTEGER if integer else _FLOAT).match(token) or (
-            integer and not _INT64.min < int(token) <= _INT64.max
-        ):
+        if not (_INTEGER if integer else _FLOAT).match(token):
             return f"{token.decode('latin-1')!r} is not {grammar.weight_name}"
+        if integer and not _INT64.min < int(token) <= _INT64.max:
+            # the parser keeps a magnitude in int64, so -2**63 is out too
+            return (f"{token.decode('latin-1')!r} is outside the integers this reader keeps exactly "
+                    f"({-_INT64.max}..{_INT64.max})")
     lo_a, hi_a, lo_b, hi_b = grammar.bounds
     for value, lo, hi in zip(values, (lo_a, lo_b), (hi_a, hi_b)):
         if not lo <= value <= hi and grammar.out_of_range is not None:

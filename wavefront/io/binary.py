@@ -152,12 +152,44 @@ def _assemble(arrays, n, m, num_input, directed, path) -> Graph:
         directed and "weights" in arrays and arrays["weights"].dtype != arrays["in_weights"].dtype
     ):
         raise GraphFormatError("'weights' and 'in_weights' disagree", path)
-    return Graph(
+    if directed and not _halves_agree(arrays):
+        raise GraphFormatError("the in-arcs ('in_indptr', 'in_indices', 'in_weights') are not the out-arcs "
+                               "reversed (a file edited or written by another tool?)", path)
+    graph = Graph(
         arrays["indptr"], arrays["indices"], n=n, weights=arrays.get("weights"),
         directed=directed, in_indptr=arrays.get("in_indptr"), in_indices=arrays.get("in_indices"),
         in_weights=arrays.get("in_weights"), input_degree=arrays.get("input_degree"),
         num_input_edges=None if num_input < 0 else num_input, labels=labels,
     )
+    graph.weight_problem = _weight_problem(graph, path)
+    return graph
+
+
+def _halves_agree(arrays) -> bool:
+    """Whether a directed graph's in-arc CSR holds its out-arcs reversed, with
+    their weights: equal order-free hashes of both arc lists (O(m), no sort)."""
+    from ._kernels import arc_multiset_hash
+
+    def bits(name):
+        w = arrays.get(name)
+        return np.empty(0, np.uint64) if w is None else w.view(np.uint32 if w.itemsize == 4 else np.uint64)
+
+    out = arc_multiset_hash(arrays["indptr"], arrays["indices"], bits("weights"), False)
+    back = arc_multiset_hash(arrays["in_indptr"], arrays["in_indices"], bits("in_weights"), True)
+    return out == back
+
+
+def _weight_problem(graph: Graph, path) -> str | None:
+    """The file and its first unusable stored weight (negative, NaN or
+    infinite), for the SSSP weight check to quote; None when all are usable
+    (two reductions)."""
+    w = graph.weights
+    if w is None or w.size == 0 or (bool(w.min() >= 0) and bool(w.max() < np.inf)):
+        return None
+    bad = ~(w >= 0)
+    if w.dtype.kind == "f":
+        bad |= np.isinf(w)
+    return f"{path}: {graph.describe_arc(int(np.argmax(bad)))}"
 
 
 def _arrays(g: Graph) -> dict:

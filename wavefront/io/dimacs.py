@@ -2,7 +2,8 @@
 
 ``.gr``: comment lines ``c ...``, one problem line ``p sp N M`` before any arc,
 then exactly ``M`` arc lines ``a U V W`` with 1-based ids in ``1..N`` and
-integer lengths (this reader also accepts real lengths). The file describes a
+integer lengths (this reader also accepts real lengths, and a length past
+int64 is read as one: float64, rounded to 53 bits). The file describes a
 *directed* graph, so it is read as one by default; road networks list every
 road in both directions, so ``directed=False`` gives the same arcs merged
 into undirected edges. Integer lengths load as int32 when they all fit,

@@ -83,11 +83,7 @@ def _where(graph, arc: int) -> str:
     the caller's vertex ids."""
     if graph.weight_problem is not None:
         return graph.weight_problem
-    u = int((graph.indptr[1:] <= arc).sum())  # the row holding the arc
-    v = int(graph.indices[arc])
-    if graph.labels is not None:
-        u, v = int(graph.labels[u]), int(graph.labels[v])
-    return f"arc ({u}, {v}) has weight {graph.weights[arc].item()}"
+    return graph.describe_arc(arc)
 
 
 def sssp(graph, source=None, method: str = "auto", *, sources=None, **options) -> SSSPResult:

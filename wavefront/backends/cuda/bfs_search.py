@@ -33,7 +33,7 @@ import numpy as np
 
 from ..._sources import seed_array
 from ...bfs.policy import BOTTOM_UP, TOP_DOWN, LevelState
-from ...errors import VertexError
+from ...errors import VertexError, vertex_range
 from ...results import BFSResult, Trace, TraceRow
 from . import bfs_bottom_up, bfs_grid_levels, bfs_single_block
 from . import bfs_steps as steps
@@ -67,7 +67,7 @@ def start_search(graph, source, fill: bool = True):
         first = int(several[0])
         bad = int(several[np.argmax(outside)]) if outside.any() else None
     if bad is not None:
-        raise VertexError(f"vertex {bad} is out of range: the graph has vertices 0..{graph.n - 1}")
+        raise VertexError(f"vertex {bad} is out of range: the graph has {vertex_range(graph.n)}")
     ws = steps.workspace(graph)
     steps.wait_for_workspace(ws)  # a search on another stream may have left a bottom-up step queued
     levels, parents = allocate(lambda: f"the BFS result arrays for {graph!r}", result_bytes(graph),
