@@ -24,7 +24,9 @@ turning from root to root), two passes (it replaced ``--ab-overlap K,...``
 and ``--ab-fixed-ids K,...``, which timed a pass a setting: write
 ``--ab overlap_chunks=0 overlap_chunks=1``); ``--level-times`` prints, for each
 setting and root, every rank's host milliseconds a level of a search timed
-as above (no synchronization added).
+as above (no synchronization added). A name ``bfs.NAME`` sets a field of the
+block's BFSTuning (the kernels' constants), on the same block and buffers:
+``--ab default bfs.bottom_up_small_unroll=1``.
 """
 from __future__ import annotations
 
