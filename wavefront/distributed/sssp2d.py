@@ -207,12 +207,14 @@ def default_delta(g: DistributedGraph) -> float:
 
 
 def checked_delta(g: DistributedGraph, delta: float | None) -> float:
-    """``delta`` (None: :func:`default_delta`) as the single-process
-    delta-stepping checks it: positive, finite, and wide enough that every
-    bucket number fits int64 for distances up to the graph's bound (the
-    heaviest weight times ``n - 1``, or the sum of the weights; collective,
-    kept with the graph). Raises ValueError or MethodLimitError."""
+    """``delta`` as the single-process delta-stepping checks it: positive,
+    finite, and wide enough that every bucket number fits int64 for
+    distances up to the graph's bound (the heaviest weight times ``n - 1``,
+    or the sum of the weights; collective, kept with the graph). Raises
+    ValueError or MethodLimitError. None: :func:`default_delta`, widened
+    where it would not fit."""
     from ..backends.cpu._sssp_results import checked_delta as check
+    from ..backends.cpu._sssp_results import fitting_delta
 
     key = "sssp2d.distance_bound"
     bound = g.derived.get(key)
@@ -223,7 +225,7 @@ def checked_delta(g: DistributedGraph, delta: float | None) -> float:
         heaviest = float(g.world.allreduce(np.array([local[0]], dtype=np.float64), op="max")[0])
         total = float(g.world.allreduce(np.array([local[1]], dtype=np.float64))[0])
         bound = g.derived[key] = min(heaviest * max(g.n - 1, 0), total)
-    return check(default_delta(g) if delta is None else delta, bound)
+    return fitting_delta(default_delta(g), bound) if delta is None else check(delta, bound)
 
 
 def sssp(graph: DistributedGraph, source: int, delta: float | None = None,

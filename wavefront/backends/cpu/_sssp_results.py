@@ -71,6 +71,13 @@ def checked_delta(delta, longest: float) -> float:
     return value
 
 
+def fitting_delta(delta: float, longest: float) -> float:
+    """A default bucket width, widened where needed so that a distance of
+    ``longest`` falls in a bucket below half of :data:`BUCKET_LIMIT` (a
+    default is the library's choice: it must fit, not be refused)."""
+    return max(float(delta), 2.0 * longest / BUCKET_LIMIT)
+
+
 def public_distances(dist, infinity):
     """The caller's distances: float ones as they are, int64 ones as float64 with inf unreached."""
     if dist.dtype.kind == "f":

@@ -43,6 +43,7 @@ from ._clock import read_cycles, stamps_to_seconds
 from ._sssp_results import (
     checked_delta,
     cutoff_value,
+    fitting_delta,
     fresh_distances,
     public_distances,
     shortest_path_tree,
@@ -135,8 +136,8 @@ def delta_stepping(graph, source, delta=None, cutoff=None, tuning: CPUSSSPTuning
     try:
         # Delta is the one for the team the kernel is asked for, as measured.
         workers = threads.use_team(fused_workers(graph, threads.available, tuning))
-        if delta is None:
-            delta = default_delta(graph, tuning, workers)
+        if delta is None:  # weights spanning many decades can need a wider one for int64 bucket numbers
+            delta = fitting_delta(default_delta(graph, tuning, workers), longest_distance_bound(graph, weights))
         result = _fused_search(graph, weights, in_weights, seeds, codec, packed, delta, cutoff, tuning, work,
                                workers)
         if result is None:  # a packed integer distance overflowed: distances alone, int64
