@@ -329,6 +329,7 @@ def test_negative_weights_go_to_scipy():
     (lambda: wf_csgraph.bellman_ford(GRAPH, indices=7), ValueError, "indices out of range"),
     (lambda: wf_csgraph.dijkstra(GRAPH, limit=-1), ValueError, "limit must be >= 0"),
     (lambda: wf_csgraph.dijkstra(GRAPH, limit="far"), TypeError, "limit must be a real number"),
+    (lambda: wf_csgraph.dijkstra(GRAPH, limit="1"), TypeError, "limit must be a real number"),  # not float("1")
     (lambda: wf_csgraph.shortest_path(GRAPH, method="XX"), ValueError, "unrecognized method 'XX'"),
     (lambda: wf_csgraph.shortest_path(GRAPH, method="FW", indices=0), ValueError, "Cannot specify indices"),
     (lambda: wf_csgraph.breadth_first_order(GRAPH, 5), ValueError, "i_start out of range"),

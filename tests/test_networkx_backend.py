@@ -22,6 +22,7 @@ import sys
 from collections.abc import Iterator
 from unittest import mock
 
+import numpy as np
 import pytest
 
 nx = pytest.importorskip("networkx")
@@ -337,6 +338,42 @@ def test_can_run_declines_what_it_cannot_reproduce(name, args, kwargs, reason):
     finally:
         nx.config.backend_priority.algos = []
         nx.config.fallback_to_nx = False
+
+
+@pytest.mark.parametrize(
+    ("weights", "reason"),
+    [
+        # NumPy float32/float16 scalars: NetworkX sums them in that precision
+        # (wavefront's replay found no tree for float32, numba has no float16).
+        ([np.float32(0.1), np.float32(0.2), np.float32(0.3)], "NumPy float32"),
+        ([np.float16(0.1), np.float16(0.2), np.float16(0.3)], "NumPy float16"),
+        # 1e308 + 1e308 overflows: NetworkX keeps the node, at distance inf.
+        ([1e308, 1e308, 1.0], "overflow to inf"),
+    ],
+)
+def test_can_run_declines_weights_it_would_sum_differently(weights, reason):
+    G = nx.Graph()
+    for (u, v), w in zip([(0, 1), (1, 2), (0, 2)], weights):
+        G.add_edge(u, v, weight=w)
+    G.add_edge(2, 3, weight=weights[0])
+    for name, args in [("single_source_dijkstra", (3,)), ("dijkstra_path_length", (3, 1)),
+                       ("bidirectional_dijkstra", (3, 1)), ("single_source_bellman_ford_path_length", (3,))]:
+        answer = backend_interface.can_run(name, (G, *args), {})
+        assert isinstance(answer, str) and reason in answer, (name, answer)
+        assert same(name, G, *args) == answer
+    # Converted first, the cached conversion says the same.
+    B = convert.convert_from_nx(G, edge_attrs={"weight": 1})
+    assert reason in backend_interface.can_run("single_source_dijkstra", (B, 3), {})
+
+
+def test_has_path_with_a_none_end_is_left_to_networkx():
+    # None is never a node: NetworkX's has_path then looks for paths from or to every node.
+    G = nx.path_graph(3)
+    for source, target in [(None, 2), (0, None), (None, None), (None, MISSING)]:
+        answer = backend_interface.can_run("has_path", (G, source, target), {})
+        assert isinstance(answer, str) and "None" in answer
+        assert same("has_path", G, source, target) == answer
+    assert backend_interface.can_run("has_path", (G, 0, 2), {}) is True
 
 
 def test_should_run_declines_small_graphs_unless_converted():

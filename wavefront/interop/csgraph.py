@@ -383,6 +383,8 @@ def _sources(indices, n: int, min_only: bool):
 
 
 def _limit(limit) -> float:
+    if isinstance(limit, (str, bytes)):  # float("1") would take it; SciPy wants a real number
+        raise TypeError(f"limit must be a real number, got {limit!r}")
     try:
         value = float(limit)
     except (TypeError, ValueError) as exc:

@@ -30,7 +30,7 @@ FUNCTIONS = {
     "single_target_shortest_path_length": "",
     "single_target_shortest_path": "",
     "bidirectional_shortest_path": "",
-    "has_path": "",
+    "has_path": "Not with source or target None (NetworkX then looks for paths from or to every node).",
     "shortest_path": (
         "Not the all-pairs form, and with a weight not method='bellman-ford' "
         "(its paths break ties in Bellman-Ford's own visiting order)."

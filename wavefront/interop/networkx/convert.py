@@ -248,7 +248,34 @@ def weight_problem(G, weight, none_ok=True) -> str | None:
         values = read_edge_values(G._adj, weight, 1, G.is_multigraph(), len(G))
     if values.hidden and not none_ok:
         return "edges whose weight is None (NetworkX's Bellman-Ford raises TypeError on them)"
-    return values.problem
+    return values.problem or _float_problem(values, len(G))
+
+
+# Half float64's largest value: a bound on path sums below it leaves room for
+# the rounding of the bound itself.
+_FLOAT_SUM_LIMIT = float(np.finfo(np.float64).max) / 2
+
+
+def _float_problem(values: EdgeValues, n: int) -> str | None:
+    """What else keeps wavefront from reproducing NetworkX's sums of these
+    (finite, non-negative) float weights: NumPy scalars of another precision
+    than float64 (NetworkX adds them in that precision), or sums that could
+    overflow to inf (NetworkX keeps such a node, at distance inf; wavefront,
+    like SciPy, reads inf as unreached)."""
+    array = values.array
+    if array.dtype.kind != "f" or values.integral or not array.size:
+        return None
+    if array.dtype != np.float64:
+        return (f"edge weights that are NumPy {array.dtype} scalars (NetworkX sums them in "
+                f"{array.dtype}, wavefront in float64)")
+    heaviest = float(np.fmax.reduce(array, initial=0.0))  # fmax skips the NaNs of None weights
+    if heaviest * max(n - 1, 1) < _FLOAT_SUM_LIMIT:
+        return None
+    with np.errstate(over="ignore"):
+        total = float(np.nansum(array))
+    if min(heaviest * max(n - 1, 1), total) + heaviest >= _FLOAT_SUM_LIMIT:
+        return "float edge weights whose path sums may overflow to inf (NetworkX keeps such nodes, at inf)"
+    return None
 
 
 def cached_graphs(G) -> list:

@@ -51,6 +51,10 @@ def can_run(name, args, kwargs):
         and getattr(neighbors, "__name__", None) in _NEIGHBOR_METHODS
     ):
         return "neighbors is a user function, not the graph's own neighbour order"
+    if name == "has_path" and (arguments["source"] is None or arguments["target"] is None):
+        # None is never a node: NetworkX's has_path then asks shortest_path for
+        # all the paths from the source (to the target), and says True if it got any.
+        return "has_path with source or target None asks NetworkX for paths from or to every node"
     if name in ("shortest_path", "shortest_path_length"):
         reason = generic.declined(
             arguments["source"], arguments["target"], arguments["weight"], arguments["method"],
