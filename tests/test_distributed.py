@@ -111,6 +111,14 @@ def test_grid_refuses_a_shape_that_does_not_fit_the_world():
         ProcessGrid(4, None, world=_Rank(0, 6))
 
 
+@pytest.mark.parametrize("rows, cols", [(-1, -1), (-2, -2), (0, 1), ("1", 1), (1, 1.0), (True, 1)])
+def test_grid_refuses_rows_and_columns_that_are_not_positive_integers(rows, cols):
+    # -1 x -1 and -2 x -2 multiply to the world's size, and once made a grid.
+    size = abs(rows * cols) if all(isinstance(x, int) for x in (rows, cols)) else 1
+    with pytest.raises(ValueError, match="must be a positive integer"):
+        ProcessGrid(rows, cols, world=_Rank(0, max(size, 1)))
+
+
 @pytest.mark.parametrize("n, rows, cols", [(1000, 2, 3), (4096, 2, 2), (64, 1, 4), (100, 3, 1)])
 def test_partition_blocks_and_owners_agree(n, rows, cols):
     part = Partition.of(n, rows, cols)
@@ -219,6 +227,18 @@ def test_bad_sources_and_depth_limit():
     root = int(wd.choose_roots(dist, 1)[0])
     shallow = wd.bfs(dist, root, depth_limit=1)
     assert shallow.levels.max() == 1 and len(shallow.trace) == 2
+
+
+def test_tuples_are_checked_like_the_single_process_builders():
+    grid = ProcessGrid(world=SelfTransport())
+    with pytest.raises(VertexError, match="non-integer vertex ids"):  # was truncated to 0
+        wd.from_edges(np.array([0.5]), np.array([1.0]), 4, grid)
+    with pytest.raises(VertexError, match="integer vertex ids, got dtype"):
+        wd.from_edges(np.array(["a"]), np.array(["b"]), 4, grid)
+    with pytest.raises(ValueError, match="non-negative integer number of vertices"):
+        wd.from_edges([0], [1], -1, grid)
+    empty = wd.from_edges(np.array([], np.int64), np.array([], np.int64), 0, grid)  # was "ids in [0, 0]"
+    assert empty.n == 0 and empty.m == 0
 
 
 def test_out_of_range_tuples_are_refused():
@@ -825,6 +845,41 @@ def test_a_rank_failing_alone_ends_the_job():
     done = mpirun(2, sys.executable, SCRIPTS / "check_abort.py", timeout=60)
     assert done.returncode != 0
     assert "rank 1 of 2 failed" in done.stderr and "fails alone" in done.stderr
+
+
+def test_bad_input_raises_on_every_rank_instead_of_hanging_or_aborting():
+    """Tuples malformed on one rank used to leave the other waiting in the
+    exchange for ever; run_graph500's bad arguments ended the job through
+    MPI_Abort with a traceback per rank. Now every rank raises the same error."""
+    done = mpirun(2, sys.executable, SCRIPTS / "check_inputs.py", timeout=60)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "rank 0: same errors" in done.stdout and "rank 1: same errors" in done.stdout
+    lines = dict(line.split(": ", 1) for line in done.stdout.splitlines() if not line.startswith("rank "))
+    assert lines["unequal"] == "ValueError: rank 1: src and dst must be 1-D and equally long, got (3,) and (2,)"
+    assert lines["weights-short"] == "ValueError: rank 1: weights has shape (2,) for 3 edges"
+    assert lines["chunk"].startswith("ValueError: rank 1: chunk must be a positive number")
+    assert lines["fractional-id"] == "VertexError: rank 1: dst holds non-integer vertex ids"
+    assert "weights must be passed on every rank or on none" in lines["weights-missing"]
+    for case, message in (("scale-0", "scale must lie in"), ("edgefactor-0", "edgefactor must be at least 1"),
+                          ("seed-negative", "seed must lie in"), ("policy-unknown", "unknown direction policy"),
+                          ("delta-negative", "delta must be a positive"), ("delta-without-sssp", "bucket width"),
+                          ("roots-fractional", "number of roots must be an integer")):
+        assert lines[case].startswith("ValueError: ") and message in lines[case], (case, lines[case])
+
+
+@pytest.mark.parametrize("argv, message", [
+    # every tuple a self-loop: no root (was an IndexError and MPI_Abort)
+    (["--scale", "1", "--edgefactor", "1", "--seed", "0"], "has no edges but self-loops"),
+    # too small for the graph's distances (was MPI_Abort after the BFS kernel)
+    (["--scale", "4", "--kernels", "sssp", "--delta", "1e-30"], "is too small for these weights"),
+])
+def test_mpirun_graph500_bad_input_found_by_every_rank_exits_2(argv, message):
+    done = mpirun(2, sys.executable, "-m", "wavefront", "graph500", "--backend", "cpu", "--no-progress", *argv,
+                  timeout=120)
+    assert done.returncode == 2, done.stderr[-3000:]
+    errors = [line for line in done.stderr.splitlines() if line.startswith("wavefront: error:")]
+    assert errors and all(message in line for line in errors), done.stderr[-3000:]
+    assert "Traceback" not in done.stderr and "MPI_ABORT" not in done.stderr
 
 
 # -- the validator's parallel kernels, in this process ---------------------------------------

@@ -193,6 +193,27 @@ def test_fewer_roots_when_few_vertices_are_eligible():
     assert sorted(roots.tolist()) == [0, 2, 5, 6]
 
 
+@pytest.mark.parametrize("count, seed, message", [
+    (2, -1, "seed must lie in"),  # was NumPy's "expected non-negative integer"
+    (2, 2**64, "seed must lie in"),  # was taken, though the generator refuses it
+    (2, 1.5, "seed must be an integer"),  # was truncated to 1
+    (2.5, 1, "number of roots must be an integer"),  # was truncated to 2
+    (0, 1, "number of roots must be an integer of at least 1"),
+])
+def test_roots_take_the_generators_seeds_and_a_whole_count(count, seed, message):
+    with pytest.raises(ValueError, match=message):
+        choose_roots(np.array([0, 1]), np.array([1, 2]), 4, count, seed=seed)
+
+
+@pytest.mark.parametrize("distributed", [False, True])
+def test_a_graph_of_self_loops_alone_has_no_root_and_exits_2(distributed, capsys):
+    """SCALE 1, edgefactor 1, seed 0: both tuples are (0, 0). Was an IndexError, exit 1."""
+    argv = ["graph500", "--scale", "1", "--edgefactor", "1", "--seed", "0", "--backend", "cpu", "--no-progress"]
+    assert main(argv + (["--distributed"] if distributed else [])) == 2
+    err = capsys.readouterr().err
+    assert "has no edges but self-loops, so no vertex to search from" in err and "IndexError" not in err
+
+
 # -- energy bookkeeping (NVML faked) --------------------------------------------------
 def test_trapezoid_integration():
     assert integrate([(0.0, 100.0), (1.0, 200.0), (3.0, 200.0)]) == pytest.approx(150 + 400)
@@ -385,11 +406,21 @@ def test_delta_reaches_every_sssp_search(capsys, tmp_path, monkeypatch):
         ["--scale", "8", "--backend", "cpu", "--kernels", "bfs", "--delta", "1"],
         ["--scale", "8", "--backend", "cpu", "--method", "sssp=dijkstra", "--delta", "1"],
         ["--scale", "8", "--distributed", "--kernels", "bfs", "--delta", "1"],
+        # a method for a kernel not run: was exit 1 ("ValueError: ...") in one process, ignored distributed
+        ["--scale", "8", "--backend", "cpu", "--kernels", "bfs", "--method", "sssp=dijkstra"],
+        ["--scale", "8", "--backend", "cpu", "--kernels", "bfs", "--method", "sssp=auto", "--distributed"],
     ],
 )
 def test_bad_arguments_exit_2(argv, capsys):
     assert main(["graph500", *argv]) == 2
     assert "error" in capsys.readouterr().err
+
+
+def test_a_method_for_a_kernel_not_run_names_the_flags(capsys):
+    assert main(["graph500", "--scale", "8", "--kernels", "bfs", "--method", "bfs=hybrid,sssp=dijkstra"]) == 2
+    err = capsys.readouterr().err
+    assert "--method: sssp= names a method for a kernel not run (--kernels bfs)" in err
+    assert "ValueError" not in err
 
 
 # -- on the GPU -------------------------------------------------------------------------

@@ -133,22 +133,18 @@ class DistributedGraph:
 
 def _check_ids(world, src, dst, n: int) -> None:
     """Every rank raises the same VertexError if any rank holds an id outside [0, n)."""
-    lo = int(min(src.min(), dst.min())) if src.size else 0
-    hi = int(max(src.max(), dst.max())) if src.size else 0
+    # A rank without tuples takes no part in the extremes.
+    lo = int(min(src.min(), dst.min())) if src.size else np.iinfo(np.int64).max
+    hi = int(max(src.max(), dst.max())) if src.size else -1
     extremes = world.allreduce(np.array([-lo, hi], dtype=np.int64), op="max")
     lo, hi = -int(extremes[0]), int(extremes[1])
-    if lo < 0 or hi >= n:
+    if hi >= 0 and (lo < 0 or hi >= n):
         raise VertexError(f"the edge tuples hold vertex ids in [{lo}, {hi}], outside [0, {n})")
 
 
-def _check_weights(world, src, weights):
-    """The weights as a kernel dtype; every rank raises the same WeightError
-    if any rank holds a negative, NaN or infinite one."""
-    from ..graph.build import normalize_weights
-
-    weights = normalize_weights(np.ascontiguousarray(weights), np)
-    if weights.shape != src.shape:
-        raise ValueError(f"weights has shape {weights.shape} for {src.shape[0]} edges")
+def _check_weights(world, weights) -> None:
+    """Every rank raises the same WeightError if any rank holds a negative,
+    NaN or infinite weight."""
     bad = (weights < 0) if weights.dtype.kind != "f" else ~(weights >= 0) | ~np.isfinite(weights)
     mine = int(np.argmax(bad)) if bool(bad.any()) else -1
     witnesses = world.allgather_object(None if mine < 0 else (mine, weights[mine].item()))
@@ -158,20 +154,57 @@ def _check_weights(world, src, weights):
             raise WeightError(
                 f"edge weights must be finite and non-negative: rank {rank}'s input edge {k} has weight {w}"
             )
-    dtypes = world.allgather_object(weights.dtype.str)
-    if len(set(dtypes)) > 1:
-        raise ValueError(f"every rank must pass weights of one dtype, got {sorted(set(dtypes))}")
-    return weights
 
 
-def _ids(values) -> np.ndarray:
+def _ids(values, name: str) -> np.ndarray:
     """``values`` as a 1-D integer array, kept as given (no copy) when it is
     already a contiguous 4- or 8-byte integer array: the graph holds the
-    tuples for validation, so narrow ids stay narrow."""
+    tuples for validation, so narrow ids stay narrow. Ids that are not
+    integers raise VertexError, as the single-process builder's do."""
     values = np.asarray(values)
-    if values.dtype.kind not in "iu" or values.dtype.itemsize not in (4, 8):
+    kind = values.dtype.kind
+    if kind not in "iubf":
+        raise VertexError(f"{name} must hold integer vertex ids, got dtype {values.dtype}")
+    if kind == "f" and values.size and not bool(np.all(values == np.floor(values))):
+        raise VertexError(f"{name} holds non-integer vertex ids")
+    if kind not in "iu" or values.dtype.itemsize not in (4, 8):
         values = values.astype(np.int64)
     return np.ascontiguousarray(values)
+
+
+def _local_inputs(src, dst, weights, chunk):
+    """This rank's tuples and weights as the builder takes them; raises
+    ValueError (VertexError) for what is malformed here."""
+    from ..graph.build import normalize_weights
+
+    src, dst = _ids(src, "src"), _ids(dst, "dst")
+    if src.shape != dst.shape or src.ndim != 1:
+        raise ValueError(f"src and dst must be 1-D and equally long, got {src.shape} and {dst.shape}")
+    if isinstance(chunk, bool) or not isinstance(chunk, (int, np.integer)) or chunk < 1:
+        raise ValueError(f"chunk must be a positive number of tuples, got {chunk!r}")
+    if weights is not None:
+        weights = normalize_weights(np.ascontiguousarray(weights), np)
+        if weights.shape != src.shape:
+            raise ValueError(f"weights has shape {weights.shape} for {src.shape[0]} edges")
+    return src, dst, weights
+
+
+def _agree_on_inputs(world, problem: Exception | None, dtype: str | None) -> None:
+    """Every rank raises the first rank's input problem, if any rank has one,
+    and the same ValueError if the ranks disagree on weights (``dtype``: the
+    weights' dtype, None without weights; some passing none, or dtypes
+    differing): a rank raising alone would leave the others waiting in the
+    exchange's collectives for ever."""
+    found = world.allgather_object((problem, dtype))
+    for rank, (exc, _) in enumerate(found):
+        if exc is not None:
+            raise type(exc)(str(exc) if world.size == 1 else f"rank {rank}: {exc}")
+    dtypes = [dtype for _, dtype in found]
+    if None in dtypes and any(dtypes):
+        given = [rank for rank, dtype in enumerate(dtypes) if dtype is not None]
+        raise ValueError(f"weights must be passed on every rank or on none; only ranks {given} passed them")
+    if len(set(dtypes)) > 1:
+        raise ValueError(f"every rank must pass weights of one dtype, got {sorted(set(dtypes))}")
 
 
 def id_dtype(n: int):
@@ -189,17 +222,21 @@ def from_edges(src, dst, n: int, grid: ProcessGrid | None = None, tuple_offset: 
     are contiguous 4- or 8-byte arrays (pass ``uint32`` ids to keep them
     small); ``chunk`` tuples at a time go through the exchange, so its
     buffers do not grow with the graph."""
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
+        raise ValueError(f"n must be a non-negative integer number of vertices, got {n!r}")
     grid = ProcessGrid() if grid is None else grid
     world = grid.world
     part = Partition.of(n, grid.rows, grid.cols)
-    src, dst = _ids(src), _ids(dst)
-    if src.shape != dst.shape or src.ndim != 1:
-        raise ValueError(f"src and dst must be 1-D and equally long, got {src.shape} and {dst.shape}")
-    if isinstance(chunk, bool) or not isinstance(chunk, (int, np.integer)) or chunk < 1:
-        raise ValueError(f"chunk must be a positive number of tuples, got {chunk!r}")
+    try:
+        src, dst, weights = _local_inputs(src, dst, weights, chunk)
+        problem = None
+    except (ValueError, TypeError) as exc:  # raised on every rank below
+        problem = exc
+    dtype = None if weights is None else "" if problem is not None else weights.dtype.str
+    _agree_on_inputs(world, problem, dtype)
     _check_ids(world, src, dst, n)
     if weights is not None:
-        weights = _check_weights(world, src, weights)
+        _check_weights(world, weights)
 
     n_col, n_row = part.col_block_size, part.row_block_size
     span = max(n_col, n_row)

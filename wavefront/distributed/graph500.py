@@ -42,7 +42,12 @@ import numpy as np
 from .. import __version__
 from ..errors import ValidationError
 from ..graph500.report import Graph500Report, KernelRun, ValidationFailure, field_line
-from ..graph500.roots import ROOT_STREAM
+from ..graph500.roots import (
+    ROOT_STREAM,
+    NoRootError,
+    check_count_and_seed,
+    require_roots,
+)
 from .bfs2d import METHOD, bfs
 from .graph import from_edges, id_dtype, kronecker_slice
 from .grid import ProcessGrid, cpu_grid_shape, gpu_grid_shape
@@ -102,15 +107,14 @@ def choose_roots(graph, count: int = 64, seed: int = 1) -> np.ndarray:
     draws positions from the population size alone, so drawing positions and
     mapping them to the owners' eligible vertices gives the same roots.
     """
-    if count < 1:
-        raise ValueError(f"the number of roots must be at least 1, got {count}")
+    count, seed = check_count_and_seed(count, seed)
     world = graph.world
     existing = max(0, min(graph.part.piece, graph.n - graph.first_vertex))
     eligible = np.flatnonzero(graph.degree[:existing] > 0) + graph.first_vertex
     counts = world.allgather(np.array([eligible.shape[0]], dtype=np.int64))
     offset, total = int(counts[: world.rank].sum()), int(counts.sum())
     take = min(int(count), total)
-    positions = np.random.default_rng([int(seed), ROOT_STREAM]).choice(
+    positions = np.random.default_rng([seed, ROOT_STREAM]).choice(
         total, size=take, replace=False, shuffle=True
     )
     mine = (positions >= offset) & (positions < offset + eligible.shape[0])
@@ -193,7 +197,10 @@ def _warm_up(grid, scale, edgefactor, seed, policy, kernels, backend="cpu", tran
                        tuple_offset=edges.first, weights=edges.weights)
     del edges
     block = _prepare(small, kernels, backend, transport, tuning)
-    root = int(choose_roots(small, 1, seed)[0])
+    roots = choose_roots(small, 1, seed)
+    if not len(roots):  # every tuple a self-loop: the run itself says so (require_roots)
+        return
+    root = int(roots[0])
     if "bfs" in kernels:
         if block is None:
             result = bfs(small, root, policy)
@@ -254,8 +261,7 @@ def run_graph500(
     world = grid.world
     stream = sys.stdout if stream is None else stream
     log = sys.stderr if log is None else log
-    if roots < 1:
-        raise ValueError(f"the number of roots must be at least 1, got {roots}")
+    check_count_and_seed(roots, seed)
     if isinstance(kernels, str):
         kernels = kernels.split(",")
     if not kernels or set(kernels) - set(KERNELS):
@@ -268,14 +274,26 @@ def run_graph500(
             f"cpu_share={tuning.cpu_share!r} splits GPU blocks with the host cores; CPU ranks "
             "(backend='cpu') do all their work on the host already: use backend='cuda' or cpu_share=0"
         )
+    # Bad arguments raise here, on every rank alike, not inside abort_on_error
+    # (where a ValueError would end the job with a traceback on each rank).
+    from ..bfs.policy import make_policy
+    from ..generators.kronecker import plan
+    from ..graph500.driver import with_delta
+
+    plan(scale, edgefactor, seed)  # scale, edgefactor and seed
+    make_policy(policy)
+    with_delta(kernels, None, delta)  # a positive finite delta, and SSSP to take it
     if backend == "cuda":
         from ..backends import require_cuda
 
         require_cuda()  # before any collective: every rank raises it alike
-    from ..errors import GPUMemoryError
+    from ..errors import GPUMemoryError, MethodLimitError
 
     _check_host_memory(world, scale, edgefactor, kernels, backend, (grid.rows, grid.cols))
-    with abort_on_error(world, collective=(GPUMemoryError,)):  # every rank raises it (check_graph_fits)
+    # Every rank raises these alike: GPUMemoryError in check_graph_fits, a
+    # delta too small for the graph's distances in sssp2d.checked_delta, and
+    # a graph of self-loops alone in require_roots.
+    with abort_on_error(world, collective=(GPUMemoryError, MethodLimitError, NoRootError)):
         threads = use_threads(world)
         report = _run(grid, scale, edgefactor, roots, seed, policy, threads, log if world.rank == 0 else None,
                       kernels, delta, tuning, backend, transport)
@@ -323,7 +341,11 @@ def _run(grid, scale, edgefactor, num_roots, seed, policy, threads, log, kernels
 
     (graph, block), construction = _timed(world, construct, edges)
     del edges
-    root_list = choose_roots(graph, num_roots, seed)
+    if "sssp" in kernels and delta is not None:
+        from .sssp2d import checked_delta
+
+        checked_delta(graph, delta)  # collective: too small a delta fails here, not after the BFS kernel
+    root_list = require_roots(choose_roots(graph, num_roots, seed), scale, edgefactor, seed)  # collective
     say(
         f"SCALE {scale}, {graph.n:,} vertices, {graph.num_input_edges:,} input edges, {len(root_list)} roots; "
         f"generation {generation:.3f} s, construction {construction:.3f} s"

@@ -118,6 +118,10 @@ class ProcessGrid:
 
             world = launch_world()
         size = world.size
+        for name, value in (("rows", rows), ("cols", cols)):  # -1 x -1 would multiply to a world of one
+            if value is not None and (isinstance(value, bool) or not isinstance(value, (int, np.integer))
+                                      or value < 1):
+                raise ValueError(f"a process grid's {name} must be a positive integer, got {value!r}")
         if rows is None and cols is None:
             rows, cols = grid_shape(size)
         elif rows is None:

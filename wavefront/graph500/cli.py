@@ -147,6 +147,14 @@ def run_from_args(args) -> int:
     json_path = args.json_path
     if json_path is not None:
         check_output(json_path, args.force)
+    if isinstance(args.method, dict):
+        stray = [k for k in KERNELS if k in args.method and k not in args.kernels]
+        if stray:
+            named = " and ".join(f"{k}=" for k in stray)
+            raise CommandLineError(
+                f"--method: {named} names a method for a kernel not run (--kernels {','.join(args.kernels)}); "
+                f"add {','.join(stray)} to --kernels or leave {named} out of --method"
+            )
     from ..distributed.launch import mpi_world_size
 
     if args.distributed or args.grid is not None or mpi_world_size() > 1:

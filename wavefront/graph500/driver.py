@@ -33,7 +33,7 @@ from .. import __version__, registry
 from ..backends import choose_backend, prepare, synchronize
 from ..errors import BackendUnavailableError, GPUMemoryError, UnknownMethodError, ValidationError
 from .report import EnergyRun, Graph500Report, KernelRun, ValidationFailure
-from .roots import choose_roots
+from .roots import choose_roots, require_roots
 
 KERNELS = ("bfs", "sssp")
 DEFAULT_SEED = 1
@@ -277,7 +277,7 @@ def _run(scale, edgefactor, num_roots, kernels, backend, reason, seed, methods,
             grid=grid_needed_for(1 << scale, 2 * edgefactor << scale, free),
         ) from exc
     edges = (src, dst) if weights is None else (src, dst, weights)
-    roots = choose_roots(src, dst, graph.n, num_roots, seed)
+    roots = require_roots(choose_roots(src, dst, graph.n, num_roots, seed), scale, edgefactor, seed)
     print(
         f"wavefront graph500: SCALE {scale}, {graph.n:,} vertices, {graph.num_input_edges:,} "
         f"input edges, {len(roots)} roots; generation {generation:.3f} s, "
