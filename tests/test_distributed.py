@@ -227,6 +227,12 @@ def test_bad_sources_and_depth_limit():
     root = int(wd.choose_roots(dist, 1)[0])
     shallow = wd.bfs(dist, root, depth_limit=1)
     assert shallow.levels.max() == 1 and len(shallow.trace) == 2
+    for bad in (root + 0.5, "x", None):  # 1.5 was truncated to 1
+        with pytest.raises(VertexError, match="integer vertex id"):
+            wd.bfs(dist, bad)
+    assert np.array_equal(wd.bfs(dist, float(root)).levels, wd.bfs(dist, root).levels)
+    with pytest.raises(TypeError, match="validate_sssp takes a distributed SSSP result"):
+        wd.validate_sssp(dist, shallow)  # was a raw AttributeError
 
 
 def test_tuples_are_checked_like_the_single_process_builders():

@@ -77,8 +77,8 @@ def test_distributed_ranks_of_a_node_are_counted_together():
     one = distributed_peak_bytes(28, 16, 1)
     with pytest.raises(HostMemoryError) as info:
         check_distributed_host_memory(28, 16, ranks=1, ranks_here=1, available=120 << 30)
-    assert info.value.needed_bytes == one and "1 of 1 ranks" in str(info.value)
-    assert "largest SCALE that fits on 1 ranks is 27" in str(info.value)
+    assert info.value.needed_bytes == one and "1 of 1 rank on this node" in str(info.value)
+    assert "largest SCALE that fits on 1 rank is 27" in str(info.value)
     # Its row and column blocks' vertices do not shrink with the tuples, so
     # two ranks are not enough.
     assert "about 4 ranks" in str(info.value)

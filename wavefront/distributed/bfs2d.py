@@ -59,7 +59,6 @@ import numpy as np
 
 from .._limits import depth_limit_levels
 from ..bfs.policy import BOTTOM_UP, TOP_DOWN, LevelState, make_policy
-from ..errors import vertex_range
 from ..results import BFSResult, Trace
 from ._trace import Clock, LevelRecord
 from .graph import DistributedGraph
@@ -164,9 +163,7 @@ def bfs(graph: DistributedGraph, source: int, policy=None, alpha=None, beta=None
     the fold's deduplication and packing.
     """
     chosen = make_policy(policy, alpha, beta)
-    source = int(source)
-    if not 0 <= source < graph.n:
-        raise ValueError(f"source {source} is out of range: the graph has {vertex_range(graph.n)}")
+    source = graph.source_index(source)
     depth_limit = depth_limit_levels(depth_limit, graph.n)
     from ..backends.cpu._threads import StepThreads
 

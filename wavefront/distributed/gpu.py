@@ -98,7 +98,6 @@ import numpy as np
 
 from .._limits import depth_limit_levels
 from ..bfs.policy import BOTTOM_UP, TOP_DOWN, LevelState, make_policy
-from ..errors import vertex_range
 from . import gpu_steps
 from ._trace import Clock, LevelRecord, level_records
 from .bfs2d import DistributedBFSResult, pair_shift
@@ -316,9 +315,7 @@ def bfs(gpu: GPUBlock, source: int, policy=None, alpha=None, beta=None, depth_li
     communication seconds are the transfers', not their launches'."""
     chosen = make_policy(policy, alpha, beta)
     g = gpu.graph
-    source = int(source)
-    if not 0 <= source < g.n:
-        raise ValueError(f"source {source} is out of range: the graph has {vertex_range(g.n)}")
+    source = g.source_index(source)
     depth_limit = depth_limit_levels(depth_limit, g.n)
     import cupy
 

@@ -110,7 +110,6 @@ from ..backends.cuda.abi import (
     ONE_COLUMN_CHUNK,
 )
 from ..backends.cuda.abi import ONE_COLUMN_BLOCK as BLOCK
-from ..errors import vertex_range
 from ._trace import Clock, PhaseRecord, phase_records
 from .sssp2d import NO_BUCKET, DistributedSSSPResult, checked_delta, default_delta
 
@@ -364,9 +363,7 @@ def sssp(gpu, source: int, delta: float | None = None, measure_wait: bool = True
     import cupy
 
     g = gpu.graph
-    source = int(source)
-    if not 0 <= source < g.n:
-        raise ValueError(f"source {source} is out of range: the graph has {vertex_range(g.n)}")
+    source = g.source_index(source)
     if delta is not None:
         delta = checked_delta(g, delta)
     sb = prepare(gpu)

@@ -57,7 +57,6 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
-from ..errors import vertex_range
 from ..results import SSSPResult, Trace
 from . import _exchange
 from ._trace import Clock, PhaseRecord
@@ -237,9 +236,7 @@ def sssp(graph: DistributedGraph, source: int, delta: float | None = None,
     ``measure_wait``: a barrier before each fold, so the trace tells waiting
     from communicating. An unweighted graph counts hops.
     """
-    source = int(source)
-    if not 0 <= source < graph.n:
-        raise ValueError(f"source {source} is out of range: the graph has {vertex_range(graph.n)}")
+    source = graph.source_index(source)
     delta = checked_delta(graph, delta)
     from ..backends.cpu._threads import StepThreads
 

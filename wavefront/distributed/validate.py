@@ -158,11 +158,19 @@ def _tree_edge_missing(first, parents, reached, adjacent) -> dict:
     )}
 
 
+def _check_result(result, field: str, name: str, wanted: str) -> None:
+    """TypeError (the same on every rank) where ``result`` is not the kind
+    of result ``name`` validates, as told by its ``field``."""
+    if not (hasattr(result, field) and hasattr(result, "parents") and hasattr(result, "source")):
+        raise TypeError(f"{name} takes {wanted}, got {type(result).__name__}")
+
+
 def validate_bfs(graph, result, nedge: int | None = None, tuning: ValidationTuning | None = None) -> ValidationSummary:
     """Validate a :class:`~.bfs2d.DistributedBFSResult` (host or GPU arrays)
     against the input tuples the ranks hold, on the host (collective).
     Returns the same :class:`ValidationSummary` on every rank, or raises the
     same ValidationError on every rank."""
+    _check_result(result, "levels", "validate_bfs", "a distributed BFS result (wavefront.distributed.bfs)")
     tuning = ValidationTuning() if tuning is None else tuning
     kernels = _kernels()
     world, part = graph.world, graph.part
@@ -296,6 +304,7 @@ def validate_sssp(graph, result, nedge: int | None = None,
     input tuples the ranks hold (collective). Returns the same
     :class:`ValidationSummary` on every rank, or raises the same
     ValidationError on every rank."""
+    _check_result(result, "distances", "validate_sssp", "a distributed SSSP result (wavefront.distributed.sssp)")
     tuning = ValidationTuning() if tuning is None else tuning
     kernels = _kernels()
     world, part = graph.world, graph.part

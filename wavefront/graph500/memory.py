@@ -204,12 +204,13 @@ def check_distributed_host_memory(scale: int, edgefactor: int, ranks: int, ranks
     fits = 0
     while fits < 60 and needs(fits + 1, ranks) + RESERVE_BYTES <= available:
         fits += 1
-    advice = f"the largest SCALE that fits on {ranks} ranks is {fits}" if fits else f"no SCALE fits on {ranks} ranks"
+    on = f"{ranks} rank" + ("s" if ranks != 1 else "")
+    advice = f"the largest SCALE that fits on {on} is {fits}" if fits else f"no SCALE fits on {on}"
     if ranks_here > 1 or more > ranks:
         advice += f"; spread it over more nodes: about {more} ranks, {ranks_here} per node like this one"
     run = f"kernels {','.join(kernels)}" + (", GPU blocks" if backend == "cuda" else "")
     raise HostMemoryError(
-        f"distributed Graph500 SCALE {scale} (edgefactor {edgefactor}, {run}) with {ranks_here} of {ranks} "
-        "ranks on this node",
+        f"distributed Graph500 SCALE {scale} (edgefactor {edgefactor}, {run}) with {ranks_here} of {on} "
+        "on this node",
         needed, available, advice,
     )
