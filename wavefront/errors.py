@@ -128,3 +128,18 @@ def vertex_range(n: int) -> str:
     """How a message names a graph's vertex ids: "vertices 0..n-1", or "no
     vertices" for an empty graph (where "0..-1" would read as a range)."""
     return f"vertices 0..{n - 1}" if n > 0 else "no vertices"
+
+
+def checked_vertex_id(vertex, n: int, what: str = "vertex") -> int:
+    """``vertex`` as an id of a graph of ``n`` vertices: an integer in [0, n)
+    (3.0 is taken, 1.5 refused, never truncated); else VertexError naming
+    ``what``."""
+    try:
+        v = int(vertex)
+    except (TypeError, ValueError) as exc:
+        raise VertexError(f"{what} must be an integer (a vertex id), got {vertex!r}") from exc
+    if isinstance(vertex, float) and vertex != v:
+        raise VertexError(f"{what} must be an integer (a vertex id), got {vertex!r}")
+    if not 0 <= v < n:
+        raise VertexError(f"{what} {v} is out of range: the graph has {vertex_range(n)}")
+    return v

@@ -52,7 +52,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..errors import VertexError, WeightError, vertex_range
+from ..errors import VertexError, WeightError, checked_vertex_id
 from ..graph import index_dtype
 from . import _exchange
 from .grid import Partition, ProcessGrid
@@ -100,15 +100,7 @@ class DistributedGraph:
         """``source`` as a vertex id of this graph, or VertexError (a
         ValueError): an integer in [0, n), as the single-process searches
         take it (1.5 is refused, not truncated)."""
-        try:
-            v = int(source)
-        except (TypeError, ValueError) as exc:
-            raise VertexError(f"source must be an integer vertex id, got {source!r}") from exc
-        if isinstance(source, float) and v != source:
-            raise VertexError(f"source must be an integer vertex id, got {source!r}")
-        if not 0 <= v < self.n:
-            raise VertexError(f"source {v} is out of range: the graph has {vertex_range(self.n)}")
-        return v
+        return checked_vertex_id(source, self.n, "source")
 
     @property
     def first_vertex(self) -> int:

@@ -261,19 +261,11 @@ class Graph:
     def caller_id(self, vertex) -> int:
         """The caller's id of a vertex argument: the id itself, checked, or
         the position of a node key; raises VertexError if absent."""
-        from ..errors import VertexError, vertex_range
+        from ..errors import checked_vertex_id
 
         if self.node_keys is not None:
             return self.node_keys.id_of(vertex)
-        try:
-            v = int(vertex)
-        except (TypeError, ValueError) as exc:
-            raise VertexError(f"vertex id must be an integer, got {vertex!r}") from exc
-        if isinstance(vertex, float) and vertex != v:
-            raise VertexError(f"vertex id must be an integer, got {vertex!r}")
-        if not 0 <= v < self.n:
-            raise VertexError(f"vertex {v} is out of range: the graph has {vertex_range(self.n)}")
-        return v
+        return checked_vertex_id(vertex, self.n)
 
     def internal_ids(self, vertices, name: str = "sources") -> np.ndarray:
         """The internal ids (a host int64 array) of a list or array of the caller's vertices.
