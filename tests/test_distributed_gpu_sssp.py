@@ -352,3 +352,23 @@ def test_the_benchmark_checks_its_delta_multiples_at_parse_time():
     done = subprocess.run([sys.executable, str(script), "--scale", "10", "--ab-delta", "1,0"],
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 2 and "--ab-delta" in done.stderr
+
+
+@pytest.mark.gpu
+def test_gpu_sssp_default_delta_widens_for_weights_spanning_many_decades():
+    """Weights from 0.1 to 1e300 through the one-column phases: the block's
+    default bucket width would put distances past int64, where the kernels'
+    bucket numbers saturate into NO_BUCKET and end the search early. The
+    default widens to fit (sssp2d.checked_delta), as the CPU ranks' does."""
+    from wavefront.distributed import gpu
+
+    rng = np.random.default_rng(11)
+    n, m = 3000, 12000
+    src, dst, weights = rng.integers(0, n, m), rng.integers(0, n, m), rng.choice([1.0, 0.1, 1e300], m)
+    dist = wd.from_edges(src, dst, n, grid=ProcessGrid(world=SelfTransport()), weights=weights)
+    expected = wavefront.sssp(from_edges(src, dst, weights, n=n), 0, method="dijkstra").distances
+    assert (expected > 1e299).any() and np.isfinite(expected).sum() > 100
+    result = gpu_sssp.sssp(gpu.to_gpu(dist, transport="mpi"), 0, tuning=PHASES)
+    got = result.gather().distances
+    np.testing.assert_array_equal(np.isfinite(got), np.isfinite(expected))
+    np.testing.assert_allclose(got, expected, rtol=1e-12)

@@ -77,7 +77,13 @@ def synchronize(device: str) -> None:
 def prepare(graph, kernels=("bfs", "sssp")) -> None:
     """Build a backend's per-graph search structures now rather than in the
     first search (Graph500 counts them as part of construction, kernel 1).
-    A no-op where a backend needs nothing ahead of time (the CPU)."""
+    Every backend: the SSSP weight check and the bound on distances that
+    sizes delta-stepping's buckets (both cached with the graph)."""
+    if "sssp" in kernels and graph.weights is not None:
+        from ..sssp import check_weights, longest_distance_bound
+
+        check_weights(graph)
+        longest_distance_bound(graph, graph.weights)
     if graph.device == "cuda" and "bfs" in kernels:
         from .cuda.bfs import prepare as prepare_bfs
 

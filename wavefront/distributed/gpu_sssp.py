@@ -364,7 +364,7 @@ def sssp(gpu, source: int, delta: float | None = None, measure_wait: bool = True
 
     g = gpu.graph
     source = g.source_index(source)
-    if delta is not None:
+    if delta is not None:  # the default is the block's, widened below
         delta = checked_delta(g, delta)
     sb = prepare(gpu)
     from .tuning import DEFAULT_TUNING
@@ -372,7 +372,8 @@ def sssp(gpu, source: int, delta: float | None = None, measure_wait: bool = True
     tuning = DEFAULT_TUNING if tuning is None else tuning
     if g.grid.world.size == 1 and g.weighted and tuning.whole_graph_search:
         return _whole_graph_sssp(sb, source, delta)
-    delta = sb.delta * tuning.gpu_sssp_delta_scale if delta is None else delta
+    if delta is None:
+        delta = checked_delta(g, None, default=sb.delta * tuning.gpu_sssp_delta_scale)
     with cupy.cuda.Device(gpu.device):
         work = sb.work
         start = time.perf_counter()

@@ -137,6 +137,10 @@ def _prepare(graph, kernels, backend: str = "cpu", transport: str = "auto", tuni
     1's share); the GPU block with ``backend="cuda"`` (else None), with the
     host copy of its CPU rows when ``tuning`` asks for a CPU share, and its
     SSSP weights and buffers when SSSP runs."""
+    if "sssp" in kernels:
+        from .sssp2d import longest_distance
+
+        longest_distance(graph)  # collective: the bound delta-stepping's buckets are sized by
     if "sssp" in kernels and backend != "cuda":
         joined(graph)
     if backend == "cuda":

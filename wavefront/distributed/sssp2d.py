@@ -205,26 +205,36 @@ def default_delta(g: DistributedGraph) -> float:
     return delta if delta > 0 else 1.0
 
 
-def checked_delta(g: DistributedGraph, delta: float | None) -> float:
-    """``delta`` as the single-process delta-stepping checks it: positive,
-    finite, and wide enough that every bucket number fits int64 for
-    distances up to the graph's bound (the heaviest weight times ``n - 1``,
-    or the sum of the weights; collective, kept with the graph). Raises
-    ValueError or MethodLimitError. None: :func:`default_delta`, widened
-    where it would not fit."""
-    from ..backends.cpu._sssp_results import checked_delta as check
-    from ..backends.cpu._sssp_results import fitting_delta
+def longest_distance(g: DistributedGraph) -> float:
+    """:func:`wavefront.sssp.distance_bound` of the whole graph: the heaviest
+    weight and the weights' sum allreduced (collective; kept with the graph)."""
+    from ..sssp import distance_bound
 
-    key = "sssp2d.distance_bound"
+    key = "sssp2d.longest_distance"
     bound = g.derived.get(key)
     if bound is None:
         w = g.weights if g.weighted else None
-        local = (float(w.max()) if w is not None and w.size else 1.0 if g.local_arcs else 0.0,
-                 float(w.sum(dtype=np.float64)) if w is not None else float(g.local_arcs))
-        heaviest = float(g.world.allreduce(np.array([local[0]], dtype=np.float64), op="max")[0])
-        total = float(g.world.allreduce(np.array([local[1]], dtype=np.float64))[0])
-        bound = g.derived[key] = min(heaviest * max(g.n - 1, 0), total)
-    return fitting_delta(default_delta(g), bound) if delta is None else check(delta, bound)
+        heaviest = float(w.max()) if w is not None and w.size else 1.0 if g.local_arcs else 0.0
+        total = float(w.sum(dtype=np.float64)) if w is not None else float(g.local_arcs)
+        heaviest = float(g.world.allreduce(np.array([heaviest], dtype=np.float64), op="max")[0])
+        total = float(g.world.allreduce(np.array([total], dtype=np.float64))[0])
+        bound = g.derived[key] = distance_bound(heaviest, total, g.n)
+    return bound
+
+
+def checked_delta(g: DistributedGraph, delta: float | None, default=None) -> float:
+    """``delta`` as the single-process delta-stepping checks it: positive,
+    finite, and wide enough that every bucket number fits int64 for
+    distances up to :func:`longest_distance` (collective). Raises ValueError
+    or MethodLimitError. None: ``default`` (else :func:`default_delta`),
+    widened where it would not fit: a bucket number past int64 would wrap on
+    the host, and on a GPU saturate into NO_BUCKET and end the search early."""
+    from ..backends.cpu._sssp_results import checked_delta as check
+    from ..backends.cpu._sssp_results import fitting_delta
+
+    if delta is not None:
+        return check(delta, longest_distance(g))
+    return fitting_delta(default_delta(g) if default is None else default, longest_distance(g))
 
 
 def sssp(graph: DistributedGraph, source: int, delta: float | None = None,

@@ -108,7 +108,8 @@ def _choose_engine(engine: str, xp, tuples: int):
 
 def first_bad_weight(src, dst, weights) -> int | None:
     """Position of the first input edge (not a self-loop, which builds drop)
-    whose weight is negative, NaN or infinite; None when all are usable."""
+    whose weight is negative, NaN or infinite; None when all are usable.
+    ``src`` and ``dst`` None: stored arcs, which hold no self-loop."""
     if weights is None:
         return None
     xp = array_module(src, dst, weights)
@@ -122,7 +123,8 @@ def first_bad_weight(src, dst, weights) -> int | None:
     bad = ~(w >= 0)
     if w.dtype.kind == "f":
         bad |= xp.isinf(w)
-    bad &= xp.asarray(src) != xp.asarray(dst)
+    if src is not None:
+        bad &= xp.asarray(src) != xp.asarray(dst)
     return int(xp.argmax(bad)) if bool(bad.any()) else None
 
 

@@ -183,13 +183,10 @@ def _weight_problem(graph: Graph, path) -> str | None:
     """The file and its first unusable stored weight (negative, NaN or
     infinite), for the SSSP weight check to quote; None when all are usable
     (two reductions)."""
-    w = graph.weights
-    if w is None or w.size == 0 or (bool(w.min() >= 0) and bool(w.max() < np.inf)):
-        return None
-    bad = ~(w >= 0)
-    if w.dtype.kind == "f":
-        bad |= np.isinf(w)
-    return f"{path}: {graph.describe_arc(int(np.argmax(bad)))}"
+    from ..graph._csr import first_bad_weight
+
+    k = first_bad_weight(None, None, graph.weights)
+    return None if k is None else f"{path}: {graph.describe_arc(k)}"
 
 
 def _arrays(g: Graph) -> dict:

@@ -13,7 +13,7 @@ from .._sources import start_search
 from ..errors import WeightError
 from ..results import SSSPResult, path, to_caller_ids
 
-__all__ = ["SSSPResult", "check_weights", "longest_distance_bound", "path", "sssp"]
+__all__ = ["SSSPResult", "check_weights", "distance_bound", "longest_distance_bound", "path", "sssp"]
 
 
 # Integer weights add up in int64, whose largest value marks an unreached
@@ -56,10 +56,15 @@ def longest_distance_bound(graph, weights) -> float:
         if weights is None or graph.m == 0:
             found = float(max(graph.n - 1, 0))
         else:
-            heaviest = float(weights.max())
-            found = min(heaviest * max(graph.n - 1, 0), float(weights.sum(dtype="float64")))
+            found = distance_bound(float(weights.max()), float(weights.sum(dtype="float64")), graph.n)
         graph.derived[key] = found
     return found
+
+
+def distance_bound(heaviest: float, total: float, n: int) -> float:
+    """The bound of :func:`longest_distance_bound` from the heaviest weight
+    and the weights' sum (a distributed graph's, allreduced)."""
+    return min(heaviest * max(n - 1, 0), total)
 
 
 def _check_integer_sums(graph, w) -> None:
